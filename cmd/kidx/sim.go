@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"kidx/model"
+)
+
+func init() { registerCommand(newSimCmd) }
+
+// The built-in scenario: the seed post 000's experiment.
+const (
+	defaultBatchBytes   = 16350
+	defaultBatchRecords = 79
+	defaultRecords      = 5000
+	defaultSimSegment   = 65536
+)
+
+func newSimCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		mf                                modelFlags
+		workloadPath, format              string
+		batchBytes, batchRecords, records int64
+	)
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Run a workload through the exact model: segments, index entries, lookup cost of every offset",
+		Long: `sim runs a workload through kidx's exact model of Kafka's log and prints, per segment,
+the offset-index and time-index entries and the exact phase-2 lookup cost over every offset.
+
+The workload comes from --workload FILE (SPEC §3 JSON) or from the built-in generator:
+--records records in batches of --batch-records records and --batch-bytes bytes (a last
+partial batch shrinks its bytes in proportion, at least 61). The default is the seed
+post's experiment: 5000 records, 79 per batch, 16350-byte batches, segment.bytes=65536.
+Config comes from Kafka's defaults, then the file, then --config.`,
+		Example: `  kidx sim
+  kidx sim --config index.interval.bytes=20000
+  kidx sim --workload testdata/kafka-golden/follower3-per-append/workload.json --format json
+  kidx sim --kafka-version 4.0.0 --batch-bytes 300 --batch-records 2 --records 100000`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := formatFlag(format, "text", "json"); err != nil {
+				return err
+			}
+			generatorFlags := cmd.Flags().Changed("batch-bytes") || cmd.Flags().Changed("batch-records") || cmd.Flags().Changed("records")
+			var w model.Workload
+			base := model.DefaultConfig()
+			source := ""
+			if workloadPath != "" {
+				if generatorFlags {
+					return usageErr("--workload and the generator flags (--batch-bytes, --batch-records, --records) exclude each other")
+				}
+				var err error
+				if w, err = readWorkload(workloadPath); err != nil {
+					return err
+				}
+				source = "workload " + workloadPath
+			} else {
+				switch {
+				case batchBytes < model.RecordBatchOverhead:
+					return usageErr("--batch-bytes %d: a v2 batch is at least %d bytes", batchBytes, model.RecordBatchOverhead)
+				case batchRecords < 1:
+					return usageErr("--batch-records %d: a batch holds at least 1 record", batchRecords)
+				case records < 1:
+					return usageErr("--records %d: at least 1 record", records)
+				}
+				base.SegmentBytes = defaultSimSegment
+				w = generatedWorkload(batchBytes, batchRecords, records)
+				source = fmt.Sprintf("generator: %d records, %d per batch, %d-byte batches", records, batchRecords, batchBytes)
+			}
+			cfg, rule, err := mf.resolve(base, w.Config, w.Rule, stderr)
+			if err != nil {
+				return err
+			}
+			l, err := model.Simulate(cfg, rule, w.StartOffset, w.Steps, true)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if format == "json" {
+				return writeSimJSON(stdout, l)
+			}
+			writeSimText(stdout, l, source)
+			return nil
+		},
+	}
+	mf.register(cmd)
+	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (SPEC §3 JSON)")
+	cmd.Flags().Int64Var(&batchBytes, "batch-bytes", defaultBatchBytes, "generator: bytes of a full batch (sizeInBytes)")
+	cmd.Flags().Int64Var(&batchRecords, "batch-records", defaultBatchRecords, "generator: records per batch")
+	cmd.Flags().Int64Var(&records, "records", defaultRecords, "generator: total records")
+	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
+	return cmd
+}
+
+// simJSON is the SPEC §4 document.
+type simJSON struct {
+	Rule     string           `json:"rule"`
+	Config   map[string]int64 `json:"config"`
+	Segments []segmentJSON    `json:"segments"`
+	Events   []model.Event    `json:"events"`
+}
+
+type segmentJSON struct {
+	BaseOffset  int64           `json:"baseOffset"`
+	SizeBytes   int64           `json:"sizeBytes"`
+	BatchCount  int             `json:"batchCount"`
+	LastOffset  int64           `json:"lastOffset"`
+	OffsetIndex [][2]int64      `json:"offsetIndex"`
+	TimeIndex   [][2]int64      `json:"timeIndex"`
+	Scan        model.ScanStats `json:"scan"`
+	RollReason  string          `json:"rollReason,omitempty"`
+}
+
+func simDocument(l *model.Log) simJSON {
+	doc := simJSON{Rule: l.Rule().String(), Config: l.Config().Map(), Events: l.Events()}
+	if doc.Events == nil {
+		doc.Events = []model.Event{}
+	}
+	for _, s := range l.Segments() {
+		sj := segmentJSON{BaseOffset: s.BaseOffset(), SizeBytes: s.Size(), BatchCount: len(s.Batches()),
+			LastOffset: s.LastOffset(), OffsetIndex: [][2]int64{}, TimeIndex: [][2]int64{}, Scan: s.Scan(),
+			RollReason: string(s.RollReason())}
+		for _, e := range s.OffsetIndex().All() {
+			sj.OffsetIndex = append(sj.OffsetIndex, [2]int64{e.Offset, e.Position})
+		}
+		for _, e := range s.TimeIndex().All() {
+			sj.TimeIndex = append(sj.TimeIndex, [2]int64{e.Timestamp, e.Offset})
+		}
+		doc.Segments = append(doc.Segments, sj)
+	}
+	return doc
+}
+
+func writeSimJSON(w io.Writer, l *model.Log) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(simDocument(l))
+}
+
+func writeSimText(w io.Writer, l *model.Log, source string) {
+	cfg := l.Config()
+	fmt.Fprintf(w, "kidx sim: %s; rule %s; index.interval.bytes=%d segment.bytes=%d segment.index.bytes=%d\n\n",
+		source, l.Rule(), cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.SegmentIndexBytes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "base offset\tsize\tbatches\tentries\ttime entries\tmax scan B\tmean scan B\tmax hops\troll\t")
+	var total model.ScanStats
+	var entries, timeEntries, offsets int64
+	segs := l.Segments()
+	for _, s := range segs {
+		st := s.Scan()
+		total.Merge(st)
+		entries += int64(s.OffsetIndex().Entries())
+		timeEntries += int64(s.TimeIndex().Entries())
+		offsets += st.Lookups
+		roll := string(s.RollReason())
+		if roll == "" {
+			roll = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%d\t%s\t\n", s.BaseOffset(), s.Size(), len(s.Batches()),
+			s.OffsetIndex().Entries(), s.TimeIndex().Entries(), st.MaxScanBytes, st.MeanScanBytes(), st.MaxHops, roll)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nsummary: %d segments, %d offsets, %d offset-index entries, %d time-index entries; "+
+		"scan max %d B, mean %.1f B; hops max %d, mean %.2f\n",
+		len(segs), offsets, entries, timeEntries, total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops())
+	if ev := l.Events(); len(ev) > 0 {
+		fmt.Fprintf(w, "events:\n")
+		for _, e := range ev {
+			fmt.Fprintf(w, "  step %d: %s: %s\n", e.Step, e.Kind, e.Message)
+		}
+		if l.Stopped() {
+			fmt.Fprintf(w, "  (Kafka throws there: the simulation stopped, segments show the state before that step)\n")
+		}
+	}
+}

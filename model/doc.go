@@ -1,0 +1,28 @@
+// Package model is a pure, exact reference model of Apache Kafka's per-segment offset index
+// and time index: the append rule (both the per-batch rule of KAFKA-806 and the older
+// per-append rule), segment rolling, the offset and time indexes with Kafka's capacity rules,
+// recovery, and the two-phase lookup, with exact cost figures for every offset.
+//
+// The model does no I/O and imports only the standard library. Every behaviour that looks
+// odd (strict >, check before increment, an entry naming the batch's last offset, the time
+// index reserving a slot) is Kafka's, and the comment next to it names the Kafka method.
+// KAFKA-INDEX-SEMANTICS.md in the project's shared documents is the source; §N below
+// refers to it.
+//
+// Files, one idea each:
+//
+//   - config.go: Config, with Kafka's topic-config names and defaults.
+//   - rule.go: AppendRule (PerBatch, PerAppend) and the Kafka-version mapping.
+//   - workload.go: Batch, Step, Workload and the SPEC §3 JSON format.
+//   - search.go: Kafka's warm-section binary search (AbstractIndex.indexSlotRangeFor) and
+//     its cost in slots compared and 4 KiB pages touched.
+//   - offsetindex.go, timeindex.go: OffsetIndex and TimeIndex, in-memory twins of Kafka's
+//     classes with the same preconditions, capacity and lookup.
+//   - segment.go: Segment, the LogSegment.append loop under both rules, and recover().
+//   - log.go: Log, the UnifiedLog role: roll conditions, oversize rejection, restart and
+//     recover steps, events.
+//   - lookup.go: phase 1 + phase 2 lookups by offset and by timestamp.
+//   - stats.go: ScanStats, computed exactly in one pass over batches (O(batches)).
+//   - bruteforce.go: the same statistics by looking up every offset, for tests.
+//   - simulate.go: Simulate, which runs a whole Workload.
+package model

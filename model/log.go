@@ -1,0 +1,350 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// RollReason says which condition of LogSegment.shouldRoll rolled a segment (semantics §8).
+type RollReason string
+
+// The roll conditions, in the order shouldRoll tests them.
+const (
+	RollSize             RollReason = "size"
+	RollTime             RollReason = "time"
+	RollOffsetIndexFull  RollReason = "offset-index-full"
+	RollTimeIndexFull    RollReason = "time-index-full"
+	RollOffsetOutOfRange RollReason = "relative-offset-overflow"
+	rollNone             RollReason = ""
+)
+
+// Event kinds (SPEC §4; offset-overflow is kidx's addition for an append spanning more than
+// 2^31 offsets, LogSegmentOffsetOverflowException).
+const (
+	EventRejected         = "rejected"
+	EventOffsetIndexFull  = "offset-index-overflow"
+	EventTimeIndexFull    = "time-index-overflow"
+	EventOffsetOutOfRange = "offset-overflow"
+)
+
+// An Event is something Kafka would throw on (SPEC §4): an append rejected before it is
+// written, or an index overflow inside LogSegment.append or LogSegment.recover.
+type Event struct {
+	Kind string `json:"kind"`
+	// Step is the 0-based index into the workload's batches or steps.
+	Step int `json:"step"`
+	// Bytes is the append's size (rejected appends).
+	Bytes int64 `json:"bytes,omitempty"`
+	// Message is the text of Kafka's exception.
+	Message string `json:"message"`
+}
+
+// ErrStopped is returned for steps given after an index overflow stopped the log: Kafka
+// threw, and the model does not guess what the broker would do next.
+var ErrStopped = errors.New("the log stopped at an earlier index overflow")
+
+// LogOptions tune what a Log keeps.
+type LogOptions struct {
+	// StartOffset is the first offset (and the first segment's base offset).
+	StartOffset int64
+	// KeepSegments keeps every rolled segment with its batches and indexes, for lookups and
+	// full output. Without it a rolled segment is reduced to a SegmentSummary and its memory
+	// is reused, so a log of any length runs in the memory of one segment.
+	KeepSegments bool
+}
+
+// SegmentSummary is what remains of a rolled segment when segments are not kept.
+type SegmentSummary struct {
+	BaseOffset         int64
+	LastOffset         int64
+	SizeBytes          int64
+	BatchCount         int
+	OffsetIndexEntries int
+	TimeIndexEntries   int
+	MaxBatchBytes      int64
+	RollReason         RollReason
+	Scan               ScanStats
+}
+
+// Summarize reduces a segment to its summary.
+func (s *Segment) Summarize() SegmentSummary {
+	var maxBatch int64
+	for i := range s.batches {
+		maxBatch = max(maxBatch, s.batches[i].Size)
+	}
+	return SegmentSummary{
+		BaseOffset: s.baseOffset, LastOffset: s.LastOffset(), SizeBytes: s.size, BatchCount: len(s.batches),
+		OffsetIndexEntries: s.offsetIndex.Entries(), TimeIndexEntries: s.timeIndex.Entries(),
+		MaxBatchBytes: maxBatch, RollReason: s.rollReason, Scan: s.scan,
+	}
+}
+
+// Log is the model of one partition's log: it plays UnifiedLog's part (assign offsets,
+// reject oversized appends, roll) over Segments, and applies restart and recover steps.
+type Log struct {
+	cfg  Config
+	rule AppendRule
+	opts LogOptions
+
+	kept      []*Segment
+	summaries []SegmentSummary
+	active    *Segment
+
+	nextOffset int64
+	step       int
+	events     []Event
+	stopped    bool
+	total      ScanStats
+	finished   bool
+}
+
+// NewLog creates an empty log with one empty active segment.
+func NewLog(cfg Config, rule AppendRule, opts LogOptions) (*Log, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if rule != PerBatch && rule != PerAppend {
+		return nil, fmt.Errorf("unknown append rule %d", int(rule))
+	}
+	if opts.StartOffset < 0 {
+		return nil, fmt.Errorf("start offset %d is negative", opts.StartOffset)
+	}
+	active, err := newSegment(opts.StartOffset, cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Log{cfg: cfg, rule: rule, opts: opts, active: active, nextOffset: opts.StartOffset}, nil
+}
+
+// Config is the log's configuration.
+func (l *Log) Config() Config { return l.cfg }
+
+// Rule is the log's append rule.
+func (l *Log) Rule() AppendRule { return l.rule }
+
+// Active is the active (last) segment.
+func (l *Log) Active() *Segment { return l.active }
+
+// NextOffset is the log end offset.
+func (l *Log) NextOffset() int64 { return l.nextOffset }
+
+// Events lists the rejections and overflows so far.
+func (l *Log) Events() []Event { return l.events }
+
+// Stopped reports whether an index overflow stopped the log.
+func (l *Log) Stopped() bool { return l.stopped }
+
+// Steps is the number of steps applied or attempted so far.
+func (l *Log) Steps() int { return l.step }
+
+// Segments returns the kept rolled segments followed by the active one. Without
+// KeepSegments only the active segment is returned.
+func (l *Log) Segments() []*Segment {
+	out := make([]*Segment, 0, len(l.kept)+1)
+	out = append(out, l.kept...)
+	return append(out, l.active)
+}
+
+// Summaries returns a summary of every segment, rolled and active, in offset order.
+func (l *Log) Summaries() []SegmentSummary {
+	out := make([]SegmentSummary, 0, len(l.summaries)+len(l.kept)+1)
+	if l.opts.KeepSegments {
+		for _, s := range l.kept {
+			out = append(out, s.Summarize())
+		}
+	} else {
+		out = append(out, l.summaries...)
+	}
+	return append(out, l.active.Summarize())
+}
+
+// SegmentCount is the number of segments, the active one included.
+func (l *Log) SegmentCount() int { return len(l.kept) + len(l.summaries) + 1 }
+
+// Scan is the exact phase-2 cost over every offset of the log so far.
+func (l *Log) Scan() ScanStats {
+	s := l.total
+	s.Merge(l.active.scan)
+	return s
+}
+
+// Apply runs one workload step.
+func (l *Log) Apply(s Step) error {
+	switch {
+	case s.Restart:
+		return l.Restart()
+	case s.Recover:
+		return l.Recover()
+	}
+	return l.Append(s.Append...)
+}
+
+func (l *Log) startStep() (int, error) {
+	if l.finished {
+		return 0, errors.New("the log is closed")
+	}
+	if l.stopped {
+		return 0, ErrStopped
+	}
+	step := l.step
+	l.step++
+	return step, nil
+}
+
+// Append is one UnifiedLog.append of the given batches: validate, reject an append larger
+// than segment.bytes, roll if shouldRoll says so, then LogSegment.append.
+// Rejections and index overflows are recorded as events, not returned as errors; an error
+// means the input itself is invalid (or the log stopped earlier).
+func (l *Log) Append(batches ...Batch) error {
+	step, err := l.startStep()
+	if err != nil {
+		return err
+	}
+	if len(batches) == 0 {
+		return fmt.Errorf("step %d: an append needs at least one batch", step)
+	}
+	var size, records int64
+	appendMaxTs := int64(NoTimestamp)
+	for i, b := range batches {
+		if err := b.Validate(); err != nil {
+			return fmt.Errorf("step %d: batch %d: %w", step, i, err)
+		}
+		size += b.Bytes
+		records += b.Records
+		appendMaxTs = max(appendMaxTs, b.MaxTimestamp)
+	}
+	// UnifiedLog.append: RecordBatchTooLargeException before maybeRoll, so nothing is
+	// written, not even into an empty segment; exactly segment.bytes is accepted.
+	if size > l.cfg.SegmentBytes {
+		l.events = append(l.events, Event{Kind: EventRejected, Step: step, Bytes: size,
+			Message: fmt.Sprintf("Message batch size is %d bytes in append to partition, which exceeds the maximum configured segment size of %d.",
+				size, l.cfg.SegmentBytes)})
+		return nil
+	}
+	firstOffset := l.nextOffset
+	lastOffset := firstOffset + records - 1
+	if reason := l.shouldRoll(size, lastOffset, appendMaxTs); reason != rollNone {
+		if err := l.roll(reason); err != nil {
+			return l.stop(step, err)
+		}
+	}
+	// LogSegment.append's ensureOffsetInRange: only an append spanning more than 2^31
+	// offsets can fail here, after the roll.
+	if !l.active.offsetIndex.CanAppendOffset(lastOffset) {
+		l.events = append(l.events, Event{Kind: EventOffsetOutOfRange, Step: step,
+			Message: fmt.Sprintf("Detected offset overflow at offset %d in segment %d", lastOffset, l.active.baseOffset)})
+		l.stopped = true
+		return nil
+	}
+	if err := l.active.appendBatches(batches, firstOffset, l.rule, l.cfg.IndexIntervalBytes); err != nil {
+		return l.stop(step, err)
+	}
+	l.nextOffset = lastOffset + 1
+	return nil
+}
+
+// stop records an exception Kafka throws inside the segment and stops the log.
+func (l *Log) stop(step int, err error) error {
+	var ie *IndexError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	kind := EventOffsetIndexFull
+	if ie.Kind == ErrIndexFull && strings.Contains(ie.Msg, "time index") {
+		kind = EventTimeIndexFull
+	}
+	l.events = append(l.events, Event{Kind: kind, Step: step, Message: ie.Msg})
+	l.stopped = true
+	return nil
+}
+
+// shouldRoll is LogSegment.shouldRoll as UnifiedLog.maybeRoll calls it, once per append.
+func (l *Log) shouldRoll(appendBytes, lastOffset, appendMaxTs int64) RollReason {
+	s := l.active
+	switch {
+	// Written as Kafka writes it (size > maxSegmentBytes - messagesSize): the whole append
+	// counts, and a segment may end at exactly segment.bytes.
+	case s.size > l.cfg.SegmentBytes-appendBytes:
+		return RollSize
+	case s.size > 0 && s.timeWaitedForRoll(appendMaxTs) > l.cfg.SegmentMs:
+		return RollTime
+	case s.offsetIndex.IsFull():
+		return RollOffsetIndexFull
+	case s.timeIndex.IsFull():
+		return RollTimeIndexFull
+	case !s.offsetIndex.CanAppendOffset(lastOffset):
+		return RollOffsetOutOfRange
+	}
+	return rollNone
+}
+
+// roll is LocalLog.roll: the old active segment becomes inactive (final time-index entry,
+// trimmed indexes) and a new segment starts at the log end offset. An empty active segment
+// is replaced rather than kept (the KAFKA-6388 branch of LocalLog.roll).
+func (l *Log) roll(reason RollReason) error {
+	old := l.active
+	if old.size == 0 {
+		fresh, err := newSegment(l.nextOffset, l.cfg, old.batches)
+		if err != nil {
+			return err
+		}
+		l.active = fresh
+		return nil
+	}
+	if err := old.onBecomeInactive(); err != nil {
+		return err
+	}
+	old.rollReason = reason
+	var recycled []BatchInfo
+	if l.opts.KeepSegments {
+		l.kept = append(l.kept, old)
+	} else {
+		l.summaries = append(l.summaries, old.Summarize())
+		recycled = old.batches
+	}
+	l.total.Merge(old.scan)
+	fresh, err := newSegment(l.nextOffset, l.cfg, recycled)
+	if err != nil {
+		return err
+	}
+	l.active = fresh
+	return nil
+}
+
+// Restart is a clean broker restart: the active segment is closed (final time-index entry,
+// trimmed indexes) and reopened by a new LogSegment object, whose byte counter is 0.
+func (l *Log) Restart() error {
+	step, err := l.startStep()
+	if err != nil {
+		return err
+	}
+	if err := l.active.onBecomeInactive(); err != nil {
+		return l.stop(step, err)
+	}
+	l.active.reopen(l.cfg)
+	return nil
+}
+
+// Recover is an unclean restart: LogLoader recovers the active segment (LogSegment.recover
+// rebuilds both indexes per batch). An index overflow inside recover is an event.
+func (l *Log) Recover() error {
+	step, err := l.startStep()
+	if err != nil {
+		return err
+	}
+	if err := l.active.recover(l.cfg); err != nil {
+		return l.stop(step, err)
+	}
+	return nil
+}
+
+// Close closes the log as a clean shutdown does: the active segment gets its final
+// time-index entry and trimmed indexes. Every segment is then as SPEC §4 shows it.
+func (l *Log) Close() error {
+	if l.finished {
+		return nil
+	}
+	l.finished = true
+	return l.active.onBecomeInactive()
+}

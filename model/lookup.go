@@ -1,0 +1,105 @@
+package model
+
+import "sort"
+
+// LookupResult is one offset lookup, phase 1 and phase 2 (SPEC §5).
+type LookupResult struct {
+	Target      int64
+	SegmentBase int64
+	// Phase 1: the largest offset-index entry <= Target, or (SegmentBase, 0) when none
+	// (IndexSlot -1), and what Kafka's warm-section search read to find it.
+	IndexSlot int
+	Index     OffsetPosition
+	Phase1    SearchCost
+	// Phase 2: the first batch at or after Index.Position whose last offset >= Target.
+	Hit       BatchInfo
+	ScanBytes int64 // Hit.Position - Index.Position
+	Hops      int64 // batch headers read, the hit included
+}
+
+// batchAt returns the ordinal of the batch starting at position pos, or of the first batch
+// after it.
+func (s *Segment) batchAt(pos int64) int {
+	return sort.Search(len(s.batches), func(i int) bool { return s.batches[i].Position >= pos })
+}
+
+// Lookup is LogSegment.translateOffset: phase 1 on the offset index, then a walk over batch
+// headers from the start position (FileRecords.searchForOffsetWithSize: the first batch
+// whose last offset >= target). ok is false when no batch at or after the start holds an
+// offset >= target (the offset lies beyond this segment).
+func (s *Segment) Lookup(target int64) (r LookupResult, ok bool) {
+	r.Target, r.SegmentBase = target, s.baseOffset
+	r.Index, r.IndexSlot, r.Phase1 = s.offsetIndex.LookupSlot(target)
+	for j := s.batchAt(r.Index.Position); j < len(s.batches); j++ {
+		r.Hops++
+		if s.batches[j].LastOffset >= target {
+			r.Hit = s.batches[j]
+			r.ScanBytes = r.Hit.Position - r.Index.Position
+			return r, true
+		}
+	}
+	return r, false
+}
+
+// TimeLookupResult is one timestamp lookup (LogSegment.findOffsetByTimestamp).
+type TimeLookupResult struct {
+	Target      int64
+	SegmentBase int64
+	// The time-index entry found, (-1, SegmentBase) when none (TimeSlot -1).
+	TimeSlot  int
+	TimeEntry TimestampOffset
+	TimeCost  SearchCost
+	// The offset-index lookup of the time entry's offset: where phase 2 starts.
+	Index     OffsetPosition
+	IndexCost SearchCost
+	// The first batch from Index.Position whose max timestamp >= Target. The record Kafka
+	// returns is the first one in it with timestamp >= Target (records are not modelled).
+	Hit       BatchInfo
+	ScanBytes int64
+	Hops      int64
+}
+
+// LookupTimestamp is LogSegment.findOffsetByTimestamp with startingOffset = the segment's
+// base offset: time index, then offset index, then FileRecords.searchForTimestamp's walk to
+// the first batch with maxTimestamp >= target. ok is false when no such batch follows.
+func (s *Segment) LookupTimestamp(target int64) (r TimeLookupResult, ok bool) {
+	r.Target, r.SegmentBase = target, s.baseOffset
+	r.TimeEntry, r.TimeSlot, r.TimeCost = s.timeIndex.LookupSlot(target)
+	r.Index, _, r.IndexCost = s.offsetIndex.LookupSlot(max(r.TimeEntry.Offset, s.baseOffset))
+	for j := s.batchAt(r.Index.Position); j < len(s.batches); j++ {
+		r.Hops++
+		if s.batches[j].MaxTimestamp >= target {
+			r.Hit = s.batches[j]
+			r.ScanBytes = r.Hit.Position - r.Index.Position
+			return r, true
+		}
+	}
+	return r, false
+}
+
+// Lookup finds target in the log as LocalLog.read does: the segment with the greatest base
+// offset <= target, then the following segments while the offset is not found. It needs
+// KeepSegments for offsets outside the active segment.
+func (l *Log) Lookup(target int64) (LookupResult, bool) {
+	segs := l.Segments()
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].baseOffset > target }) - 1
+	for i = max(i, 0); i < len(segs); i++ {
+		if r, ok := segs[i].Lookup(target); ok {
+			return r, true
+		}
+	}
+	return LookupResult{}, false
+}
+
+// LookupTimestamp finds the first offset with a timestamp >= target as
+// UnifiedLog.searchOffsetInLocalLog does: the first segment whose largest timestamp is >=
+// target (a segment with no timestamps, whose largest timestamp Kafka takes from the file's
+// mtime, is skipped: the model has no clock), then that segment's lookup.
+func (l *Log) LookupTimestamp(target int64) (TimeLookupResult, bool) {
+	for _, s := range l.Segments() {
+		if s.maxTimestampSoFar >= 0 && s.maxTimestampSoFar >= target {
+			return s.LookupTimestamp(target)
+		}
+	}
+	return TimeLookupResult{}, false
+}

@@ -1,0 +1,23 @@
+package model
+
+// Simulate runs steps through a new Log with the given config and rule, then closes it, as
+// `kidx sim` does. Events (rejections, overflows) are in the log; an error means the input
+// is invalid. With keep set every segment is kept with its batches and indexes.
+func Simulate(cfg Config, rule AppendRule, startOffset int64, steps []Step, keep bool) (*Log, error) {
+	l, err := NewLog(cfg, rule, LogOptions{StartOffset: startOffset, KeepSegments: keep})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range steps {
+		if l.Stopped() {
+			break
+		}
+		if err := l.Apply(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.Close(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}

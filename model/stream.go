@@ -1,0 +1,220 @@
+package model
+
+import "math"
+
+// StatStream is the fast path for the common what-if question: a leader's log (one batch per
+// append, no restarts) of any length, reduced to exact per-segment summaries and ScanStats
+// in one pass, with no per-batch memory. It applies the same rules as Log (which stays the
+// reference; tests hold the two equal on random workloads) but keeps only counters. For one
+// batch per append the per-batch and per-append rules coincide (semantics §2.2), so the
+// stream needs no rule.
+//
+// Two facts keep the loop small. Within a segment written in one process lifetime,
+// bytesSinceLastIndexEntry is exactly the distance from the latest entry's position (or 0)
+// to the next batch, so it is also that batch's scanBytes. And the hops of a batch are the
+// batches since the latest entry, plus one.
+type StatStream struct {
+	cfg                    Config
+	offsetSlots, timeSlots int64 // per-segment capacity, from segment.index.bytes
+
+	// The active segment.
+	base, size, batches, maxBatch     int64
+	entries, timeEntries              int64
+	counter                           int64 // LogSegment.bytesSinceLastIndexEntry = scanBytes of the next batch
+	hops                              int64 // batches since the latest entry (or the segment start)
+	maxTs, maxTsOffset                int64 // LogSegment.maxTimestampAndOffsetSoFar
+	lastTimeEntryTs, lastTimeEntryOff int64 // timeIndex.lastEntry()
+	firstBatchTs                      int64 // rollingBasedTimestamp: the first batch's max timestamp
+	scan                              ScanStats
+
+	nextOffset    int64
+	rejected      int64
+	total         ScanStats
+	summaries     []SegmentSummary
+	keepSummaries bool
+	onSegment     func(SegmentSummary)
+}
+
+// NewStatStream starts an empty log at startOffset. With keepSummaries every closed
+// segment's summary is kept (see Summaries); onSegment, if set, is called with each.
+func NewStatStream(cfg Config, startOffset int64, keepSummaries bool, onSegment func(SegmentSummary)) (*StatStream, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &StatStream{cfg: cfg,
+		offsetSlots: cfg.SegmentIndexBytes / OffsetIndexEntrySize, timeSlots: cfg.SegmentIndexBytes / TimeIndexEntrySize,
+		nextOffset: startOffset, keepSummaries: keepSummaries, onSegment: onSegment}
+	s.reset()
+	return s, nil
+}
+
+func (s *StatStream) reset() {
+	s.base = s.nextOffset
+	s.size, s.batches, s.maxBatch, s.entries, s.timeEntries, s.counter, s.hops = 0, 0, 0, 0, 0, 0, 0
+	s.maxTs, s.maxTsOffset = NoTimestamp, s.base
+	s.lastTimeEntryTs, s.lastTimeEntryOff = NoTimestamp, s.base
+	s.firstBatchTs = NoTimestamp
+	s.scan = ScanStats{}
+}
+
+// Add appends one batch of the given size, record count and max timestamp. Batches are not
+// validated (the caller's generator is trusted); an append larger than segment.bytes is
+// counted as rejected, as Kafka rejects it.
+func (s *StatStream) Add(bytes, records, maxTimestamp int64) {
+	b := [1]int32{int32(bytes)}
+	r := [1]int32{int32(records)}
+	ts := [1]int64{maxTimestamp}
+	s.AddBatches(b[:], r[:], ts[:])
+}
+
+// AddBatches appends len(bytes) batches, one append each: batch i has bytes[i] bytes,
+// records[i] records and max timestamp maxTimestamps[i] (maxTimestamps may be nil: no
+// timestamps). This is the hot loop: the active segment's state lives in locals, and goes
+// back to s when the loop ends or a roll interrupts it.
+func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
+	segBytes, interval, segMs := s.cfg.SegmentBytes, s.cfg.IndexIntervalBytes, s.cfg.SegmentMs
+	hasTs := maxTimestamps != nil
+	rolled := false // the batch at i already went through shouldRoll (once per append)
+	for i := 0; i < len(bytes); {
+		size, counter, hops, batches, next := s.size, s.counter, s.hops, s.batches, s.nextOffset
+		entries, maxBatch := s.entries, s.maxBatch
+		totalScan, totalHops, maxScan, maxHops := s.scan.TotalScanBytes, s.scan.TotalHops, s.scan.MaxScanBytes, s.scan.MaxHops
+		// A roll is needed when the append would pass segment.bytes, an index is full, or the
+		// relative offset would overflow; fullness changes only when an entry is added.
+		full := entries >= s.offsetSlots || s.timeEntries >= s.timeSlots-1
+		lastAllowed := s.base + math.MaxInt32
+		reason := rollNone
+		for ; i < len(bytes); i++ {
+			n := int64(bytes[i])
+			recs := int64(records[i])
+			last := next + recs - 1
+			ts := int64(NoTimestamp)
+			timeRoll := false
+			if hasTs {
+				ts = maxTimestamps[i]
+				timeRoll = size > 0 && s.firstBatchTs >= 0 && ts-s.firstBatchTs > segMs
+			}
+			if size+n > segBytes || full || last > lastAllowed || timeRoll {
+				// UnifiedLog.append rejects an append larger than segment.bytes first.
+				if n > segBytes {
+					s.rejected++
+					continue
+				}
+				if !rolled {
+					// LogSegment.shouldRoll's conditions in Kafka's order.
+					switch {
+					case size+n > segBytes:
+						reason = RollSize
+					case timeRoll:
+						reason = RollTime
+					case entries >= s.offsetSlots:
+						reason = RollOffsetIndexFull
+					case s.timeEntries >= s.timeSlots-1:
+						reason = RollTimeIndexFull
+					default:
+						reason = RollOffsetOutOfRange
+					}
+					break
+				}
+			}
+			rolled = false
+			if hasTs {
+				if batches == 0 {
+					s.firstBatchTs = ts
+				}
+				if ts > s.maxTs {
+					s.maxTs, s.maxTsOffset = ts, last
+				}
+			}
+			// LogSegment.append: strict >, checked before the increment. The batch's offsets
+			// below its last use the previous start (scan = counter, hops+1 headers); with an
+			// entry, its last offset uses the entry (scan 0, 1 hop). The decision is kept out of
+			// the branches: with mixed batch sizes it is unpredictable.
+			var idx int64
+			if counter > interval {
+				idx = 1
+			}
+			rest := recs - idx
+			totalScan += rest * counter
+			totalHops += rest*(hops+1) + idx
+			if rest > 0 {
+				maxScan = max(maxScan, counter)
+				maxHops = max(maxHops, hops+1)
+			}
+			maxHops = max(maxHops, idx)
+			entries += idx
+			if s.maxTs > s.lastTimeEntryTs && idx == 1 {
+				s.timeEntries++
+				s.lastTimeEntryTs, s.lastTimeEntryOff = s.maxTs, s.maxTsOffset
+			}
+			full = entries >= s.offsetSlots || s.timeEntries >= s.timeSlots-1
+			keep := idx - 1 // 0 after an entry, all ones otherwise
+			counter &= keep
+			hops &= keep
+			counter += n
+			hops++
+			size += n
+			batches++
+			maxBatch = max(maxBatch, n)
+			next = last + 1
+		}
+		s.size, s.counter, s.hops, s.batches, s.nextOffset = size, counter, hops, batches, next
+		s.entries, s.maxBatch = entries, maxBatch
+		s.scan.TotalScanBytes, s.scan.TotalHops, s.scan.MaxScanBytes, s.scan.MaxHops = totalScan, totalHops, maxScan, maxHops
+		if reason != rollNone {
+			// LocalLog.roll: an empty active segment is replaced, not closed.
+			if s.size > 0 {
+				s.closeSegment(reason)
+			}
+			s.reset()
+			rolled = true
+		}
+	}
+}
+
+// activeScan is the active segment's ScanStats: every offset is one lookup.
+func (s *StatStream) activeScan() ScanStats {
+	sc := s.scan
+	sc.Lookups = s.nextOffset - s.base
+	return sc
+}
+
+// closeSegment is onBecomeInactiveSegment's effect on the counts: the closing time-index
+// entry when the max timestamp is above the last entry's.
+func (s *StatStream) closeSegment(reason RollReason) {
+	timeEntries := s.timeEntries
+	if s.maxTs > s.lastTimeEntryTs {
+		timeEntries++
+	}
+	sc := s.activeScan()
+	sum := SegmentSummary{BaseOffset: s.base, LastOffset: s.nextOffset - 1, SizeBytes: s.size, BatchCount: int(s.batches),
+		OffsetIndexEntries: int(s.entries), TimeIndexEntries: int(timeEntries), MaxBatchBytes: s.maxBatch,
+		RollReason: reason, Scan: sc}
+	s.total.Merge(sc)
+	if s.keepSummaries {
+		s.summaries = append(s.summaries, sum)
+	}
+	if s.onSegment != nil {
+		s.onSegment(sum)
+	}
+}
+
+// Close closes the active segment (as Log.Close does) and returns the totals.
+func (s *StatStream) Close() ScanStats {
+	s.closeSegment(rollNone)
+	s.reset()
+	return s.total
+}
+
+// Summaries are the closed segments' summaries (with keepSummaries).
+func (s *StatStream) Summaries() []SegmentSummary { return s.summaries }
+
+// Scan is the exact cost over every offset so far, the active segment included.
+func (s *StatStream) Scan() ScanStats {
+	t := s.total
+	t.Merge(s.activeScan())
+	return t
+}
+
+// Rejected counts appends larger than segment.bytes.
+func (s *StatStream) Rejected() int64 { return s.rejected }

@@ -1,0 +1,424 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+)
+
+// RecordBatchOverhead is the size of a v2 record batch with no records
+// (DefaultRecordBatch.RECORD_BATCH_OVERHEAD, semantics §1.3).
+const RecordBatchOverhead = 61
+
+// NoTimestamp is Kafka's RecordBatch.NO_TIMESTAMP.
+const NoTimestamp = -1
+
+// A Batch is one record batch as the log sees it: how many records (offsets) it holds, its
+// sizeInBytes on disk and its max timestamp.
+type Batch struct {
+	Records      int64
+	Bytes        int64
+	MaxTimestamp int64
+}
+
+// A Step is one thing that happens to a partition's log: an append of one or more batches
+// (one LogSegment.append call), a clean restart, or an unclean restart with recovery.
+// Exactly one of the three is set.
+type Step struct {
+	Append  []Batch
+	Restart bool
+	Recover bool
+}
+
+// AppendStep returns the step that appends batches in one call.
+func AppendStep(batches ...Batch) Step { return Step{Append: batches} }
+
+// Kind names the step: "append", "restart" or "recover".
+func (s Step) Kind() string {
+	switch {
+	case s.Restart:
+		return "restart"
+	case s.Recover:
+		return "recover"
+	}
+	return "append"
+}
+
+// AppendBytes is the total size of an append step, the figure Kafka's size-based roll and
+// oversize check use.
+func (s Step) AppendBytes() int64 {
+	var n int64
+	for _, b := range s.Append {
+		n += b.Bytes
+	}
+	return n
+}
+
+// A Workload is the SPEC §3 input: a config, a rule, a start offset and the steps.
+type Workload struct {
+	// Config holds only the keys the file sets; see ApplyTo.
+	Config      map[string]int64
+	Rule        string // "" when the file does not set it
+	StartOffset int64
+	Steps       []Step
+	// SingleBatch is true when the file used the "batches" form (one batch per append); it is
+	// kept so that the workload is written back in the form it came in.
+	SingleBatch bool
+}
+
+// BatchesWorkload builds a workload of single-batch appends (the "batches" form).
+func BatchesWorkload(batches []Batch) Workload {
+	steps := make([]Step, len(batches))
+	for i, b := range batches {
+		steps[i] = AppendStep(b)
+	}
+	return Workload{Steps: steps, SingleBatch: true}
+}
+
+// ApplyTo sets the workload's config keys on c.
+func (w Workload) ApplyTo(c *Config) error {
+	keys := make([]string, 0, len(w.Config))
+	for k := range w.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := c.SetInt(k, w.Config[k]); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+	}
+	return nil
+}
+
+// A WorkloadError locates a problem in a workload file.
+type WorkloadError struct {
+	Path   string // "config.segment.bytes", "steps[3].append[1].bytes", ...
+	Offset int64  // 0-based byte position of a JSON syntax error, or -1
+	Err    error
+}
+
+func (e *WorkloadError) Error() string {
+	switch {
+	case e.Offset >= 0:
+		return fmt.Sprintf("byte %d: %v", e.Offset, e.Err)
+	case e.Path != "":
+		return fmt.Sprintf("%s: %v", e.Path, e.Err)
+	}
+	return e.Err.Error()
+}
+
+func (e *WorkloadError) Unwrap() error { return e.Err }
+
+type workloadJSON struct {
+	Config      map[string]json.RawMessage `json:"config"`
+	Rule        *string                    `json:"rule"`
+	StartOffset *json.RawMessage           `json:"startOffset"`
+	Batches     []json.RawMessage          `json:"batches"`
+	Steps       []json.RawMessage          `json:"steps"`
+}
+
+type stepJSON struct {
+	Append  []json.RawMessage `json:"append"`
+	Restart *bool             `json:"restart"`
+	Recover *bool             `json:"recover"`
+}
+
+type batchJSON struct {
+	Records      *json.RawMessage `json:"records"`
+	Bytes        *json.RawMessage `json:"bytes"`
+	MaxTimestamp *json.RawMessage `json:"maxTimestamp"`
+}
+
+// ParseWorkload decodes a SPEC §3 workload. Errors are *WorkloadError values that name the
+// step and field (or the byte of a syntax error). Unknown keys are errors: a typo in a
+// config name must not silently fall back to a default.
+func ParseWorkload(data []byte) (Workload, error) {
+	var raw workloadJSON
+	if err := decodeStrict(data, &raw); err != nil {
+		return Workload{}, err
+	}
+	w := Workload{Config: map[string]int64{}}
+	for name, v := range raw.Config {
+		path := "config." + name
+		if _, err := lookupConfigKey(name); err != nil {
+			return Workload{}, &WorkloadError{Path: path, Offset: -1, Err: err}
+		}
+		n, err := parseInt(v, path)
+		if err != nil {
+			return Workload{}, err
+		}
+		if err := (&Config{}).SetInt(name, n); err != nil {
+			return Workload{}, &WorkloadError{Path: path, Offset: -1, Err: err}
+		}
+		w.Config[name] = n
+	}
+	if raw.Rule != nil {
+		if _, err := ParseRule(*raw.Rule); err != nil {
+			return Workload{}, &WorkloadError{Path: "rule", Offset: -1, Err: err}
+		}
+		w.Rule = *raw.Rule
+	}
+	if raw.StartOffset != nil {
+		n, err := parseInt(*raw.StartOffset, "startOffset")
+		if err != nil {
+			return Workload{}, err
+		}
+		if n < 0 {
+			return Workload{}, &WorkloadError{Path: "startOffset", Offset: -1, Err: fmt.Errorf("%d is negative", n)}
+		}
+		w.StartOffset = n
+	}
+	switch {
+	case raw.Batches != nil && raw.Steps != nil:
+		return Workload{}, &WorkloadError{Offset: -1, Err: errors.New("set either \"batches\" or \"steps\", not both")}
+	case raw.Batches == nil && raw.Steps == nil:
+		return Workload{}, &WorkloadError{Offset: -1, Err: errors.New("no \"batches\" or \"steps\"")}
+	case raw.Batches != nil:
+		w.SingleBatch = true
+		for i, rb := range raw.Batches {
+			b, err := parseBatch(rb, fmt.Sprintf("batches[%d]", i))
+			if err != nil {
+				return Workload{}, err
+			}
+			w.Steps = append(w.Steps, AppendStep(b))
+		}
+	default:
+		for i, rs := range raw.Steps {
+			s, err := parseStep(rs, fmt.Sprintf("steps[%d]", i))
+			if err != nil {
+				return Workload{}, err
+			}
+			w.Steps = append(w.Steps, s)
+		}
+	}
+	return w, nil
+}
+
+func parseStep(data []byte, path string) (Step, error) {
+	var rs stepJSON
+	if err := decodeStrictAt(data, &rs, path); err != nil {
+		return Step{}, err
+	}
+	set := 0
+	if rs.Append != nil {
+		set++
+	}
+	if rs.Restart != nil {
+		set++
+	}
+	if rs.Recover != nil {
+		set++
+	}
+	if set != 1 {
+		return Step{}, &WorkloadError{Path: path, Offset: -1,
+			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}`)}
+	}
+	switch {
+	case rs.Restart != nil:
+		if !*rs.Restart {
+			return Step{}, &WorkloadError{Path: path + ".restart", Offset: -1, Err: errors.New("must be true")}
+		}
+		return Step{Restart: true}, nil
+	case rs.Recover != nil:
+		if !*rs.Recover {
+			return Step{}, &WorkloadError{Path: path + ".recover", Offset: -1, Err: errors.New("must be true")}
+		}
+		return Step{Recover: true}, nil
+	}
+	if len(rs.Append) == 0 {
+		return Step{}, &WorkloadError{Path: path + ".append", Offset: -1, Err: errors.New("an append needs at least one batch")}
+	}
+	s := Step{Append: make([]Batch, 0, len(rs.Append))}
+	for j, rb := range rs.Append {
+		b, err := parseBatch(rb, fmt.Sprintf("%s.append[%d]", path, j))
+		if err != nil {
+			return Step{}, err
+		}
+		s.Append = append(s.Append, b)
+	}
+	return s, nil
+}
+
+func parseBatch(data []byte, path string) (Batch, error) {
+	var rb batchJSON
+	if err := decodeStrictAt(data, &rb, path); err != nil {
+		return Batch{}, err
+	}
+	b := Batch{MaxTimestamp: NoTimestamp}
+	if rb.Records == nil {
+		return b, &WorkloadError{Path: path + ".records", Offset: -1, Err: errors.New("missing")}
+	}
+	if rb.Bytes == nil {
+		return b, &WorkloadError{Path: path + ".bytes", Offset: -1, Err: errors.New("missing")}
+	}
+	var err error
+	if b.Records, err = parseInt(*rb.Records, path+".records"); err != nil {
+		return b, err
+	}
+	if b.Bytes, err = parseInt(*rb.Bytes, path+".bytes"); err != nil {
+		return b, err
+	}
+	if rb.MaxTimestamp != nil {
+		if b.MaxTimestamp, err = parseInt(*rb.MaxTimestamp, path+".maxTimestamp"); err != nil {
+			return b, err
+		}
+	}
+	if err := b.Validate(); err != nil {
+		var be *BatchError
+		if errors.As(err, &be) {
+			return b, &WorkloadError{Path: path + "." + be.Field, Offset: -1, Err: be.Err}
+		}
+		return b, &WorkloadError{Path: path, Offset: -1, Err: err}
+	}
+	return b, nil
+}
+
+// A BatchError names the invalid field of a Batch.
+type BatchError struct {
+	Field string
+	Err   error
+}
+
+func (e *BatchError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// Validate checks what Kafka's v2 format allows: at least one record (RecordsCount is an
+// int32 and lastOffsetDelta = records-1), and a sizeInBytes between the 61-byte batch
+// overhead and the int32 limit of the Length field.
+func (b Batch) Validate() error {
+	switch {
+	case b.Records < 1:
+		return &BatchError{"records", fmt.Errorf("%d is less than 1", b.Records)}
+	case b.Records > math.MaxInt32:
+		return &BatchError{"records", fmt.Errorf("%d does not fit the batch's int32 record count", b.Records)}
+	case b.Bytes < 0:
+		return &BatchError{"bytes", fmt.Errorf("%d is negative", b.Bytes)}
+	case b.Bytes < RecordBatchOverhead:
+		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the size of a v2 batch header (RECORD_BATCH_OVERHEAD)",
+			b.Bytes, RecordBatchOverhead)}
+	case b.Bytes > math.MaxInt32:
+		return &BatchError{"bytes", fmt.Errorf("%d does not fit the batch's int32 length", b.Bytes)}
+	case b.MaxTimestamp < NoTimestamp:
+		return &BatchError{"maxTimestamp", fmt.Errorf("%d is below -1 (NO_TIMESTAMP)", b.MaxTimestamp)}
+	}
+	return nil
+}
+
+func parseInt(raw json.RawMessage, path string) (int64, error) {
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, &WorkloadError{Path: path, Offset: -1, Err: fmt.Errorf("%s is not a number", bytes.TrimSpace(raw))}
+	}
+	v, err := n.Int64()
+	if err != nil {
+		return 0, &WorkloadError{Path: path, Offset: -1, Err: fmt.Errorf("%s is not an integer", n)}
+	}
+	return v, nil
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err, "")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &WorkloadError{Offset: dec.InputOffset(), Err: errors.New("trailing data after the workload object")}
+	}
+	return nil
+}
+
+func decodeStrictAt(data []byte, v any, path string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err, path)
+	}
+	return nil
+}
+
+func jsonError(err error, path string) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		// SyntaxError.Offset counts the bytes read, the offending one included: report its
+		// 0-based position.
+		return &WorkloadError{Path: path, Offset: max(syn.Offset-1, 0), Err: err}
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		p := path
+		if typ.Field != "" {
+			if p != "" {
+				p += "."
+			}
+			p += typ.Field
+		}
+		return &WorkloadError{Path: p, Offset: -1, Err: fmt.Errorf("%s cannot hold a JSON %s", typ.Type, typ.Value)}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &WorkloadError{Path: path, Offset: -1, Err: errors.New("unexpected end of JSON input")}
+	}
+	return &WorkloadError{Path: path, Offset: -1, Err: err}
+}
+
+// MarshalJSON writes the SPEC §3 form. Timestamps of -1 are omitted (the default).
+func (w Workload) MarshalJSON() ([]byte, error) {
+	type batchOut struct {
+		Records      int64  `json:"records"`
+		Bytes        int64  `json:"bytes"`
+		MaxTimestamp *int64 `json:"maxTimestamp,omitempty"`
+	}
+	conv := func(b Batch) batchOut {
+		o := batchOut{Records: b.Records, Bytes: b.Bytes}
+		if b.MaxTimestamp != NoTimestamp {
+			ts := b.MaxTimestamp
+			o.MaxTimestamp = &ts
+		}
+		return o
+	}
+	out := struct {
+		Config      map[string]int64 `json:"config,omitempty"`
+		Rule        string           `json:"rule,omitempty"`
+		StartOffset int64            `json:"startOffset"`
+		Batches     []batchOut       `json:"batches,omitempty"`
+		Steps       []map[string]any `json:"steps,omitempty"`
+	}{Config: w.Config, Rule: w.Rule, StartOffset: w.StartOffset}
+	single := w.SingleBatch
+	for _, s := range w.Steps {
+		if len(s.Append) != 1 {
+			single = false
+		}
+	}
+	if single {
+		out.Batches = make([]batchOut, 0, len(w.Steps))
+		for _, s := range w.Steps {
+			out.Batches = append(out.Batches, conv(s.Append[0]))
+		}
+	} else {
+		out.Steps = make([]map[string]any, 0, len(w.Steps))
+		for _, s := range w.Steps {
+			switch {
+			case s.Restart:
+				out.Steps = append(out.Steps, map[string]any{"restart": true})
+			case s.Recover:
+				out.Steps = append(out.Steps, map[string]any{"recover": true})
+			default:
+				bs := make([]batchOut, len(s.Append))
+				for i, b := range s.Append {
+					bs[i] = conv(b)
+				}
+				out.Steps = append(out.Steps, map[string]any{"append": bs})
+			}
+		}
+	}
+	if single && len(w.Steps) == 0 {
+		out.Batches = []batchOut{}
+	}
+	return json.Marshal(out)
+}

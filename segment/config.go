@@ -1,0 +1,332 @@
+package segment
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Config holds the topic configs the file-backed log obeys, under Kafka's
+// key names (LogConfig). Time-based rolling is not modelled (segment.ms is
+// accepted and ignored, as in the golden vectors where it is Long.MAX_VALUE).
+type Config struct {
+	IndexIntervalBytes int64 // index.interval.bytes, default 4096, >= 0
+	SegmentBytes       int64 // segment.bytes, default 1073741824, >= 14
+	SegmentIndexBytes  int64 // segment.index.bytes, default 10485760; < 12 fails like AbstractIndex's "Invalid max index size"
+}
+
+// Config key names.
+const (
+	KeyIndexIntervalBytes = "index.interval.bytes"
+	KeySegmentBytes       = "segment.bytes"
+	KeySegmentIndexBytes  = "segment.index.bytes"
+)
+
+// DefaultConfig is Kafka's defaults.
+func DefaultConfig() Config {
+	return Config{IndexIntervalBytes: 4096, SegmentBytes: 1073741824, SegmentIndexBytes: 10485760}
+}
+
+// Validate checks the ranges Kafka enforces (LogConfig validators, and
+// AbstractIndex.createAndAssignMmap for index sizes below one time-index entry).
+func (c Config) Validate() error {
+	switch {
+	case c.IndexIntervalBytes < 0 || c.IndexIntervalBytes > 1<<31-1:
+		return fmt.Errorf("%s=%d: must be in [0, 2147483647]", KeyIndexIntervalBytes, c.IndexIntervalBytes)
+	case c.SegmentBytes < 14 || c.SegmentBytes > 1<<31-1:
+		return fmt.Errorf("%s=%d: must be in [14, 2147483647]", KeySegmentBytes, c.SegmentBytes)
+	case c.SegmentIndexBytes < TimeIndexEntrySize || c.SegmentIndexBytes > 1<<31-1:
+		return fmt.Errorf("%s=%d: Invalid max index size (below one %d-byte time-index entry)", KeySegmentIndexBytes, c.SegmentIndexBytes, TimeIndexEntrySize)
+	}
+	return nil
+}
+
+// Set assigns a config by Kafka key name. Keys kidx knows but the segment
+// writer does not use (max.message.bytes, segment.ms, segment.jitter.ms)
+// are accepted and ignored.
+func (c *Config) Set(key string, v int64) error {
+	switch key {
+	case KeyIndexIntervalBytes:
+		c.IndexIntervalBytes = v
+	case KeySegmentBytes:
+		c.SegmentBytes = v
+	case KeySegmentIndexBytes:
+		c.SegmentIndexBytes = v
+	case "max.message.bytes", "segment.ms", "segment.jitter.ms":
+	default:
+		return fmt.Errorf("unknown config key %q", key)
+	}
+	return nil
+}
+
+// Rule is the append rule of LogSegment.append.
+type Rule int
+
+// The two rules.
+const (
+	// PerBatch is KAFKA-806 (3.9.1+, 4.0.1+, 4.1.0+): one index check per
+	// batch, entry = the batch's last offset at the batch's position.
+	PerBatch Rule = iota
+	// PerAppend is the older rule (<= 3.8.x, 3.9.0, 4.0.0): one check per
+	// append, entry = last offset of the append at the append's start.
+	PerAppend
+)
+
+func (r Rule) String() string {
+	if r == PerAppend {
+		return "per-append"
+	}
+	return "per-batch"
+}
+
+// ParseRule accepts "per-batch" and "per-append".
+func ParseRule(s string) (Rule, error) {
+	switch s {
+	case "per-batch", "":
+		return PerBatch, nil
+	case "per-append":
+		return PerAppend, nil
+	}
+	return PerBatch, fmt.Errorf("unknown rule %q (want per-batch or per-append)", s)
+}
+
+// BatchSpec is a batch of the workload file (SPEC §3): a record count, the
+// sizeInBytes on disk and the max timestamp (-1 when absent).
+type BatchSpec struct {
+	Records      int   `json:"records"`
+	Bytes        int   `json:"bytes"`
+	MaxTimestamp int64 `json:"maxTimestamp"`
+}
+
+// Step is one workload step: exactly one of Append, Restart, Recover.
+type Step struct {
+	Append  []BatchSpec
+	Restart bool // clean close of the active segment and reopen (counter 0)
+	Recover bool // unclean restart: LogSegment.recover of the active segment
+}
+
+// Workload is a parsed workload file (SPEC §3).
+type Workload struct {
+	Config      Config
+	Rule        Rule
+	StartOffset int64
+	Steps       []Step
+}
+
+func decodeStrict(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	return d.Decode(v)
+}
+
+type wireBatch struct {
+	Records      *int   `json:"records"`
+	Bytes        *int   `json:"bytes"`
+	MaxTimestamp *int64 `json:"maxTimestamp"`
+}
+
+func (w wireBatch) spec(where string) (BatchSpec, error) {
+	if w.Records == nil || w.Bytes == nil {
+		return BatchSpec{}, fmt.Errorf("%s: a batch needs \"records\" and \"bytes\"", where)
+	}
+	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp}
+	if w.MaxTimestamp != nil {
+		b.MaxTimestamp = *w.MaxTimestamp
+	}
+	if b.Records < 0 || b.Bytes < RecordBatchOverhead {
+		return b, fmt.Errorf("%s: records %d / bytes %d: a v2 batch is at least 61 bytes", where, b.Records, b.Bytes)
+	}
+	return b, nil
+}
+
+// ParseWorkload parses a workload file. Missing config keys take Kafka's
+// defaults; "batches" means one single-batch append each.
+func ParseWorkload(data []byte) (*Workload, error) {
+	var wire struct {
+		Config      map[string]int64 `json:"config"`
+		Rule        string           `json:"rule"`
+		StartOffset int64            `json:"startOffset"`
+		Batches     []wireBatch      `json:"batches"`
+		Steps       []struct {
+			Append  []wireBatch `json:"append"`
+			Restart bool        `json:"restart"`
+			Recover bool        `json:"recover"`
+		} `json:"steps"`
+	}
+	if err := decodeStrict(data, &wire); err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	w := &Workload{Config: DefaultConfig(), StartOffset: wire.StartOffset}
+	keys := make([]string, 0, len(wire.Config))
+	for k := range wire.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := w.Config.Set(k, wire.Config[k]); err != nil {
+			return nil, fmt.Errorf("workload config: %w", err)
+		}
+	}
+	var err error
+	if w.Rule, err = ParseRule(wire.Rule); err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	if wire.Batches != nil && wire.Steps != nil {
+		return nil, fmt.Errorf("workload: both \"batches\" and \"steps\"")
+	}
+	for i, b := range wire.Batches {
+		s, err := b.spec(fmt.Sprintf("workload batches[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		w.Steps = append(w.Steps, Step{Append: []BatchSpec{s}})
+	}
+	for i, st := range wire.Steps {
+		n := 0
+		if st.Append != nil {
+			n++
+		}
+		if st.Restart {
+			n++
+		}
+		if st.Recover {
+			n++
+		}
+		if n != 1 {
+			return nil, fmt.Errorf("workload steps[%d]: need exactly one of append, restart, recover", i)
+		}
+		var s Step
+		s.Restart, s.Recover = st.Restart, st.Recover
+		for j, b := range st.Append {
+			bs, err := b.spec(fmt.Sprintf("workload steps[%d].append[%d]", i, j))
+			if err != nil {
+				return nil, err
+			}
+			s.Append = append(s.Append, bs)
+		}
+		w.Steps = append(w.Steps, s)
+	}
+	return w, w.Config.Validate()
+}
+
+// Recipe is a record-level workload (the golden kafka-input.json): every
+// batch is rebuilt record by record as MemoryRecordsBuilder wrote it.
+type Recipe struct {
+	Config      Config
+	Rule        Rule
+	StartOffset int64
+	Appends     [][]RecipeBatch // after expanding "repeat"
+}
+
+// RecipeBatch describes one batch: Records records, record i with a value of
+// ValueBytes bytes 'v' (-1: null), a key of KeyBytes bytes 'k' (-1: null)
+// and timestamp Timestamp + i*TimestampDelta. When the recipe gives no
+// timestamp, Timestamp is 1700000000000 + the batch's base offset
+// (TimestampFromOffset).
+type RecipeBatch struct {
+	Records             int
+	ValueBytes          int
+	KeyBytes            int
+	Timestamp           int64
+	TimestampFromOffset bool
+	TimestampDelta      int64
+}
+
+// ParseRecipe parses kafka-input.json (see testdata/kafka-golden/GOLDEN-README.md).
+func ParseRecipe(data []byte) (*Recipe, error) {
+	type wb struct {
+		Records        int    `json:"records"`
+		ValueBytes     *int   `json:"valueBytes"`
+		KeyBytes       *int   `json:"keyBytes"`
+		Timestamp      *int64 `json:"timestamp"`
+		TimestampDelta *int64 `json:"timestampDelta"`
+		Repeat         *int   `json:"repeat"`
+	}
+	var wire struct {
+		IndexIntervalBytes *int64 `json:"indexIntervalBytes"`
+		SegmentBytes       *int64 `json:"segmentBytes"`
+		SegmentIndexBytes  *int64 `json:"segmentIndexBytes"`
+		Rule               string `json:"rule"`
+		StartOffset        int64  `json:"startOffset"`
+		Appends            []struct {
+			Repeat  *int `json:"repeat"`
+			Batches []wb `json:"batches"`
+		} `json:"appends"`
+	}
+	if err := decodeStrict(data, &wire); err != nil {
+		return nil, fmt.Errorf("recipe: %w", err)
+	}
+	r := &Recipe{Config: DefaultConfig(), StartOffset: wire.StartOffset}
+	if wire.IndexIntervalBytes != nil {
+		r.Config.IndexIntervalBytes = *wire.IndexIntervalBytes
+	}
+	if wire.SegmentBytes != nil {
+		r.Config.SegmentBytes = *wire.SegmentBytes
+	}
+	if wire.SegmentIndexBytes != nil {
+		r.Config.SegmentIndexBytes = *wire.SegmentIndexBytes
+	}
+	var err error
+	if r.Rule, err = ParseRule(wire.Rule); err != nil {
+		return nil, fmt.Errorf("recipe: %w", err)
+	}
+	rep := func(p *int) int {
+		if p == nil {
+			return 1
+		}
+		return *p
+	}
+	for i, a := range wire.Appends {
+		var batches []RecipeBatch
+		for j, b := range a.Batches {
+			rb := RecipeBatch{Records: b.Records, KeyBytes: -1, TimestampDelta: 1, TimestampFromOffset: b.Timestamp == nil}
+			if b.Records < 0 {
+				return nil, fmt.Errorf("recipe appends[%d].batches[%d]: negative record count", i, j)
+			}
+			if b.ValueBytes != nil {
+				rb.ValueBytes = *b.ValueBytes
+			}
+			if b.KeyBytes != nil {
+				rb.KeyBytes = *b.KeyBytes
+			}
+			if b.Timestamp != nil {
+				rb.Timestamp = *b.Timestamp
+			}
+			if b.TimestampDelta != nil {
+				rb.TimestampDelta = *b.TimestampDelta
+			}
+			for k := 0; k < rep(b.Repeat); k++ {
+				batches = append(batches, rb)
+			}
+		}
+		for k := 0; k < rep(a.Repeat); k++ {
+			r.Appends = append(r.Appends, batches)
+		}
+	}
+	return r, r.Config.Validate()
+}
+
+// recipeBaseTimestamp is the golden default: 1700000000000 + base offset.
+const recipeBaseTimestamp = 1700000000000
+
+func fixedBytes(n int, c byte) []byte {
+	if n < 0 {
+		return nil
+	}
+	return bytes.Repeat([]byte{c}, n)
+}
+
+// Build appends the batch at baseOffset to dst.
+func (b RecipeBatch) Build(dst []byte, baseOffset int64) []byte {
+	key, value := fixedBytes(b.KeyBytes, 'k'), fixedBytes(b.ValueBytes, 'v')
+	ts := b.Timestamp
+	if b.TimestampFromOffset {
+		ts = recipeBaseTimestamp + baseOffset
+	}
+	recs := make([]RecordSpec, b.Records)
+	for i := range recs {
+		recs[i] = RecordSpec{Key: key, Value: value, Timestamp: ts + int64(i)*b.TimestampDelta}
+	}
+	return AppendBatch(dst, baseOffset, recs, BatchDefaults)
+}

@@ -1,0 +1,303 @@
+package segment
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// goldenDir is the copy of Kafka's own output (testdata/kafka-golden/PROVENANCE.md).
+const goldenDir = "../testdata/kafka-golden"
+
+type goldenSegment struct {
+	BaseOffset  int64      `json:"baseOffset"`
+	LogFile     string     `json:"logFile"`
+	LogSize     int64      `json:"logSize"`
+	Batches     [][]int64  `json:"batches"`     // baseOffset, lastOffset, position, sizeInBytes, maxTimestamp, records, crcValid
+	OffsetIndex [][]int64  `json:"offsetIndex"` // offset, position
+	TimeIndex   [][]int64  `json:"timeIndex"`   // timestamp, offset
+	Lookups     [][]int64  `json:"lookups"`     // target, indexOffset, indexPosition, hitPosition, hitLastOffset, hitSize, batchesScanned
+	TimeLookups [][]int64  `json:"timeLookups"` // target, indexTimestamp, indexOffset, startPosition, foundTimestamp, foundOffset
+	Extra       [][]string `json:"-"`
+}
+
+type goldenOutput struct {
+	Rule         string          `json:"rule"`
+	Error        *string         `json:"error"`
+	FailedAppend int             `json:"failedAppend"`
+	Segments     []goldenSegment `json:"segments"`
+}
+
+func goldenCases(t testing.TB) []string {
+	ents, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) != 16 {
+		t.Fatalf("expected 16 golden cases, found %d", len(out))
+	}
+	return out
+}
+
+func readGoldenOutput(t testing.TB, name string) goldenOutput {
+	data, err := os.ReadFile(filepath.Join(goldenDir, name, "kafka-output.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o goldenOutput
+	if err := json.Unmarshal(data, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func listFiles(t testing.TB, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestGoldenRecipeByteIdentical: writing kafka-input.json reproduces every
+// .log/.index/.timeindex file Kafka wrote, byte for byte, same names.
+func TestGoldenRecipeByteIdentical(t *testing.T) {
+	for _, name := range goldenCases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(filepath.Join(goldenDir, name, "kafka-input.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := ParseRecipe(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			res, err := WriteRecipe(dir, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := listFiles(t, filepath.Join(goldenDir, name, "files"))
+			got := listFiles(t, dir)
+			if !equalStrings(got, want) {
+				t.Fatalf("file names differ:\n got %v\nwant %v", got, want)
+			}
+			for _, f := range want {
+				g, _ := os.ReadFile(filepath.Join(dir, f))
+				w, _ := os.ReadFile(filepath.Join(goldenDir, name, "files", f))
+				if !bytes.Equal(g, w) {
+					t.Errorf("%s differs: got %d bytes, want %d (first diff at %d)", f, len(g), len(w), firstDiff(g, w))
+				}
+			}
+			checkEvents(t, name, res.Events)
+		})
+	}
+}
+
+// checkEvents: Kafka's "error"/"failedAppend" must come out as one overflow
+// event at that step, and no event otherwise.
+func checkEvents(t *testing.T, name string, ev []Event) {
+	t.Helper()
+	o := readGoldenOutput(t, name)
+	if o.Error == nil {
+		if len(ev) != 0 {
+			t.Fatalf("unexpected events %+v", ev)
+		}
+		return
+	}
+	if len(ev) != 1 || ev[0].Step != o.FailedAppend || "java.lang.IllegalArgumentException: "+ev[0].Message != *o.Error {
+		t.Fatalf("events %+v, want Kafka's %q at append %d", ev, *o.Error, o.FailedAppend)
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func firstDiff(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestGoldenWorkloadSizeTargeting: workload.json (batch level only) through
+// the size-targeting builder gives Kafka's .index and .timeindex bytes and
+// the same batch positions and sizes in every .log.
+func TestGoldenWorkloadSizeTargeting(t *testing.T) {
+	for _, name := range goldenCases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(filepath.Join(goldenDir, name, "workload.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := ParseWorkload(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			res, err := WriteWorkload(dir, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkEvents(t, name, res.Events)
+			want := listFiles(t, filepath.Join(goldenDir, name, "files"))
+			if got := listFiles(t, dir); !equalStrings(got, want) {
+				t.Fatalf("file names differ:\n got %v\nwant %v", got, want)
+			}
+			o := readGoldenOutput(t, name)
+			for _, f := range want {
+				if filepath.Ext(f) == LogSuffix {
+					continue
+				}
+				g, _ := os.ReadFile(filepath.Join(dir, f))
+				wb, _ := os.ReadFile(filepath.Join(goldenDir, name, "files", f))
+				if !bytes.Equal(g, wb) {
+					t.Errorf("%s differs at byte %d", f, firstDiff(g, wb))
+				}
+			}
+			for _, gs := range o.Segments {
+				lf, err := OpenLog(filepath.Join(dir, gs.LogFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				i := 0
+				res := lf.Walk(0, 0, func(b BatchInfo) bool {
+					if err := lf.CheckBatch(b); err != nil {
+						t.Errorf("batch %d: %v", i, err)
+					}
+					if i < len(gs.Batches) {
+						k := gs.Batches[i]
+						if b.BaseOffset() != k[0] || b.LastOffset() != k[1] || b.Position != k[2] || b.Size != k[3] || b.MaxTimestamp() != k[4] || int64(b.Header.RecordCount) != k[5] {
+							t.Errorf("%s batch %d = %v, Kafka %v", gs.LogFile, i, b, k)
+						}
+					}
+					i++
+					return true
+				})
+				lf.Close()
+				if res.Err != nil || i != len(gs.Batches) || res.ValidBytes != gs.LogSize {
+					t.Errorf("%s: %d batches, %d bytes, err %v; Kafka %d batches, %d bytes", gs.LogFile, i, res.ValidBytes, res.Err, len(gs.Batches), gs.LogSize)
+				}
+			}
+		})
+	}
+}
+
+// TestGoldenReadBack: the readers read Kafka's own files back to exactly the
+// batches, index entries, per-offset lookups and time lookups Kafka's
+// classes reported (kafka-output.json).
+func TestGoldenReadBack(t *testing.T) {
+	for _, name := range goldenCases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := readGoldenOutput(t, name)
+			for _, gs := range o.Segments {
+				seg, err := OpenSegment(filepath.Join(goldenDir, name, "files", gs.LogFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkGoldenSegment(t, seg, gs)
+				seg.Close()
+			}
+		})
+	}
+}
+
+func checkGoldenSegment(t *testing.T, seg *Segment, gs goldenSegment) {
+	t.Helper()
+	var got [][]int64
+	seg.Log.SetReadAhead(1 << 20)
+	res := seg.Log.Walk(0, 0, func(b BatchInfo) bool {
+		valid := int64(1)
+		if seg.Log.CheckBatch(b) != nil {
+			valid = 0
+		}
+		got = append(got, []int64{b.BaseOffset(), b.LastOffset(), b.Position, b.Size, b.MaxTimestamp(), int64(b.Header.RecordCount), valid})
+		return true
+	})
+	seg.Log.SetReadAhead(0)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if !equalRows(got, gs.Batches) {
+		t.Errorf("%s batches differ:\n got %v\nwant %v", gs.LogFile, got, gs.Batches)
+	}
+	var idx [][]int64
+	for _, e := range seg.Index.Entries(seg.Index.Len()) {
+		idx = append(idx, []int64{e.Offset, e.Position})
+	}
+	if !equalRows(idx, gs.OffsetIndex) {
+		t.Errorf("%s offset index %v, want %v", gs.LogFile, idx, gs.OffsetIndex)
+	}
+	var tidx [][]int64
+	for _, e := range seg.TimeIndex.Entries(seg.TimeIndex.Len()) {
+		tidx = append(tidx, []int64{e.Timestamp, e.Offset})
+	}
+	if !equalRows(tidx, gs.TimeIndex) {
+		t.Errorf("%s time index %v, want %v", gs.LogFile, tidx, gs.TimeIndex)
+	}
+	for _, row := range gs.Lookups {
+		r, err := seg.Lookup(row[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := []int64{r.Target, r.IndexOffset, r.IndexPosition, r.HitPosition, r.HitLastOffset, r.HitSize, int64(r.Hops)}
+		if !r.Found || !equalRows([][]int64{g}, [][]int64{row}) {
+			t.Fatalf("%s lookup %d = %v (found %v), Kafka %v", gs.LogFile, row[0], g, r.Found, row)
+		}
+	}
+	for _, row := range gs.TimeLookups {
+		r, err := seg.LookupTimestamp(row[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := []int64{r.Target, r.IndexTimestamp, r.IndexOffset, r.StartPosition, r.FoundTimestamp, r.FoundOffset}
+		if !equalRows([][]int64{g}, [][]int64{row}) {
+			t.Fatalf("%s time lookup %d = %v, Kafka %v", gs.LogFile, row[0], g, row)
+		}
+	}
+}
+
+func equalRows(a, b [][]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}

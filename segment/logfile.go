@@ -1,0 +1,332 @@
+package segment
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Access selects how a LogFile reads: one pread per request, or an mmap of
+// the file. Readers never write either way. See docs/segment.md for the
+// measurements behind DefaultAccess.
+type Access int
+
+// Access modes.
+const (
+	AccessPread Access = iota
+	AccessMmap
+)
+
+// DefaultAccess is used by OpenLog and OpenSegment.
+var DefaultAccess = AccessMmap
+
+// LogFile is a read-only .log file. It is not safe for concurrent use (it
+// owns one read buffer).
+type LogFile struct {
+	Path       string
+	BaseOffset int64 // from the file name; -1 when the name has no offset
+	size       int64
+	f          *os.File
+	access     Access
+	mm         fileBytes
+	buf        []byte // pread window
+	bufPos     int64
+	bufLen     int
+	readAhead  int
+}
+
+// OpenLog opens path O_RDONLY with DefaultAccess.
+func OpenLog(path string) (*LogFile, error) { return OpenLogWith(path, DefaultAccess) }
+
+// OpenLogWith opens path O_RDONLY with the given access mode.
+func OpenLogWith(path string, access Access) (*LogFile, error) {
+	f, size, err := openReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	base, err := OffsetFromFileName(filepath.Base(path))
+	if err != nil {
+		base = -1
+	}
+	l := &LogFile{Path: path, BaseOffset: base, size: size, f: f, access: access, readAhead: RecordBatchOverhead}
+	if access == AccessMmap {
+		if l.mm, err = mapFile(f, size); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// Size is the file size at open time; walks never go past it.
+func (l *LogFile) Size() int64 { return l.size }
+
+// SetReadAhead sets how many bytes one pread fetches at least (default 61:
+// one batch header per hop). Sequential walks raise it to 1 MiB.
+func (l *LogFile) SetReadAhead(n int) { l.readAhead = max(n, RecordBatchOverhead) }
+
+// Close releases the file (and mapping).
+func (l *LogFile) Close() error {
+	err := l.mm.unmap()
+	if e := l.f.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// read returns file bytes [pos, pos+n); fewer only at end of file (then
+// with io.ErrUnexpectedEOF). The slice is valid until the next read.
+func (l *LogFile) read(pos int64, n int) ([]byte, error) {
+	if pos < 0 || pos > l.size {
+		return nil, formatErr(l.Path, pos, "position outside the file (size %d)", l.size)
+	}
+	avail := l.size - pos
+	short := false
+	if int64(n) > avail {
+		n, short = int(avail), true
+	}
+	if l.access == AccessMmap {
+		b := l.mm.data[pos : pos+int64(n)]
+		if short {
+			return b, io.ErrUnexpectedEOF
+		}
+		return b, nil
+	}
+	if pos >= l.bufPos && pos+int64(n) <= l.bufPos+int64(l.bufLen) {
+		off := int(pos - l.bufPos)
+		b := l.buf[off : off+n]
+		if short {
+			return b, io.ErrUnexpectedEOF
+		}
+		return b, nil
+	}
+	want := max(n, l.readAhead)
+	if int64(want) > avail {
+		want = int(avail)
+	}
+	if cap(l.buf) < want {
+		l.buf = make([]byte, want)
+	}
+	got, err := l.f.ReadAt(l.buf[:want], pos)
+	l.bufPos, l.bufLen = pos, got
+	if got < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return l.buf[:got], err
+	}
+	if short {
+		return l.buf[:n], io.ErrUnexpectedEOF
+	}
+	return l.buf[:n], nil
+}
+
+// BatchInfo is one entry of the .log walk: the framing plus the v2 header
+// (61 bytes) or the legacy message header.
+type BatchInfo struct {
+	Position int64
+	Size     int64 // LOG_OVERHEAD + size field = sizeInBytes
+	Magic    int8
+	Header   BatchHeader  // Magic >= 2
+	Legacy   LegacyHeader // Magic < 2
+}
+
+// IsLegacy reports a v0/v1 entry.
+func (b BatchInfo) IsLegacy() bool { return b.Magic < 2 }
+
+// BaseOffset is the v2 base offset; for legacy entries the offset field
+// (the last offset; a compressed wrapper's base offset would need
+// decompression, which Kafka's lazy batch also avoids until asked).
+func (b BatchInfo) BaseOffset() int64 {
+	if b.IsLegacy() {
+		return b.Legacy.Offset
+	}
+	return b.Header.BaseOffset
+}
+
+// LastOffset is DefaultRecordBatch.lastOffset / the legacy offset field.
+func (b BatchInfo) LastOffset() int64 {
+	if b.IsLegacy() {
+		return b.Legacy.Offset
+	}
+	return b.Header.LastOffset()
+}
+
+// MaxTimestamp is the v2 header field / the v1 timestamp (-1 for v0).
+func (b BatchInfo) MaxTimestamp() int64 {
+	if b.IsLegacy() {
+		return b.Legacy.Timestamp
+	}
+	return b.Header.MaxTimestamp
+}
+
+// End is the position after the batch.
+func (b BatchInfo) End() int64 { return b.Position + b.Size }
+
+// errNoBatch ends a walk without corruption (end of data or a truncated tail).
+var errNoBatch = errors.New("no batch")
+
+// NextBatch reads the entry at pos exactly as FileLogInputStream.nextBatch
+// decides, with end the walk's limit (normally Size()):
+//   - pos >= end-17: end of stream (a tail of <= 17 bytes is ignored);
+//   - size field < 14: corrupt ("Found record size ... smaller than minimum
+//     record overhead (14)");
+//   - the entry would run past end: end of stream, no error (truncated tail;
+//     a huge size field is never trusted beyond the file size);
+//   - magic < 2: legacy entry, else v2 (magic is not otherwise validated).
+//
+// It returns errNoBatch at end of stream. A v2 entry shorter than 61 bytes
+// is reported as corrupt here, where Kafka would read garbage for the header
+// and fail later in ensureValid.
+func (l *LogFile) NextBatch(pos, end int64) (BatchInfo, error) {
+	end = min(end, l.size)
+	if pos >= end-HeaderSizeUpToMagic {
+		return BatchInfo{}, errNoBatch
+	}
+	want := RecordBatchOverhead
+	if int64(want) > end-pos {
+		want = int(end - pos)
+	}
+	hdr, err := l.read(pos, want)
+	if err != nil && len(hdr) < HeaderSizeUpToMagic {
+		return BatchInfo{}, formatErr(l.Path, pos, "Unexpected EOF while attempting to read the next batch: %v", err)
+	}
+	size := int32(binary.BigEndian.Uint32(hdr[8:]))
+	if size < MinRecordOverhead {
+		return BatchInfo{}, formatErr(l.Path, pos+8, "Found record size %d smaller than minimum record overhead (%d) in file %s.", size, MinRecordOverhead, l.Path)
+	}
+	if pos > end-LogOverhead-int64(size) {
+		return BatchInfo{}, errNoBatch
+	}
+	b := BatchInfo{Position: pos, Size: LogOverhead + int64(size), Magic: int8(hdr[magicOffset])}
+	if b.Magic >= 2 {
+		if b.Size < RecordBatchOverhead {
+			return b, formatErr(l.Path, pos+8, "Record batch is corrupt (the size %d is smaller than the minimum allowed overhead %d)", b.Size, RecordBatchOverhead)
+		}
+		b.Header, err = ParseBatchHeader(hdr, l.Path, pos)
+		return b, err
+	}
+	n := LogOverhead + legacyHeaderSizeV0
+	if b.Magic == 1 {
+		n = LogOverhead + legacyHeaderSizeV1
+	}
+	if b.Size < int64(n) {
+		return b, formatErr(l.Path, pos+8, "legacy message size %d is smaller than its header (%d)", size, n-LogOverhead)
+	}
+	b.Legacy, err = ParseLegacyHeader(hdr[:n], l.Path, pos)
+	return b, err
+}
+
+// WalkResult says where and why a walk stopped.
+type WalkResult struct {
+	Batches    int
+	ValidBytes int64 // position after the last batch returned
+	End        int64 // the limit the walk ran to
+	Err        error // corruption that stopped the walk (nil for a clean end or truncated tail)
+}
+
+// TrailingBytes are the bytes after the last whole batch (DumpLogSegments'
+// "Found N invalid bytes at the end").
+func (r WalkResult) TrailingBytes() int64 { return r.End - r.ValidBytes }
+
+// Walk calls fn for every batch from start to end (<= 0: the file size),
+// following NextBatch. fn returning false stops the walk.
+func (l *LogFile) Walk(start, end int64, fn func(BatchInfo) bool) WalkResult {
+	if end <= 0 || end > l.size {
+		end = l.size
+	}
+	res := WalkResult{ValidBytes: start, End: end}
+	for pos := start; ; {
+		b, err := l.NextBatch(pos, end)
+		if err == errNoBatch {
+			return res
+		}
+		if err != nil {
+			res.Err = err
+			return res
+		}
+		res.Batches++
+		pos = b.End()
+		res.ValidBytes = pos
+		if !fn(b) {
+			return res
+		}
+	}
+}
+
+// crcChunk bounds memory while checking a batch of any size.
+const crcChunk = 1 << 20
+
+// CheckBatch is ensureValid for the batch b of this file: v2 CRC-32C over
+// [21, end) / legacy CRC-32 over magic..end, streamed in 1 MiB chunks so a
+// batch of any size costs bounded memory.
+func (l *LogFile) CheckBatch(b BatchInfo) error {
+	from, stored := b.Position+attributesOffset, b.Header.CRC
+	table := castagnoli
+	if b.IsLegacy() {
+		from, stored, table = b.Position+magicOffset, b.Legacy.CRC, crc32.IEEETable
+	}
+	var c uint32
+	for pos := from; pos < b.End(); {
+		n := int(min(int64(crcChunk), b.End()-pos))
+		chunk, err := l.read(pos, n)
+		if err != nil {
+			return formatErr(l.Path, pos, "reading batch for CRC: %v", err)
+		}
+		c = crc32.Update(c, table, chunk)
+		pos += int64(n)
+	}
+	if c != stored {
+		return formatErr(l.Path, b.Position+crcOffset, "Record is corrupt (stored crc = %d, computed crc = %d)", stored, c)
+	}
+	return nil
+}
+
+// ReadBatch returns the whole batch b (at most the file size, which NextBatch
+// already checked). The slice is valid until the next read.
+func (l *LogFile) ReadBatch(b BatchInfo) ([]byte, error) {
+	if b.Size > int64(maxInMemory) && l.access != AccessMmap {
+		return nil, formatErr(l.Path, b.Position, "batch of %d bytes too large to load", b.Size)
+	}
+	data, err := l.read(b.Position, int(b.Size))
+	if err != nil {
+		return nil, formatErr(l.Path, b.Position, "reading batch: %v", err)
+	}
+	return data, nil
+}
+
+// RecordTimestamps calls fn(offset, timestamp) for every record of an
+// uncompressed v2 batch, as Kafka's record iteration reports them
+// (LogAppendTime batches report the batch max timestamp).
+func (l *LogFile) RecordTimestamps(b BatchInfo, fn func(offset, ts int64) bool) error {
+	if b.IsLegacy() {
+		fn(b.Legacy.Offset, b.Legacy.Timestamp)
+		return nil
+	}
+	data, err := l.ReadBatch(b)
+	if err != nil {
+		return err
+	}
+	h, recs, err := DecodeRecords(data, l.Path, b.Position)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		ts := h.BaseTimestamp + r.TimestampDelta
+		if h.TimestampType() == "LogAppendTime" {
+			ts = h.MaxTimestamp
+		}
+		if !fn(h.BaseOffset+int64(r.OffsetDelta), ts) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (b BatchInfo) String() string {
+	return fmt.Sprintf("batch@%d[%d..%d size %d]", b.Position, b.BaseOffset(), b.LastOffset(), b.Size)
+}

@@ -1,0 +1,105 @@
+package segment
+
+import (
+	"errors"
+	"math"
+)
+
+// Recover rebuilds the active segment's indexes from its .log exactly as
+// LogSegment.recover does (semantics §3), as after an unclean shutdown:
+//   - both indexes reset to 0 entries and resized to segment.index.bytes;
+//   - every batch from position 0 is checked (ensureValid: size and CRC); the
+//     first invalid or unreadable batch ends the loop (CorruptRecordException
+//     is logged, not thrown);
+//   - per batch: max timestamp updated first, then the index check
+//     validBytes - lastIndexEntry > index.interval.bytes (strict, before
+//     adding the batch), entry = the batch's last offset at its position;
+//   - the log is truncated to the valid bytes, the offset index trimmed, the
+//     final time-index entry added (skipFullCheck) and the time index trimmed;
+//   - LogLoader then resizes the active segment's indexes back to
+//     segment.index.bytes, and the segment object is new (counter 0).
+//
+// An index that fills during the rebuild throws in Kafka; it is reported as
+// an overflow event and the log fails, as for an append.
+func (l *Log) Recover() (*Event, error) {
+	step := l.step
+	l.step++
+	if l.closed {
+		return nil, errors.New("log is closed")
+	}
+	if l.failed {
+		return nil, ErrLogFailed
+	}
+	s := l.active
+	s.idxEntries, s.idxLast = 0, s.base
+	s.tEntries, s.tLast = 0, TimeIndexEntry{Timestamp: NoTimestamp, Offset: s.base}
+	s.idxMax = int(l.cfg.SegmentIndexBytes / OffsetIndexEntrySize)
+	s.tMax = int(l.cfg.SegmentIndexBytes / TimeIndexEntrySize)
+	if err := s.resizeIndexes(); err != nil {
+		return nil, err
+	}
+	s.maxTsKnown = false
+	s.maxTimestampSoFar()
+	s.bytesSince = 0
+
+	lf, err := OpenLogWith(s.logPath, AccessPread)
+	if err != nil {
+		return nil, err
+	}
+	lf.SetReadAhead(1 << 20)
+	var validBytes, lastIndexEntry int64
+	nextOffset := s.base
+	var loopErr error
+	lf.Walk(0, 0, func(b BatchInfo) bool {
+		if lf.CheckBatch(b) != nil {
+			return false
+		}
+		last := b.LastOffset()
+		if rel := last - s.base; rel < 0 || rel > math.MaxInt32 {
+			loopErr = formatErr(s.logPath, b.Position, "LogSegmentOffsetOverflowException: offset %d cannot be stored in the segment with base offset %d", last, s.base)
+			return false
+		}
+		if ts := b.MaxTimestamp(); ts > s.maxTimestampSoFar() {
+			s.maxTs, s.maxTsOff = ts, last
+		}
+		if validBytes-lastIndexEntry > l.cfg.IndexIntervalBytes {
+			if loopErr = s.offsetIndexAppend(last, validBytes); loopErr != nil {
+				return false
+			}
+			if loopErr = s.timeIndexMaybeAppend(s.maxTimestampSoFar(), s.maxTsOff, false); loopErr != nil {
+				return false
+			}
+			lastIndexEntry = validBytes
+		}
+		validBytes += b.Size
+		nextOffset = last + 1
+		return true
+	})
+	lf.Close()
+	var full *indexFullError
+	if errors.As(loopErr, &full) {
+		l.failed = true
+		return l.addEvent(Event{Kind: full.kind, Step: step, Message: full.msg}), nil
+	}
+	if loopErr != nil {
+		return nil, loopErr
+	}
+	if validBytes < s.size {
+		s.size = validBytes
+		l.nextOffset = nextOffset
+		if err := s.logF.Truncate(validBytes); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.idxF.Truncate(int64(s.idxEntries) * OffsetIndexEntrySize); err != nil {
+		return nil, err
+	}
+	if err := s.timeIndexMaybeAppend(s.maxTs, s.maxTsOff, true); err != nil {
+		return nil, err
+	}
+	if err := s.tF.Truncate(int64(s.tEntries) * TimeIndexEntrySize); err != nil {
+		return nil, err
+	}
+	// LogLoader: segments.lastSegment().resizeIndexes(config.maxIndexSize).
+	return nil, s.resizeIndexes()
+}

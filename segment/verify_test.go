@@ -1,0 +1,118 @@
+package segment
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// expectedMismatches derives DumpLogSegments.dumpIndex's mismatches from
+// Kafka's own read-back (kafka-output.json): entry (o, p) mismatches when
+// the batch Kafka found at position p does not end at o.
+func expectedMismatches(gs goldenSegment) []string {
+	var out []string
+	for _, e := range gs.OffsetIndex {
+		for _, b := range gs.Batches {
+			if b[2] == e[1] && b[1] != e[0] {
+				out = append(out, fmt.Sprintf("Index offset: %d, log offset: %d", e[0], b[1]))
+			}
+		}
+	}
+	return out
+}
+
+// TestVerifyGolden: verify (deep) reports nothing on Kafka's per-batch
+// files, and on per-append files exactly DumpLogSegments' index mismatches
+// (semantics §10: "Under the OLD rule, any multi-batch append that received
+// an entry produces a mismatch"), worded as DumpLogSegments words them.
+func TestVerifyGolden(t *testing.T) {
+	total := 0
+	for _, name := range goldenCases(t) {
+		o := readGoldenOutput(t, name)
+		opts := VerifyOptions{Deep: true}
+		r, err := Verify([]string{filepath.Join(goldenDir, name, "files")}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, gs := range o.Segments {
+			want = append(want, expectedMismatches(gs)...)
+		}
+		var got []string
+		for _, f := range r.Findings {
+			if f.Check != CheckIndexMismatch {
+				t.Errorf("%s: unexpected finding %v", name, f)
+				continue
+			}
+			got = append(got, f.Message)
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if !equalStrings(got, want) {
+			t.Errorf("%s: mismatches\n got %q\nwant %q", name, got, want)
+		}
+		if o.Rule == "per-batch" && len(r.Findings) != 0 {
+			t.Errorf("%s: per-batch files must verify clean", name)
+		}
+		total += len(want)
+		if r.Segments != len(o.Segments) {
+			t.Errorf("%s: %d segments verified, Kafka wrote %d", name, r.Segments, len(o.Segments))
+		}
+	}
+	if total == 0 {
+		t.Fatal("no per-append mismatch in the golden set: the test checks nothing")
+	}
+}
+
+// TestVerifyScanBoundGolden: with the interval given, the per-batch golden
+// files satisfy ScanBound (semantics §2.2 derivation).
+func TestVerifyScanBoundGolden(t *testing.T) {
+	for _, name := range goldenCases(t) {
+		o := readGoldenOutput(t, name)
+		if o.Rule != "per-batch" {
+			continue
+		}
+		data := mustRead(t, filepath.Join(goldenDir, name, "workload.json"))
+		w, err := ParseWorkload(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Verify([]string{filepath.Join(goldenDir, name, "files")}, VerifyOptions{HaveInterval: true, IndexIntervalBytes: w.Config.IndexIntervalBytes, SegmentBytes: w.Config.SegmentBytes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Problems() != 0 {
+			t.Errorf("%s: %v", name, r.Findings)
+		}
+	}
+}
+
+// TestVerifyKafkaSummaryWording: the stderr summary reads as
+// DumpLogSegments prints it ("Mismatches in :<absolute path>", then
+// "  Index offset: o, log offset: l" in descending index-offset order).
+func TestVerifyKafkaSummaryWording(t *testing.T) {
+	r, err := Verify([]string{filepath.Join(goldenDir, "random-i512-per-append", "files", "00000000000000000000.index")}, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	r.WriteKafkaSummary(&buf)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "Mismatches in :/") || !strings.HasSuffix(lines[0], "00000000000000000000.index") {
+		t.Fatalf("summary %q", buf.String())
+	}
+	prev := int64(1 << 62)
+	for _, l := range lines[1:] {
+		var o, lo int64
+		if _, err := fmt.Sscanf(l, "  Index offset: %d, log offset: %d", &o, &lo); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if o >= prev {
+			t.Fatalf("not descending: %q", buf.String())
+		}
+		prev = o
+	}
+}

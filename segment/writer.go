@@ -1,0 +1,618 @@
+package segment
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// Event kinds (SPEC §4).
+const (
+	EventRejected            = "rejected"
+	EventOffsetIndexOverflow = "offset-index-overflow"
+	EventTimeIndexOverflow   = "time-index-overflow"
+)
+
+// Event is a rejected append or an index overflow, with the 0-based step
+// (call of Append/Restart/Recover on the Log) where it happened.
+type Event struct {
+	Kind    string `json:"kind"`
+	Step    int    `json:"step"`
+	Bytes   int64  `json:"bytes,omitempty"` // size of the rejected append
+	Message string `json:"message"`         // Kafka's exception message
+}
+
+// ErrLogFailed is returned for any operation but Close after an index
+// overflow: Kafka's LogSegment.append threw, the partition is offline.
+var ErrLogFailed = errors.New("log failed after an index overflow; only Close is allowed")
+
+// indexFullError is Kafka's IllegalArgumentException from a full index.
+type indexFullError struct {
+	kind string
+	msg  string
+}
+
+func (e *indexFullError) Error() string { return e.msg }
+
+// Log writes a partition directory as Kafka's UnifiedLog + LogSegment do:
+// offsets assigned in order, maybeRoll once per append, the chosen append
+// rule inside the active segment. It is not safe for concurrent use.
+type Log struct {
+	dir        string
+	cfg        Config
+	rule       Rule
+	nextOffset int64
+	active     *writeSegment
+	bases      []int64
+	events     []Event
+	step       int
+	failed     bool
+	closed     bool
+	buf        []byte
+	batches    [][]byte
+}
+
+// CreateLog starts a log in dir (created if missing) whose first segment
+// has base offset startOffset. Existing files with the same names are
+// overwritten: callers that must not clobber a directory check first.
+func CreateLog(dir string, cfg Config, rule Rule, startOffset int64) (*Log, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if startOffset < 0 {
+		return nil, fmt.Errorf("start offset %d is negative", startOffset)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	l := &Log{dir: dir, cfg: cfg, rule: rule, nextOffset: startOffset}
+	seg, err := l.newSegment(startOffset)
+	if err != nil {
+		return nil, err
+	}
+	l.active = seg
+	l.bases = append(l.bases, startOffset)
+	return l, nil
+}
+
+// Events returns every event so far.
+func (l *Log) Events() []Event { return l.events }
+
+// NextOffset is the log end offset.
+func (l *Log) NextOffset() int64 { return l.nextOffset }
+
+// SegmentBaseOffsets lists the segments written, oldest first.
+func (l *Log) SegmentBaseOffsets() []int64 { return l.bases }
+
+// Failed reports whether an index overflow stopped the log.
+func (l *Log) Failed() bool { return l.failed }
+
+func (l *Log) addEvent(e Event) *Event {
+	l.events = append(l.events, e)
+	return &l.events[len(l.events)-1]
+}
+
+// Append appends one append of raw v2 batches, as UnifiedLog.append does
+// for a validated MemoryRecords: offsets are assigned by overwriting each
+// batch's BaseOffset field (not covered by the CRC); an append larger than
+// segment.bytes is rejected (RecordBatchTooLargeException) and nothing is
+// written; maybeRoll decides once for the whole append. It returns the
+// event (rejection or index overflow) if there was one.
+func (l *Log) Append(batches ...[]byte) (*Event, error) {
+	step := l.step
+	l.step++
+	if l.closed {
+		return nil, errors.New("log is closed")
+	}
+	if l.failed {
+		return nil, ErrLogFailed
+	}
+	var total int64
+	for i, b := range batches {
+		if len(b) < RecordBatchOverhead || b[magicOffset] != 2 || int64(binary.BigEndian.Uint32(b[8:]))+LogOverhead != int64(len(b)) ||
+			int32(binary.BigEndian.Uint32(b[23:])) < 0 {
+			return nil, fmt.Errorf("append %d: batch %d is not a well-formed v2 batch", step, i)
+		}
+		total += int64(len(b))
+	}
+	if total == 0 {
+		return nil, nil
+	}
+	if total > l.cfg.SegmentBytes {
+		return l.addEvent(Event{Kind: EventRejected, Step: step, Bytes: total,
+			Message: fmt.Sprintf("Message batch size is %d bytes in append to partition, which exceeds the maximum configured segment size of %d.", total, l.cfg.SegmentBytes)}), nil
+	}
+	first := l.nextOffset
+	next := first
+	for _, b := range batches {
+		binary.BigEndian.PutUint64(b, uint64(next))
+		next += int64(int32(binary.BigEndian.Uint32(b[23:]))) + 1
+	}
+	last := next - 1
+	if err := l.maybeRoll(total, first, last); err != nil {
+		return nil, err
+	}
+	err := l.active.append(l, batches, total, last)
+	l.nextOffset = next
+	var full *indexFullError
+	if errors.As(err, &full) {
+		l.failed = true
+		return l.addEvent(Event{Kind: full.kind, Step: step, Message: full.msg}), nil
+	}
+	return nil, err
+}
+
+// maybeRoll is UnifiedLog.maybeRoll + LogSegment.shouldRoll (no time-based
+// roll): size > segment.bytes - appendSize, a full offset or time index, or
+// a last offset the active segment cannot index.
+func (l *Log) maybeRoll(appendSize, first, last int64) error {
+	s := l.active
+	rel := last - s.base
+	if !(s.size > l.cfg.SegmentBytes-appendSize || s.idxEntries >= s.idxMax || s.tEntries >= s.tMax-1 || rel < 0 || rel > math.MaxInt32) {
+		return nil
+	}
+	if s.size == 0 {
+		// LocalLog.roll: the empty active segment with the same base offset
+		// is deleted and recreated (KAFKA-6388 path).
+		base := s.base
+		if err := s.closeFiles(); err != nil {
+			return err
+		}
+		ns, err := l.newSegment(base)
+		l.active = ns
+		return err
+	}
+	if err := s.onBecomeInactive(); err != nil {
+		return err
+	}
+	ns, err := l.newSegment(first)
+	if err != nil {
+		return err
+	}
+	l.active = ns
+	l.bases = append(l.bases, first)
+	return nil
+}
+
+// AppendSpecs builds each batch with BuildSizedBatch and appends them as
+// one append.
+func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
+	l.buf = l.buf[:0]
+	var total int
+	for _, s := range specs {
+		total += s.Bytes
+	}
+	if cap(l.buf) < total {
+		l.buf = make([]byte, 0, total)
+	}
+	l.batches = l.batches[:0]
+	off := l.nextOffset
+	for i, s := range specs {
+		p, err := planSizedBatch(s.Records, s.Bytes)
+		if err != nil {
+			l.step++
+			return nil, fmt.Errorf("append %d batch %d: %w", l.step-1, i, err)
+		}
+		start := len(l.buf)
+		l.buf = appendPlannedBatch(l.buf, off, s.Records, s.MaxTimestamp, p)
+		off += int64(max(s.Records, 1))
+		l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])
+	}
+	return l.Append(l.batches...)
+}
+
+// AppendRecipe builds each batch record by record (RecipeBatch.Build) and
+// appends them as one append.
+func (l *Log) AppendRecipe(batches []RecipeBatch) (*Event, error) {
+	l.buf = l.buf[:0]
+	l.batches = l.batches[:0]
+	off := l.nextOffset
+	var starts []int
+	for _, b := range batches {
+		starts = append(starts, len(l.buf))
+		l.buf = b.Build(l.buf, off)
+		off += int64(max(b.Records, 1))
+	}
+	for i, s := range starts {
+		e := len(l.buf)
+		if i+1 < len(starts) {
+			e = starts[i+1]
+		}
+		l.batches = append(l.batches, l.buf[s:e:e])
+	}
+	return l.Append(l.batches...)
+}
+
+// Apply runs one workload step.
+func (l *Log) Apply(s Step) (*Event, error) {
+	switch {
+	case s.Restart:
+		return nil, l.Restart()
+	case s.Recover:
+		return l.Recover()
+	}
+	return l.AppendSpecs(s.Append)
+}
+
+// Restart is a clean broker restart: the active segment is closed
+// (LogSegment.close: final time-index entry, indexes and log trimmed) and
+// reopened as a new LogSegment object (bytesSinceLastIndexEntry = 0, max
+// timestamp reloaded lazily from the time index), with its indexes resized
+// back to segment.index.bytes as LogLoader does for the active segment.
+func (l *Log) Restart() error {
+	l.step++
+	if l.closed {
+		return errors.New("log is closed")
+	}
+	if l.failed {
+		return ErrLogFailed
+	}
+	base := l.active.base
+	if err := l.active.close(); err != nil {
+		return err
+	}
+	s, err := l.openSegment(base)
+	l.active = s
+	return err
+}
+
+// Close closes the active segment as LogSegment.close does: the final
+// time-index entry (if the max timestamp was ever loaded), indexes and log
+// trimmed. It also finishes a failed log, as Kafka's shutdown would.
+func (l *Log) Close() error {
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	return l.active.close()
+}
+
+// WriteResult summarizes a materialized workload.
+type WriteResult struct {
+	Segments   []int64 `json:"segments"` // base offsets
+	NextOffset int64   `json:"nextOffset"`
+	Events     []Event `json:"events"`
+}
+
+// WriteWorkload writes w into dir through the size-targeting builder.
+// Steps after an index overflow are not applied (SPEC §4).
+func WriteWorkload(dir string, w *Workload) (*WriteResult, error) {
+	l, err := CreateLog(dir, w.Config, w.Rule, w.StartOffset)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range w.Steps {
+		if _, err := l.Apply(s); err != nil {
+			l.Close()
+			return nil, err
+		}
+		if l.failed {
+			break
+		}
+	}
+	return l.finish()
+}
+
+// WriteRecipe writes a record-level recipe (kafka-input.json) into dir.
+func WriteRecipe(dir string, r *Recipe) (*WriteResult, error) {
+	l, err := CreateLog(dir, r.Config, r.Rule, r.StartOffset)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range r.Appends {
+		if _, err := l.AppendRecipe(a); err != nil {
+			l.Close()
+			return nil, err
+		}
+		if l.failed {
+			break
+		}
+	}
+	return l.finish()
+}
+
+func (l *Log) finish() (*WriteResult, error) {
+	err := l.Close()
+	ev := l.events
+	if ev == nil {
+		ev = []Event{}
+	}
+	return &WriteResult{Segments: l.bases, NextOffset: l.nextOffset, Events: ev}, err
+}
+
+// writeSegment is the active segment's write state (LogSegment fields plus
+// the OffsetIndex/TimeIndex counters that Kafka keeps next to its mmaps).
+type writeSegment struct {
+	base             int64
+	cfg              Config
+	logF, idxF, tF   *os.File
+	size             int64
+	idxEntries       int
+	idxMax           int
+	idxLast          int64
+	tEntries, tMax   int
+	tLast            TimeIndexEntry
+	bytesSince       int64
+	maxTs, maxTsOff  int64
+	maxTsKnown       bool
+	logPath, idxPath string
+	tPath            string
+	scratch          [12]byte
+}
+
+func (l *Log) paths(base int64) (string, string, string) {
+	stem := filepath.Join(l.dir, FilenamePrefixFromOffset(base))
+	return stem + LogSuffix, stem + IndexSuffix, stem + TimeIndexSuffix
+}
+
+// newSegment creates empty files; the indexes are preallocated (sparse,
+// zero-filled) to segment.index.bytes rounded down to the entry size, as
+// AbstractIndex.createAndAssignMmap does.
+func (l *Log) newSegment(base int64) (*writeSegment, error) {
+	s := &writeSegment{base: base, cfg: l.cfg}
+	s.logPath, s.idxPath, s.tPath = l.paths(base)
+	s.idxMax = int(l.cfg.SegmentIndexBytes / OffsetIndexEntrySize)
+	s.tMax = int(l.cfg.SegmentIndexBytes / TimeIndexEntrySize)
+	s.tLast = TimeIndexEntry{Timestamp: NoTimestamp, Offset: base}
+	var err error
+	flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
+	if s.logF, err = os.OpenFile(s.logPath, flags, 0o644); err != nil {
+		return nil, err
+	}
+	if s.idxF, err = os.OpenFile(s.idxPath, flags, 0o644); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	if s.tF, err = os.OpenFile(s.tPath, flags, 0o644); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	if err := s.resizeIndexes(); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openSegment reopens an existing (closed, trimmed) segment as a new
+// LogSegment object would: entries = file length / entry size, the last
+// time-index entry read back, then the indexes resized to
+// segment.index.bytes (LogLoader: resizeIndexes on the active segment).
+func (l *Log) openSegment(base int64) (*writeSegment, error) {
+	s := &writeSegment{base: base, cfg: l.cfg}
+	s.logPath, s.idxPath, s.tPath = l.paths(base)
+	s.idxMax = int(l.cfg.SegmentIndexBytes / OffsetIndexEntrySize)
+	s.tMax = int(l.cfg.SegmentIndexBytes / TimeIndexEntrySize)
+	var err error
+	if s.logF, err = os.OpenFile(s.logPath, os.O_RDWR, 0); err != nil {
+		return nil, err
+	}
+	if s.idxF, err = os.OpenFile(s.idxPath, os.O_RDWR, 0); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	if s.tF, err = os.OpenFile(s.tPath, os.O_RDWR, 0); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	if err := s.loadState(); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	if err := s.resizeIndexes(); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *writeSegment) loadState() error {
+	st, err := s.logF.Stat()
+	if err != nil {
+		return err
+	}
+	s.size = st.Size()
+	if st, err = s.idxF.Stat(); err != nil {
+		return err
+	}
+	s.idxEntries = int(st.Size() / OffsetIndexEntrySize)
+	s.idxLast = s.base
+	if s.idxEntries > 0 {
+		if _, err := s.idxF.ReadAt(s.scratch[:8], int64(s.idxEntries-1)*8); err != nil {
+			return err
+		}
+		s.idxLast = s.base + int64(int32(binary.BigEndian.Uint32(s.scratch[:])))
+	}
+	if st, err = s.tF.Stat(); err != nil {
+		return err
+	}
+	s.tEntries = int(st.Size() / TimeIndexEntrySize)
+	s.tLast = TimeIndexEntry{Timestamp: NoTimestamp, Offset: s.base}
+	if s.tEntries > 0 {
+		if _, err := s.tF.ReadAt(s.scratch[:12], int64(s.tEntries-1)*12); err != nil {
+			return err
+		}
+		s.tLast = TimeIndexEntry{Timestamp: int64(binary.BigEndian.Uint64(s.scratch[:])), Offset: s.base + int64(int32(binary.BigEndian.Uint32(s.scratch[8:])))}
+	}
+	return nil
+}
+
+func (s *writeSegment) resizeIndexes() error {
+	if err := s.idxF.Truncate(int64(s.idxMax) * OffsetIndexEntrySize); err != nil {
+		return err
+	}
+	return s.tF.Truncate(int64(s.tMax) * TimeIndexEntrySize)
+}
+
+// maxTimestampSoFar is LogSegment.maxTimestampSoFar: loaded lazily from the
+// time index's last entry ((-1, base) when empty).
+func (s *writeSegment) maxTimestampSoFar() int64 {
+	if !s.maxTsKnown {
+		s.maxTs, s.maxTsOff, s.maxTsKnown = s.tLast.Timestamp, s.tLast.Offset, true
+	}
+	return s.maxTs
+}
+
+// offsetIndexAppend is OffsetIndex.append: full check first, then strictly
+// increasing offsets (the first entry may equal the base), then the
+// relative-offset range. Positions are not validated.
+func (s *writeSegment) offsetIndexAppend(offset, position int64) error {
+	if s.idxEntries >= s.idxMax {
+		return &indexFullError{EventOffsetIndexOverflow, fmt.Sprintf("Attempt to append to a full index (size = %d).", s.idxEntries)}
+	}
+	if s.idxEntries != 0 && offset <= s.idxLast {
+		return kafkaErr("Attempt to append an offset %d to position %d no larger than the last offset appended (%d) to %s", offset, s.idxEntries, s.idxLast, s.idxPath)
+	}
+	rel := offset - s.base
+	if rel < 0 || rel > math.MaxInt32 {
+		return kafkaErr("Integer overflow for offset: %d (%s)", offset, s.idxPath)
+	}
+	b := EncodeIndexEntry(s.scratch[:0], s.base, IndexEntry{Offset: offset, Position: position})
+	if _, err := s.idxF.WriteAt(b, int64(s.idxEntries)*OffsetIndexEntrySize); err != nil {
+		return err
+	}
+	s.idxEntries++
+	s.idxLast = offset
+	return nil
+}
+
+// timeIndexMaybeAppend is TimeIndex.maybeAppend: the full check (entries >=
+// maxEntries-1) comes before anything else, even an entry that would be
+// ignored; an entry is written only when ts > the last timestamp.
+func (s *writeSegment) timeIndexMaybeAppend(ts, offset int64, skipFullCheck bool) error {
+	if !skipFullCheck && s.tEntries >= s.tMax-1 {
+		return &indexFullError{EventTimeIndexOverflow, fmt.Sprintf("Attempt to append to a full time index (size = %d).", s.tEntries)}
+	}
+	if s.tEntries != 0 && offset < s.tLast.Offset {
+		return kafkaErr("Attempt to append an offset (%d) to slot %d no larger than the last offset appended (%d) to %s", offset, s.tEntries, s.tLast.Offset, s.tPath)
+	}
+	if s.tEntries != 0 && ts < s.tLast.Timestamp {
+		return kafkaErr("Attempt to append a timestamp (%d) to slot %d no larger than the last timestamp appended (%d) to %s", ts, s.tEntries, s.tLast.Timestamp, s.tPath)
+	}
+	if ts <= s.tLast.Timestamp {
+		return nil
+	}
+	if s.tEntries >= s.tMax {
+		return fmt.Errorf("java.nio.BufferOverflowException: time index %s has no room for slot %d", s.tPath, s.tEntries)
+	}
+	b := EncodeTimeIndexEntry(s.scratch[:0], s.base, TimeIndexEntry{Timestamp: ts, Offset: offset})
+	if _, err := s.tF.WriteAt(b, int64(s.tEntries)*TimeIndexEntrySize); err != nil {
+		return err
+	}
+	s.tEntries++
+	s.tLast = TimeIndexEntry{Timestamp: ts, Offset: offset}
+	return nil
+}
+
+// append is LogSegment.append under the log's rule. All bytes are written
+// first; an index that fills during the loop throws after that, leaving
+// the entries made so far (the KAFKA-806 capacity hazard, semantics §2.4).
+func (s *writeSegment) append(l *Log, batches [][]byte, total, largestOffset int64) error {
+	start := s.size
+	pos := start
+	for _, b := range batches {
+		if _, err := s.logF.WriteAt(b, pos); err != nil {
+			return err
+		}
+		pos += int64(len(b))
+	}
+	s.size = pos
+	interval := s.cfg.IndexIntervalBytes
+	if l.rule == PerAppend {
+		// appendInfo.maxTimestamp / shallowOffsetOfMaxTimestamp: the first
+		// batch holding the append's largest max timestamp (strict >).
+		largestTs, shallow := NoTimestamp, int64(-1)
+		for _, b := range batches {
+			if ts := batchMaxTimestamp(b); ts > largestTs {
+				largestTs, shallow = ts, batchLastOffset(b)
+			}
+		}
+		if largestTs > s.maxTimestampSoFar() {
+			s.maxTs, s.maxTsOff = largestTs, shallow
+		}
+		if s.bytesSince > interval {
+			if err := s.offsetIndexAppend(largestOffset, start); err != nil {
+				return err
+			}
+			if err := s.timeIndexMaybeAppend(s.maxTimestampSoFar(), s.maxTsOff, false); err != nil {
+				return err
+			}
+			s.bytesSince = 0
+		}
+		s.bytesSince += total
+		return nil
+	}
+	pos = start
+	for _, b := range batches {
+		last := batchLastOffset(b)
+		if ts := batchMaxTimestamp(b); ts > s.maxTimestampSoFar() {
+			s.maxTs, s.maxTsOff = ts, last
+		}
+		if s.bytesSince > interval {
+			if err := s.offsetIndexAppend(last, pos); err != nil {
+				return err
+			}
+			if err := s.timeIndexMaybeAppend(s.maxTimestampSoFar(), s.maxTsOff, false); err != nil {
+				return err
+			}
+			s.bytesSince = 0
+		}
+		pos += int64(len(b))
+		s.bytesSince += int64(len(b))
+	}
+	return nil
+}
+
+func batchLastOffset(b []byte) int64 {
+	return int64(binary.BigEndian.Uint64(b)) + int64(int32(binary.BigEndian.Uint32(b[23:])))
+}
+
+func batchMaxTimestamp(b []byte) int64 { return int64(binary.BigEndian.Uint64(b[35:])) }
+
+// trim is trimToValidSize on both indexes and FileRecords.trim on the log.
+func (s *writeSegment) trim() error {
+	if err := s.idxF.Truncate(int64(s.idxEntries) * OffsetIndexEntrySize); err != nil {
+		return err
+	}
+	s.idxMax = s.idxEntries
+	if err := s.tF.Truncate(int64(s.tEntries) * TimeIndexEntrySize); err != nil {
+		return err
+	}
+	s.tMax = s.tEntries
+	return s.logF.Truncate(s.size)
+}
+
+// onBecomeInactive is LogSegment.onBecomeInactiveSegment followed by the
+// file handles being released.
+func (s *writeSegment) onBecomeInactive() error {
+	if err := s.timeIndexMaybeAppend(s.maxTimestampSoFar(), s.maxTsOff, true); err != nil {
+		return err
+	}
+	if err := s.trim(); err != nil {
+		return err
+	}
+	return s.closeFiles()
+}
+
+// close is LogSegment.close: the final time-index entry only when the max
+// timestamp was ever loaded, then trim and close.
+func (s *writeSegment) close() error {
+	var err error
+	if s.maxTsKnown {
+		err = s.timeIndexMaybeAppend(s.maxTs, s.maxTsOff, true)
+	}
+	return errors.Join(err, s.trim(), s.closeFiles())
+}
+
+func (s *writeSegment) closeFiles() error {
+	var err error
+	for _, f := range []*os.File{s.logF, s.idxF, s.tF} {
+		if f != nil {
+			err = errors.Join(err, f.Close())
+		}
+	}
+	return err
+}
