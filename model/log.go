@@ -52,6 +52,9 @@ type LogOptions struct {
 	// full output. Without it a rolled segment is reduced to a SegmentSummary and its memory
 	// is reused, so a log of any length runs in the memory of one segment.
 	KeepSegments bool
+	// OnSegmentDone, if set, sees every segment once it is final: at its roll, and the last
+	// one at Close. The segment must not be kept unless KeepSegments is set.
+	OnSegmentDone func(*Segment)
 }
 
 // SegmentSummary is what remains of a rolled segment when segments are not kept.
@@ -296,6 +299,9 @@ func (l *Log) roll(reason RollReason) error {
 		return err
 	}
 	old.rollReason = reason
+	if l.opts.OnSegmentDone != nil {
+		l.opts.OnSegmentDone(old)
+	}
 	var recycled []BatchInfo
 	if l.opts.KeepSegments {
 		l.kept = append(l.kept, old)
@@ -346,5 +352,11 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.finished = true
-	return l.active.onBecomeInactive()
+	if err := l.active.onBecomeInactive(); err != nil {
+		return err
+	}
+	if l.opts.OnSegmentDone != nil {
+		l.opts.OnSegmentDone(l.active)
+	}
+	return nil
 }

@@ -307,6 +307,18 @@ func (s *Segment) recover(cfg Config) error {
 // recomputeScan replays the scan walk over all batches with the current entries.
 func (s *Segment) recomputeScan() {
 	s.scan, s.walker = ScanStats{}, scanWalker{}
+	s.replayScan(&s.scan, &s.walker)
+}
+
+// Runs calls fn for every run of the segment's offsets that share one lookup cost (count
+// offsets of scanBytes and hops each), in offset order. The runs add up to Scan(); reports use
+// them for exact quantiles.
+func (s *Segment) Runs(fn func(count, scanBytes, hops int64)) {
+	var w scanWalker
+	s.replayScan(RunFunc(fn), &w)
+}
+
+func (s *Segment) replayScan(sink runSink, w *scanWalker) {
 	e := 0
 	for j := range s.batches {
 		entry := -1
@@ -314,7 +326,7 @@ func (s *Segment) recomputeScan() {
 			entry = s.entryBatch[e]
 			e++
 		}
-		s.walker.step(&s.scan, s.batches, j, entry)
+		w.step(sink, s.batches, j, entry)
 	}
 }
 

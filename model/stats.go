@@ -63,9 +63,24 @@ type scanWalker struct {
 	startBatch int   // ordinal of the batch at startPos
 }
 
+// runSink receives runs of offsets that share one lookup cost.
+type runSink interface {
+	Add(count, scanBytes, hops int64)
+}
+
+// RunFunc adapts a function to receive runs.
+type RunFunc func(count, scanBytes, hops int64)
+
+// Add calls f.
+func (f RunFunc) Add(count, scanBytes, hops int64) {
+	if count > 0 {
+		f(count, scanBytes, hops)
+	}
+}
+
 // step accounts for batch j. entryBatch is the ordinal of the batch the entry naming j's
 // last offset points at, or -1 when no entry names it.
-func (w *scanWalker) step(stats *ScanStats, batches []BatchInfo, j, entryBatch int) {
+func (w *scanWalker) step(stats runSink, batches []BatchInfo, j, entryBatch int) {
 	b := &batches[j]
 	records := b.LastOffset - b.BaseOffset + 1
 	scan := b.Position - w.startPos

@@ -92,3 +92,40 @@ func TestStreamingSummariesMatchKeptSegments(t *testing.T) {
 		}
 	}
 }
+
+// Segment.Runs replays the runs behind Scan(): they add up to it, and OnSegmentDone sees
+// every segment of a streamed log once.
+func TestSegmentRunsAddUp(t *testing.T) {
+	for seed := uint64(1); seed <= 300; seed++ {
+		r := rand.New(rand.NewPCG(seed, 31))
+		cfg, steps := randomSteps(r)
+		var seen int
+		var total ScanStats
+		l, err := NewLog(cfg, PerAppend, LogOptions{OnSegmentDone: func(s *Segment) {
+			seen++
+			var fromRuns ScanStats
+			s.Runs(func(c, sc, h int64) { fromRuns.Add(c, sc, h) })
+			if fromRuns != s.Scan() {
+				t.Fatalf("seed %d segment %d: runs %+v, scan %+v", seed, s.BaseOffset(), fromRuns, s.Scan())
+			}
+			total.Merge(fromRuns)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range steps {
+			if l.Stopped() {
+				break
+			}
+			if err := l.Apply(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if seen != l.SegmentCount() || total != l.Scan() {
+			t.Fatalf("seed %d: saw %d of %d segments, total %+v vs %+v", seed, seen, l.SegmentCount(), total, l.Scan())
+		}
+	}
+}

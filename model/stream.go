@@ -33,7 +33,13 @@ type StatStream struct {
 	summaries     []SegmentSummary
 	keepSummaries bool
 	onSegment     func(SegmentSummary)
+	onRun         func(count, scanBytes, hops int64)
 }
+
+// OnRun registers fn to be called for every run of offsets that share one lookup cost, as
+// the stream computes them: count offsets cost scanBytes and hops each. The runs of all
+// segments add up to the stream's ScanStats; reports use them for exact quantiles.
+func (s *StatStream) OnRun(fn func(count, scanBytes, hops int64)) { s.onRun = fn }
 
 // NewStatStream starts an empty log at startOffset. With keepSummaries every closed
 // segment's summary is kept (see Summaries); onSegment, if set, is called with each.
@@ -74,6 +80,7 @@ func (s *StatStream) Add(bytes, records, maxTimestamp int64) {
 func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 	segBytes, interval, segMs := s.cfg.SegmentBytes, s.cfg.IndexIntervalBytes, s.cfg.SegmentMs
 	hasTs := maxTimestamps != nil
+	onRun := s.onRun
 	rolled := false // the batch at i already went through shouldRoll (once per append)
 	for i := 0; i < len(bytes); {
 		size, counter, hops, batches, next := s.size, s.counter, s.hops, s.batches, s.nextOffset
@@ -135,6 +142,10 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 				idx = 1
 			}
 			rest := recs - idx
+			if onRun != nil {
+				onRun(rest, counter, hops+1)
+				onRun(idx, 0, 1)
+			}
 			totalScan += rest * counter
 			totalHops += rest*(hops+1) + idx
 			if rest > 0 {

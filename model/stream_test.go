@@ -47,3 +47,25 @@ func TestStatStreamMatchesLog(t *testing.T) {
 		}
 	}
 }
+
+// The runs reported through OnRun add up to the stream's statistics.
+func TestStatStreamRunsAddUp(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 23))
+		cfg, steps := randomSteps(r)
+		st, err := NewStatStream(cfg, 0, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromRuns ScanStats
+		st.OnRun(func(count, scan, hops int64) { fromRuns.Add(count, scan, hops) })
+		for _, s := range steps {
+			for _, b := range s.Append {
+				st.Add(b.Bytes, b.Records, b.MaxTimestamp)
+			}
+		}
+		if total := st.Close(); total != fromRuns {
+			t.Fatalf("seed %d: stats %+v, runs %+v", seed, total, fromRuns)
+		}
+	}
+}

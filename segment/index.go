@@ -117,7 +117,7 @@ type OffsetIndex struct {
 	n          int
 }
 
-// OpenOffsetIndex maps path read-only. baseOffset normally comes from the
+// OpenOffsetIndex reads path (opened read-only) into memory. baseOffset normally comes from the
 // file name (OffsetFromFileName).
 func OpenOffsetIndex(path string, baseOffset int64) (*OffsetIndex, error) {
 	f, size, err := openReadOnly(path)
@@ -125,14 +125,14 @@ func OpenOffsetIndex(path string, baseOffset int64) (*OffsetIndex, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := mapFile(f, size)
+	data, err := readWhole(f, size)
 	if err != nil {
 		return nil, err
 	}
-	return &OffsetIndex{Path: path, BaseOffset: baseOffset, FileSize: size, b: b, n: int(size / OffsetIndexEntrySize)}, nil
+	return &OffsetIndex{Path: path, BaseOffset: baseOffset, FileSize: size, b: fileBytes{data: data}, n: len(data) / OffsetIndexEntrySize}, nil
 }
 
-// Close unmaps the file.
+// Close releases the index.
 func (x *OffsetIndex) Close() error { return x.b.unmap() }
 
 // Len is Kafka's entry count: floor(file size / 8).
@@ -214,21 +214,21 @@ type TimeIndex struct {
 	n          int
 }
 
-// OpenTimeIndex maps path read-only.
+// OpenTimeIndex reads path (opened read-only) into memory.
 func OpenTimeIndex(path string, baseOffset int64) (*TimeIndex, error) {
 	f, size, err := openReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := mapFile(f, size)
+	data, err := readWhole(f, size)
 	if err != nil {
 		return nil, err
 	}
-	return &TimeIndex{Path: path, BaseOffset: baseOffset, FileSize: size, b: b, n: int(size / TimeIndexEntrySize)}, nil
+	return &TimeIndex{Path: path, BaseOffset: baseOffset, FileSize: size, b: fileBytes{data: data}, n: len(data) / TimeIndexEntrySize}, nil
 }
 
-// Close unmaps the file.
+// Close releases the index.
 func (x *TimeIndex) Close() error { return x.b.unmap() }
 
 // Len is floor(file size / 12).

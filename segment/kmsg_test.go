@@ -10,13 +10,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// A real client as the oracle. kgo.ProcessFetchPartition (which checks the
-// CRC while decoding a fetch) is not usable here: kgo's compression
-// dependencies (klauspost/compress, pierrec/lz4) are not in go.sum and this
-// package may not change the module. So the CRC is recomputed with the
-// standard library's CRC-32C over bytes [21, end) and compared with the CRC
-// field kmsg decoded, which is exactly what kgo does with
-// crc32.Checksum(..., crc32c) before it accepts a batch.
+// A real client's codec as the oracle: kmsg decodes every batch and its
+// records. The CRC is also recomputed here (CRC-32C over bytes [21, end))
+// and compared with the field kmsg decoded; kgo_test.go runs the consumer's
+// own parse, kgo.ProcessFetchPartition, which validates it as a client does.
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
 // TestKmsgDecodesWriterBatches: every batch the writer produces (record

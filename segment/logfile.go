@@ -90,7 +90,14 @@ func (l *LogFile) read(pos int64, n int) ([]byte, error) {
 		n, short = int(avail), true
 	}
 	if l.access == AccessMmap {
-		b := l.mm.data[pos : pos+int64(n)]
+		if cap(l.buf) < n {
+			l.buf = make([]byte, max(n, RecordBatchOverhead))
+		}
+		b := l.buf[:n]
+		l.bufLen = 0 // the pread window no longer describes buf
+		if err := l.mm.copyMapped(b, pos, l.Path); err != nil {
+			return nil, err
+		}
 		if short {
 			return b, io.ErrUnexpectedEOF
 		}

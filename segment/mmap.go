@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"syscall"
 )
 
 // fileBytes is a read-only view of a whole file: an mmap (PROT_READ,
 // MAP_SHARED, so nothing can be written through it) when the file is not
-// empty, else an empty slice. Kafka maps its indexes the same way.
+// empty, else an empty slice. Only .log files are mapped (for lookups), and
+// mapped bytes are only touched through copyMapped: a broker may truncate the
+// file under us (follower truncation, recovery), which turns a read of the
+// lost pages into SIGBUS.
 type fileBytes struct {
 	data   []byte
 	mapped bool
@@ -38,6 +42,44 @@ func mapFile(f *os.File, size int64) (fileBytes, error) {
 	}
 	return fileBytes{data: buf}, nil
 }
+
+// copyMapped copies b.data[pos:pos+len(dst)] into dst. A memory fault (the
+// file shrank while mapped) becomes an error naming the file and position
+// instead of a crash (runtime/debug.SetPanicOnFault exists for this case).
+func (b *fileBytes) copyMapped(dst []byte, pos int64, path string) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); fault {
+				err = formatErr(path, pos, "the file shrank while it was being read (truncated by another process?)")
+				return
+			}
+			panic(r)
+		}
+	}()
+	copy(dst, b.data[pos:pos+int64(len(dst))])
+	return nil
+}
+
+// readWhole reads a whole (index) file into memory. Index files are small
+// (segment.index.bytes, 10 MiB by default) and reading them avoids mapping
+// files a broker resizes on every roll.
+func readWhole(f *os.File, size int64) ([]byte, error) {
+	if size > maxIndexFile {
+		return nil, fmt.Errorf("%s: %d bytes is larger than any Kafka index (segment.index.bytes is an int32)", f.Name(), size)
+	}
+	buf := make([]byte, size)
+	n, err := io.ReadFull(io.NewSectionReader(f, 0, size), buf)
+	if err != nil {
+		// The file shrank since it was opened: keep what was read.
+		return buf[:n], nil
+	}
+	return buf, nil
+}
+
+// maxIndexFile bounds an index file kidx reads into memory.
+const maxIndexFile = 1<<31 - 1
 
 func (b *fileBytes) unmap() error {
 	if b.mapped {
