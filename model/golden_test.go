@@ -250,3 +250,54 @@ func equalSlices[T comparable](a, b []T) bool {
 	}
 	return true
 }
+
+// Every mutant (a deliberately broken rule) must disagree with Kafka on some golden case:
+// the mutants are wired in, and the golden vectors alone already reject each of them.
+func TestMutantsDisagreeWithKafka(t *testing.T) {
+	names := goldenCases(t)
+	for _, m := range Mutants {
+		caught := false
+		for _, name := range names {
+			w, out := loadGolden(t, name)
+			cfg := DefaultConfig()
+			if err := w.ApplyTo(&cfg); err != nil {
+				t.Fatal(err)
+			}
+			rule, _ := ParseRule(w.Rule)
+			l, err := NewLog(cfg, rule, LogOptions{KeepSegments: true, Mutant: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range w.Steps {
+				if l.Stopped() || l.Apply(s) != nil {
+					break
+				}
+			}
+			_ = l.Close()
+			segs := l.Segments()
+			if len(segs) != len(out.Segments) {
+				caught = true
+				break
+			}
+			for i, ks := range out.Segments {
+				var koi []OffsetPosition
+				for _, e := range ks.OffsetIndex {
+					koi = append(koi, OffsetPosition{e[0], e[1]})
+				}
+				var kti []TimestampOffset
+				for _, e := range ks.TimeIndex {
+					kti = append(kti, TimestampOffset{e[0], e[1]})
+				}
+				if segs[i].Size() != ks.LogSize || !equalSlices(segs[i].OffsetIndex().All(), koi) || !equalSlices(segs[i].TimeIndex().All(), kti) {
+					caught = true
+				}
+			}
+			if caught {
+				break
+			}
+		}
+		if !caught {
+			t.Errorf("mutant %q agrees with Kafka on every golden case", m)
+		}
+	}
+}

@@ -52,6 +52,8 @@ type LogOptions struct {
 	// full output. Without it a rolled segment is reduced to a SegmentSummary and its memory
 	// is reused, so a log of any length runs in the memory of one segment.
 	KeepSegments bool
+	// Mutant breaks one of Kafka's rules on purpose (props' mutation tests); Exact otherwise.
+	Mutant Mutant
 	// OnSegmentDone, if set, sees every segment once it is final: at its roll, and the last
 	// one at Close. The segment must not be kept unless KeepSegments is set.
 	OnSegmentDone func(*Segment)
@@ -113,7 +115,7 @@ func NewLog(cfg Config, rule AppendRule, opts LogOptions) (*Log, error) {
 	if opts.StartOffset < 0 {
 		return nil, fmt.Errorf("start offset %d is negative", opts.StartOffset)
 	}
-	active, err := newSegment(opts.StartOffset, cfg, nil)
+	active, err := newSegment(opts.StartOffset, cfg, nil, opts.Mutant)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +270,9 @@ func (l *Log) shouldRoll(appendBytes, lastOffset, appendMaxTs int64) RollReason 
 	switch {
 	// Written as Kafka writes it (size > maxSegmentBytes - messagesSize): the whole append
 	// counts, and a segment may end at exactly segment.bytes.
-	case s.size > l.cfg.SegmentBytes-appendBytes:
+	case s.size > l.cfg.SegmentBytes-appendBytes && l.opts.Mutant != MutantRollIgnoresAppendSize:
+		return RollSize
+	case l.opts.Mutant == MutantRollIgnoresAppendSize && s.size > l.cfg.SegmentBytes:
 		return RollSize
 	case s.size > 0 && s.timeWaitedForRoll(appendMaxTs) > l.cfg.SegmentMs:
 		return RollTime
@@ -288,7 +292,7 @@ func (l *Log) shouldRoll(appendBytes, lastOffset, appendMaxTs int64) RollReason 
 func (l *Log) roll(reason RollReason) error {
 	old := l.active
 	if old.size == 0 {
-		fresh, err := newSegment(l.nextOffset, l.cfg, old.batches)
+		fresh, err := newSegment(l.nextOffset, l.cfg, old.batches, l.opts.Mutant)
 		if err != nil {
 			return err
 		}
@@ -310,7 +314,7 @@ func (l *Log) roll(reason RollReason) error {
 		recycled = old.batches
 	}
 	l.total.Merge(old.scan)
-	fresh, err := newSegment(l.nextOffset, l.cfg, recycled)
+	fresh, err := newSegment(l.nextOffset, l.cfg, recycled, l.opts.Mutant)
 	if err != nil {
 		return err
 	}

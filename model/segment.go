@@ -42,9 +42,10 @@ type Segment struct {
 
 	closed     bool
 	rollReason RollReason
+	mutant     Mutant
 }
 
-func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo) (*Segment, error) {
+func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo, mutant Mutant) (*Segment, error) {
 	oi, err := NewOffsetIndex(baseOffset, cfg.SegmentIndexBytes)
 	if err != nil {
 		return nil, err
@@ -53,7 +54,9 @@ func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo) (*Segment, e
 	if err != nil {
 		return nil, err
 	}
+	ti.appendOnEqual = mutant == MutantTimeIndexOnEqual
 	return &Segment{
+		mutant:                    mutant,
 		baseOffset:                baseOffset,
 		batches:                   recycled[:0],
 		offsetIndex:               oi,
@@ -184,9 +187,13 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, rule AppendR
 			if b.MaxTimestamp > s.maxTimestampSoFar {
 				s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar = b.MaxTimestamp, b.LastOffset
 			}
+			if s.mutant == MutantIncrementBeforeCheck {
+				s.bytesSinceLastIndexEntry += b.Size
+			}
 			entry := -1
-			if s.bytesSinceLastIndexEntry > interval {
-				if err := s.addIndexEntry(b.LastOffset, b.Position, j); err != nil {
+			if s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval) {
+				off, pos := s.mutant.entry(b.BaseOffset, b.LastOffset, b.Position, b.Position+b.Size)
+				if err := s.addIndexEntry(off, pos, j); err != nil {
 					if mayThrow {
 						s.rollback(m)
 					}
@@ -195,7 +202,9 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, rule AppendR
 				s.bytesSinceLastIndexEntry = 0
 				entry = j
 			}
-			s.bytesSinceLastIndexEntry += b.Size
+			if s.mutant != MutantIncrementBeforeCheck {
+				s.bytesSinceLastIndexEntry += b.Size
+			}
 			s.walker.step(&s.scan, s.batches, j, entry)
 		}
 	case PerAppend:
@@ -207,10 +216,14 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, rule AppendR
 		if appendMaxTs > s.maxTimestampSoFar {
 			s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar = appendMaxTs, appendMaxTsOffset
 		}
+		if s.mutant == MutantIncrementBeforeCheck {
+			s.bytesSinceLastIndexEntry += s.size - physicalPosition
+		}
 		entry := -1
-		if s.bytesSinceLastIndexEntry > interval {
+		if s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval) {
 			// One entry for the whole append: its last offset, at the append's start.
-			if err := s.addIndexEntry(largestOffset, physicalPosition, first); err != nil {
+			off, pos := s.mutant.entry(firstOffset, largestOffset, physicalPosition, s.size)
+			if err := s.addIndexEntry(off, pos, first); err != nil {
 				if mayThrow {
 					s.rollback(m)
 				}
@@ -219,7 +232,9 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, rule AppendR
 			s.bytesSinceLastIndexEntry = 0
 			entry = first
 		}
-		s.bytesSinceLastIndexEntry += s.size - physicalPosition
+		if s.mutant != MutantIncrementBeforeCheck {
+			s.bytesSinceLastIndexEntry += s.size - physicalPosition
+		}
 		last := len(s.batches) - 1
 		for j := first; j < last; j++ {
 			s.walker.step(&s.scan, s.batches, j, -1)

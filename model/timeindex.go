@@ -21,6 +21,8 @@ type TimeIndex struct {
 	baseOffset int64
 	maxEntries int
 	entries    []timeEntry
+	// appendOnEqual is MutantTimeIndexOnEqual (never set for Kafka's behaviour).
+	appendOnEqual bool
 }
 
 // NewTimeIndex creates an empty time index: maxIndexSize rounded down to 12-byte entries.
@@ -95,7 +97,7 @@ func (x *TimeIndex) MaybeAppend(timestamp, offset int64, skipFullCheck bool) err
 			"Attempt to append a timestamp (%d) to slot %d no larger than the last timestamp appended (%d)",
 			timestamp, len(x.entries), last.Timestamp)
 	}
-	if timestamp > last.Timestamp {
+	if timestamp > last.Timestamp || (x.appendOnEqual && timestamp == last.Timestamp) {
 		if len(x.entries) >= x.maxEntries {
 			return indexErr(ErrBufferOverflow, "java.nio.BufferOverflowException")
 		}
