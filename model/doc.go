@@ -16,6 +16,8 @@
 //   - workload.go: Batch, Step, Workload and the SPEC §3 JSON format.
 //   - search.go: Kafka's warm-section binary search (AbstractIndex.indexSlotRangeFor) and
 //     its cost in slots compared and 4 KiB pages touched.
+//   - indexslots.go: the bookkeeping both indexes share (AbstractIndex: capacity, resize,
+//     trim, truncate).
 //   - offsetindex.go, timeindex.go: OffsetIndex and TimeIndex, in-memory twins of Kafka's
 //     classes with the same preconditions, capacity and lookup.
 //   - segment.go: Segment, the LogSegment.append loop under both rules, and recover().
@@ -23,6 +25,9 @@
 //     recover steps, events.
 //   - lookup.go: phase 1 + phase 2 lookups by offset and by timestamp.
 //   - stats.go: ScanStats, computed exactly in one pass over batches (O(batches)).
+//   - stream.go: StatStream, the same figures for single-batch appends with no per-batch
+//     memory, at a few nanoseconds a batch.
 //   - bruteforce.go: the same statistics by looking up every offset, for tests.
 //   - simulate.go: Simulate, which runs a whole Workload.
+//   - mutant.go: deliberately broken rules, so that property tests can show their teeth.
 package model

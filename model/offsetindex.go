@@ -21,9 +21,7 @@ type offsetEntry struct {
 // same append preconditions in the same order, same warm-section search, same truncation.
 // The zero value is not usable; call NewOffsetIndex.
 type OffsetIndex struct {
-	baseOffset int64
-	maxEntries int
-	entries    []offsetEntry
+	indexSlots[offsetEntry]
 }
 
 // NewOffsetIndex creates an empty index the way AbstractIndex.createAndAssignMmap creates a
@@ -33,20 +31,12 @@ func NewOffsetIndex(baseOffset, maxIndexSize int64) (*OffsetIndex, error) {
 	if maxIndexSize < OffsetIndexEntrySize {
 		return nil, indexErr(ErrInvalidSize, "Invalid max index size: %d", maxIndexSize)
 	}
-	return &OffsetIndex{baseOffset: baseOffset, maxEntries: int(maxIndexSize / OffsetIndexEntrySize)}, nil
+	return &OffsetIndex{indexSlots[offsetEntry]{baseOffset: baseOffset, entrySize: OffsetIndexEntrySize,
+		maxEntries: int(maxIndexSize / OffsetIndexEntrySize)}}, nil
 }
 
 // BaseOffset is the segment's base offset.
 func (x *OffsetIndex) BaseOffset() int64 { return x.baseOffset }
-
-// Entries is the number of entries.
-func (x *OffsetIndex) Entries() int { return len(x.entries) }
-
-// MaxEntries is the capacity: the file length divided by 8.
-func (x *OffsetIndex) MaxEntries() int { return x.maxEntries }
-
-// SizeInBytes is the index file's length: preallocated while active, trimmed after a roll.
-func (x *OffsetIndex) SizeInBytes() int64 { return int64(x.maxEntries) * OffsetIndexEntrySize }
 
 // IsFull is AbstractIndex.isFull: entries >= maxEntries.
 func (x *OffsetIndex) IsFull() bool { return len(x.entries) >= x.maxEntries }
@@ -183,46 +173,8 @@ func (x *OffsetIndex) FetchUpperBoundOffset(fetchStartPosition, fetchSize int64)
 // TruncateTo is OffsetIndex.truncateTo: remove every entry with offset >= offset.
 func (x *OffsetIndex) TruncateTo(offset int64) {
 	slot := indexSlotRangeFor(len(x.entries), x.relKey, offset-x.baseOffset, OffsetIndexEntrySize, largestLowerBound, nil)
-	switch {
-	case slot < 0:
-		x.entries = x.entries[:0]
-	case x.at(slot).Offset == offset:
-		x.entries = x.entries[:slot]
-	default:
-		x.entries = x.entries[:slot+1]
-	}
+	x.truncateToSlot(slot, slot >= 0 && x.at(slot).Offset == offset)
 }
 
-// Truncate removes every entry.
-func (x *OffsetIndex) Truncate() { x.entries = x.entries[:0] }
-
-// Resize is AbstractIndex.resize: round down to whole entries, false if unchanged.
-func (x *OffsetIndex) Resize(newSize int64) bool {
-	n := int(newSize / OffsetIndexEntrySize)
-	if n == x.maxEntries {
-		return false
-	}
-	x.maxEntries = n
-	if len(x.entries) > n {
-		// Kafka would fail on mmap.position past the new limit; the model keeps what fits.
-		x.entries = x.entries[:n]
-	}
-	return true
-}
-
-// TrimToValidSize is AbstractIndex.trimToValidSize: resize to exactly the entries held.
-func (x *OffsetIndex) TrimToValidSize() { x.Resize(int64(len(x.entries)) * OffsetIndexEntrySize) }
-
-// Reset is AbstractIndex.reset: truncate, then resize back to maxIndexSize.
-func (x *OffsetIndex) Reset(maxIndexSize int64) {
-	x.Truncate()
-	x.Resize(maxIndexSize)
-}
-
-// clone returns an independent copy (recover builds into a copy so that a failure can be
-// reported without changing the segment).
-func (x *OffsetIndex) clone() *OffsetIndex {
-	c := *x
-	c.entries = append([]offsetEntry(nil), x.entries...)
-	return &c
-}
+// clone returns an independent copy.
+func (x *OffsetIndex) clone() *OffsetIndex { return &OffsetIndex{x.indexSlots.clone()} }

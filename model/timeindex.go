@@ -18,9 +18,7 @@ type timeEntry struct {
 // TimeIndex is an in-memory twin of Kafka's TimeIndex (semantics §6). The zero value is not
 // usable; call NewTimeIndex.
 type TimeIndex struct {
-	baseOffset int64
-	maxEntries int
-	entries    []timeEntry
+	indexSlots[timeEntry]
 	// appendOnEqual is MutantTimeIndexOnEqual (never set for Kafka's behaviour).
 	appendOnEqual bool
 }
@@ -30,17 +28,9 @@ func NewTimeIndex(baseOffset, maxIndexSize int64) (*TimeIndex, error) {
 	if maxIndexSize < TimeIndexEntrySize {
 		return nil, indexErr(ErrInvalidSize, "Invalid max index size: %d", maxIndexSize)
 	}
-	return &TimeIndex{baseOffset: baseOffset, maxEntries: int(maxIndexSize / TimeIndexEntrySize)}, nil
+	return &TimeIndex{indexSlots: indexSlots[timeEntry]{baseOffset: baseOffset, entrySize: TimeIndexEntrySize,
+		maxEntries: int(maxIndexSize / TimeIndexEntrySize)}}, nil
 }
-
-// Entries is the number of entries.
-func (x *TimeIndex) Entries() int { return len(x.entries) }
-
-// MaxEntries is the capacity: the file length divided by 12.
-func (x *TimeIndex) MaxEntries() int { return x.maxEntries }
-
-// SizeInBytes is the time-index file's length.
-func (x *TimeIndex) SizeInBytes() int64 { return int64(x.maxEntries) * TimeIndexEntrySize }
 
 // IsFull is TimeIndex.isFull: entries >= maxEntries - 1. One slot stays free for the entry
 // that onBecomeInactiveSegment and close() add with skipFullCheck.
@@ -129,43 +119,9 @@ func (x *TimeIndex) LookupSlot(ts int64) (TimestampOffset, int, SearchCost) {
 // on the offset (VALUE) with the same three cases as the offset index.
 func (x *TimeIndex) TruncateTo(offset int64) {
 	slot := indexSlotRangeFor(len(x.entries), x.relKey, offset-x.baseOffset, TimeIndexEntrySize, largestLowerBound, nil)
-	switch {
-	case slot < 0:
-		x.entries = x.entries[:0]
-	case x.at(slot).Offset == offset:
-		x.entries = x.entries[:slot]
-	default:
-		x.entries = x.entries[:slot+1]
-	}
-}
-
-// Truncate removes every entry.
-func (x *TimeIndex) Truncate() { x.entries = x.entries[:0] }
-
-// Resize is AbstractIndex.resize for 12-byte entries.
-func (x *TimeIndex) Resize(newSize int64) bool {
-	n := int(newSize / TimeIndexEntrySize)
-	if n == x.maxEntries {
-		return false
-	}
-	x.maxEntries = n
-	if len(x.entries) > n {
-		x.entries = x.entries[:n]
-	}
-	return true
-}
-
-// TrimToValidSize resizes to exactly the entries held.
-func (x *TimeIndex) TrimToValidSize() { x.Resize(int64(len(x.entries)) * TimeIndexEntrySize) }
-
-// Reset is AbstractIndex.reset: truncate, then resize back to maxIndexSize.
-func (x *TimeIndex) Reset(maxIndexSize int64) {
-	x.Truncate()
-	x.Resize(maxIndexSize)
+	x.truncateToSlot(slot, slot >= 0 && x.at(slot).Offset == offset)
 }
 
 func (x *TimeIndex) clone() *TimeIndex {
-	c := *x
-	c.entries = append([]timeEntry(nil), x.entries...)
-	return &c
+	return &TimeIndex{indexSlots: x.indexSlots.clone(), appendOnEqual: x.appendOnEqual}
 }

@@ -195,11 +195,28 @@ func TestSimKafkaVersion(t *testing.T) {
 	}
 }
 
-// The text report names every segment and sums up.
-func TestSimText(t *testing.T) {
-	out, _, code := runKidx(t, "sim", "--config", "index.interval.bytes=1048576")
-	if code != 0 || !strings.Contains(out, "0 offset-index entries") || !strings.Contains(out, "scan max 49050 B") {
-		t.Fatalf("exit %d:\n%s", code, out)
+// The text report sums up, and names the seed post's three regimes: "Below the batch size,
+// it's a plateau" (1 and 4096), "Between the batch size and the segment size, it thins out"
+// (20000), "Above the segment size, it's a cliff" (1048576: 0 entries, a 49 KB walk).
+func TestSimTextRegimes(t *testing.T) {
+	for _, c := range []struct {
+		interval string
+		want     []string
+	}{
+		{"1", []string{"48 offset-index entries", "plateau"}},
+		{"4096", []string{"48 offset-index entries", "plateau", "scan max 16350 B"}},
+		{"20000", []string{"16 offset-index entries", "thinning"}},
+		{"1048576", []string{"0 offset-index entries", "cliff", "scan max 49050 B"}},
+	} {
+		out, _, code := runKidx(t, "sim", "--config", "index.interval.bytes="+c.interval)
+		if code != 0 {
+			t.Fatalf("interval %s: exit %d", c.interval, code)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("interval %s: output lacks %q:\n%s", c.interval, w, out)
+			}
+		}
 	}
 }
 

@@ -168,6 +168,7 @@ func writeSimText(w io.Writer, l *model.Log, source string) {
 	fmt.Fprintf(w, "\nsummary: %d segments, %d offsets, %d offset-index entries, %d time-index entries; "+
 		"scan max %d B, mean %.1f B; hops max %d, mean %.2f\n",
 		len(segs), offsets, entries, timeEntries, total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops())
+	fmt.Fprintf(w, "index density: %s\n", densityNote(segs, entries))
 	if ev := l.Events(); len(ev) > 0 {
 		fmt.Fprintf(w, "events:\n")
 		for _, e := range ev {
@@ -177,4 +178,23 @@ func writeSimText(w io.Writer, l *model.Log, source string) {
 			fmt.Fprintf(w, "  (Kafka throws there: the simulation stopped, segments show the state before that step)\n")
 		}
 	}
+}
+
+// densityNote says where the index stands between its densest possible form (every batch
+// but the first of each segment indexed: the per-batch rule cannot do more) and an empty
+// index, from the figures alone.
+func densityNote(segs []*model.Segment, entries int64) string {
+	var indexable int64
+	for _, s := range segs {
+		indexable += max(int64(len(s.Batches()))-1, 0)
+	}
+	switch {
+	case indexable == 0:
+		return "no segment has more than one batch, so no index entry is possible"
+	case entries == 0:
+		return fmt.Sprintf("cliff: every offset index is empty (0 of %d batches after each segment's first); every lookup walks from byte 0", indexable)
+	case entries >= indexable:
+		return fmt.Sprintf("plateau: every batch but each segment's first is indexed (%d entries); a smaller interval cannot add any", entries)
+	}
+	return fmt.Sprintf("thinning: %d of the %d batches after each segment's first are indexed", entries, indexable)
 }
