@@ -277,7 +277,20 @@ func (l *LogFile) CheckBatch(b BatchInfo) error {
 	if b.IsLegacy() {
 		from, stored, table = b.Position+magicOffset, b.Legacy.CRC, crc32.IEEETable
 	}
+	if b.End() > l.size {
+		return formatErr(l.Path, b.Position, "batch runs past the end of the file (size %d)", l.size)
+	}
 	var c uint32
+	if l.access == AccessMmap {
+		var err error
+		if c, err = l.mm.updateCRCMapped(0, table, from, int(b.End()-from), l.Path); err != nil {
+			return err
+		}
+		if c != stored {
+			return formatErr(l.Path, b.Position+crcOffset, "Record is corrupt (stored crc = %d, computed crc = %d)", stored, c)
+		}
+		return nil
+	}
 	for pos := from; pos < b.End(); {
 		n := int(min(int64(crcChunk), b.End()-pos))
 		chunk, err := l.read(pos, n)

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"runtime/debug"
@@ -60,6 +61,24 @@ func (b *fileBytes) copyMapped(dst []byte, pos int64, path string) (err error) {
 	}()
 	copy(dst, b.data[pos:pos+int64(len(dst))])
 	return nil
+}
+
+// updateCRCMapped folds b.data[pos:pos+n] into the running CRC c without
+// copying it out of the mapping (deep verify is bound by CRC speed), with the
+// same fault guard as copyMapped.
+func (b *fileBytes) updateCRCMapped(c uint32, table *crc32.Table, pos int64, n int, path string) (_ uint32, err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); fault {
+				err = formatErr(path, pos, "the file shrank while it was being read (truncated by another process?)")
+				return
+			}
+			panic(r)
+		}
+	}()
+	return crc32.Update(c, table, b.data[pos:pos+int64(n)]), nil
 }
 
 // readWhole reads a whole (index) file into memory. Index files are small

