@@ -1,0 +1,98 @@
+package model
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Semantics §0.1: per-batch from 3.9.1, 4.0.1 and 4.1.0 on; per-append up to 3.8.1, 3.9.0,
+// 4.0.0. The seeds ran 4.3.1 (post 003) and 4.5.0-SNAPSHOT (post 000), both per-batch.
+func TestRuleForKafkaVersion(t *testing.T) {
+	cases := map[string]AppendRule{
+		"2.8.2": PerAppend, "3.0.0": PerAppend, "3.7.1": PerAppend, "3.8.0": PerAppend, "3.8.1": PerAppend,
+		"3.9.0": PerAppend, "3.9.1": PerBatch, "3.9.2": PerBatch,
+		"4.0.0": PerAppend, "4.0": PerAppend, "4.0.1": PerBatch,
+		"4.1.0": PerBatch, "4.1": PerBatch, "4.2.0": PerBatch, "4.3.1": PerBatch, "4.5.0-SNAPSHOT": PerBatch,
+		"5.0.0": PerBatch,
+	}
+	for v, want := range cases {
+		got, err := RuleForKafkaVersion(v)
+		if err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", v, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "4", "four.one", "4.1.0.1", "4.-1.0"} {
+		if _, err := RuleForKafkaVersion(bad); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+// SPEC §2 and semantics §9: Kafka's names, defaults and ranges.
+func TestConfigDefaultsAndRanges(t *testing.T) {
+	want := map[string]int64{"index.interval.bytes": 4096, "segment.bytes": 1073741824, "segment.index.bytes": 10485760,
+		"max.message.bytes": 1048588, "segment.ms": 604800000, "segment.jitter.ms": 0}
+	if got := DefaultConfig().Map(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("defaults %v", got)
+	}
+	var c Config = DefaultConfig()
+	for _, bad := range []struct{ k, v string }{
+		{"index.interval.bytes", "-1"}, {"segment.bytes", "13"}, {"segment.index.bytes", "3"}, {"segment.ms", "0"},
+		{"segment.bytes", "2147483648"}, {"index.interval.bytes", "4k"}, {"index.interval", "1"},
+	} {
+		if err := c.Set(bad.k, bad.v); err == nil {
+			t.Errorf("%s=%s accepted", bad.k, bad.v)
+		}
+	}
+	if err := c.Set("index.interval.bytes", "0"); err != nil || c.IndexIntervalBytes != 0 {
+		t.Fatal("index.interval.bytes=0 is valid (>= 0)")
+	}
+	// segment.index.bytes 4..11 passes ConfigDef but no segment can be created with it.
+	c = DefaultConfig()
+	if err := c.Set("segment.index.bytes", "8"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "Invalid max index size") {
+		t.Fatalf("segment.index.bytes=8: %v", err)
+	}
+}
+
+// SPEC §2: the CLI warns where a Kafka release rejects a value the model accepts.
+func TestVersionWarnings(t *testing.T) {
+	c := DefaultConfig()
+	c.SegmentBytes = 65536
+	for v, n := range map[string]int{"3.9.1": 0, "4.0.1": 1, "4.1.0": 1, "4.3.1": 1} {
+		w, err := VersionWarnings(c, v)
+		if err != nil || len(w) != n {
+			t.Errorf("%s: %v %v", v, w, err)
+		}
+	}
+	if w, _ := VersionWarnings(DefaultConfig(), "4.1.0"); len(w) != 0 {
+		t.Errorf("defaults warned: %v", w)
+	}
+}
+
+// A workload written back (MarshalJSON) parses to the same steps, in both forms.
+func TestWorkloadJSONRoundTrip(t *testing.T) {
+	for _, w := range []Workload{
+		{Config: map[string]int64{"segment.bytes": 65536}, Rule: "per-append", StartOffset: 7, SingleBatch: true,
+			Steps: []Step{AppendStep(Batch{79, 16350, 1700000000000}), AppendStep(Batch{1, 61, NoTimestamp})}},
+		{StartOffset: 0, Steps: []Step{AppendStep(Batch{1, 78, 5}, Batch{2, 100, 4}), {Restart: true}, {Recover: true}}},
+	} {
+		data, err := w.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseWorkload(data)
+		if err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		if w.Config == nil {
+			w.Config = map[string]int64{}
+		}
+		if !reflect.DeepEqual(back, w) {
+			t.Fatalf("round trip:\n%+v\n%+v\n%s", back, w, data)
+		}
+	}
+}
