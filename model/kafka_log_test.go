@@ -334,3 +334,31 @@ func TestPerBatchMidAppendOverflow(t *testing.T) {
 		}
 	}
 }
+
+// Semantics §8.2, LogSegment.shouldRoll / timeWaitedForRoll (UnifiedLogTest
+// testTimeBasedLogRollDuringAppend): with record timestamps, a segment rolls when the
+// append's max timestamp is more than segment.ms past the first batch's (strict >).
+func TestTimeBasedRoll(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SegmentMs = 150
+	for _, rule := range []AppendRule{PerBatch, PerAppend} {
+		l := newLog(t, cfg, rule, 0)
+		for _, ts := range []int64{1000, 1100, 1150, 1151, 1200} {
+			appendOK(t, l, Batch{1, 100, ts})
+		}
+		segs := l.Segments()
+		// 1150 - 1000 = 150 is not > 150; 1151 rolls; the new segment's first batch is 1151.
+		if len(segs) != 2 || segs[0].RollReason() != RollTime || segs[1].BaseOffset() != 3 || len(segs[1].Batches()) != 2 {
+			t.Fatalf("%s: %+v", rule, l.Summaries())
+		}
+	}
+	// Without timestamps the rolling timestamp is unknown: Kafka would use the wall clock,
+	// the model never rolls on time.
+	l := newLog(t, cfg, PerBatch, 0)
+	for range 5 {
+		appendOK(t, l, Batch{1, 100, NoTimestamp})
+	}
+	if len(l.Segments()) != 1 {
+		t.Fatalf("no timestamps: %d segments", len(l.Segments()))
+	}
+}

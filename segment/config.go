@@ -8,12 +8,15 @@ import (
 )
 
 // Config holds the topic configs the file-backed log obeys, under Kafka's
-// key names (LogConfig). Time-based rolling is not modelled (segment.ms is
-// accepted and ignored, as in the golden vectors where it is Long.MAX_VALUE).
+// key names (LogConfig).
 type Config struct {
 	IndexIntervalBytes int64 // index.interval.bytes, default 4096, >= 0
 	SegmentBytes       int64 // segment.bytes, default 1073741824, >= 14
 	SegmentIndexBytes  int64 // segment.index.bytes, default 10485760; < 12 fails like AbstractIndex's "Invalid max index size"
+	// SegmentMs is segment.ms (default 604800000) for time-based rolls, judged on the
+	// batches' timestamps as LogSegment.timeWaitedForRoll does (there is no wall clock
+	// here). 0 turns time-based rolling off, as in the golden vectors' runs.
+	SegmentMs int64
 }
 
 // Config key names.
@@ -21,11 +24,12 @@ const (
 	KeyIndexIntervalBytes = "index.interval.bytes"
 	KeySegmentBytes       = "segment.bytes"
 	KeySegmentIndexBytes  = "segment.index.bytes"
+	KeySegmentMs          = "segment.ms"
 )
 
 // DefaultConfig is Kafka's defaults.
 func DefaultConfig() Config {
-	return Config{IndexIntervalBytes: 4096, SegmentBytes: 1073741824, SegmentIndexBytes: 10485760}
+	return Config{IndexIntervalBytes: 4096, SegmentBytes: 1073741824, SegmentIndexBytes: 10485760, SegmentMs: 604800000}
 }
 
 // Validate checks the ranges Kafka enforces (LogConfig validators, and
@@ -38,13 +42,15 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%s=%d: must be in [14, 2147483647]", KeySegmentBytes, c.SegmentBytes)
 	case c.SegmentIndexBytes < TimeIndexEntrySize || c.SegmentIndexBytes > 1<<31-1:
 		return fmt.Errorf("%s=%d: Invalid max index size (below one %d-byte time-index entry)", KeySegmentIndexBytes, c.SegmentIndexBytes, TimeIndexEntrySize)
+	case c.SegmentMs < 0:
+		return fmt.Errorf("%s=%d: must be >= 1 (or 0: time-based rolling off)", KeySegmentMs, c.SegmentMs)
 	}
 	return nil
 }
 
 // Set assigns a config by Kafka key name. Keys kidx knows but the segment
-// writer does not use (max.message.bytes, segment.ms, segment.jitter.ms)
-// are accepted and ignored.
+// writer does not use (max.message.bytes, segment.jitter.ms) are accepted
+// and ignored.
 func (c *Config) Set(key string, v int64) error {
 	switch key {
 	case KeyIndexIntervalBytes:
@@ -53,7 +59,9 @@ func (c *Config) Set(key string, v int64) error {
 		c.SegmentBytes = v
 	case KeySegmentIndexBytes:
 		c.SegmentIndexBytes = v
-	case "max.message.bytes", "segment.ms", "segment.jitter.ms":
+	case KeySegmentMs:
+		c.SegmentMs = v
+	case "max.message.bytes", "segment.jitter.ms":
 	default:
 		return fmt.Errorf("unknown config key %q", key)
 	}
@@ -258,6 +266,8 @@ func ParseRecipe(data []byte) (*Recipe, error) {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
 	r := &Recipe{Config: DefaultConfig(), StartOffset: wire.StartOffset}
+	// The golden recipes were run with time-based rolling off (segment.ms = Long.MAX_VALUE).
+	r.Config.SegmentMs = 0
 	if wire.IndexIntervalBytes != nil {
 		r.Config.IndexIntervalBytes = *wire.IndexIntervalBytes
 	}

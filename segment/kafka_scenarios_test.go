@@ -435,3 +435,24 @@ func TestBuildSizedBatch(t *testing.T) {
 		}
 	}
 }
+
+// Semantics §8.2, LogSegment.shouldRoll / timeWaitedForRoll: on files too, a segment rolls
+// when an append's max timestamp is more than segment.ms past the first batch's.
+func TestTimeBasedRollOnFiles(t *testing.T) {
+	for _, rule := range []Rule{PerBatch, PerAppend} {
+		cfg := DefaultConfig()
+		cfg.SegmentMs = 150
+		w := &Workload{Config: cfg, Rule: rule}
+		for _, ts := range []int64{1000, 1100, 1150, 1151, 1200} {
+			w.Steps = append(w.Steps, Step{Append: []BatchSpec{{Records: 1, Bytes: 100, MaxTimestamp: ts}}})
+		}
+		dir := t.TempDir()
+		res, err := WriteWorkload(dir, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Segments) != 2 || res.Segments[1] != 3 {
+			t.Fatalf("%s: segments %v, want [0 3]", rule, res.Segments)
+		}
+	}
+}

@@ -132,7 +132,11 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 		next += int64(int32(binary.BigEndian.Uint32(b[23:]))) + 1
 	}
 	last := next - 1
-	if err := l.maybeRoll(total, first, last); err != nil {
+	appendMaxTs := int64(NoTimestamp)
+	for _, b := range batches {
+		appendMaxTs = max(appendMaxTs, batchMaxTimestamp(b))
+	}
+	if err := l.maybeRoll(total, first, last, appendMaxTs); err != nil {
 		return nil, err
 	}
 	err := l.active.append(l, batches, total, last)
@@ -145,13 +149,15 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 	return nil, err
 }
 
-// maybeRoll is UnifiedLog.maybeRoll + LogSegment.shouldRoll (no time-based
-// roll): size > segment.bytes - appendSize, a full offset or time index, or
-// a last offset the active segment cannot index.
-func (l *Log) maybeRoll(appendSize, first, last int64) error {
+// maybeRoll is UnifiedLog.maybeRoll + LogSegment.shouldRoll: size >
+// segment.bytes - appendSize, time waited > segment.ms (on the batches'
+// timestamps), a full offset or time index, or a last offset the active
+// segment cannot index.
+func (l *Log) maybeRoll(appendSize, first, last, appendMaxTs int64) error {
 	s := l.active
 	rel := last - s.base
-	if !(s.size > l.cfg.SegmentBytes-appendSize || s.idxEntries >= s.idxMax || s.tEntries >= s.tMax-1 || rel < 0 || rel > math.MaxInt32) {
+	timeRoll := l.cfg.SegmentMs > 0 && s.size > 0 && s.timeWaitedForRoll(appendMaxTs) > l.cfg.SegmentMs
+	if !(s.size > l.cfg.SegmentBytes-appendSize || timeRoll || s.idxEntries >= s.idxMax || s.tEntries >= s.tMax-1 || rel < 0 || rel > math.MaxInt32) {
 		return nil
 	}
 	if s.size == 0 {
@@ -326,18 +332,22 @@ func (l *Log) finish() (*WriteResult, error) {
 // writeSegment is the active segment's write state (LogSegment fields plus
 // the OffsetIndex/TimeIndex counters that Kafka keeps next to its mmaps).
 type writeSegment struct {
-	base             int64
-	cfg              Config
-	logF, idxF, tF   *os.File
-	size             int64
-	idxEntries       int
-	idxMax           int
-	idxLast          int64
-	tEntries, tMax   int
-	tLast            TimeIndexEntry
-	bytesSince       int64
-	maxTs, maxTsOff  int64
-	maxTsKnown       bool
+	base            int64
+	cfg             Config
+	logF, idxF, tF  *os.File
+	size            int64
+	idxEntries      int
+	idxMax          int
+	idxLast         int64
+	tEntries, tMax  int
+	tLast           TimeIndexEntry
+	bytesSince      int64
+	maxTs, maxTsOff int64
+	maxTsKnown      bool
+	// LogSegment.rollingBasedTimestamp: the first batch's max timestamp,
+	// loaded lazily from the file (per-append: set by the first append).
+	rollingTs        int64
+	rollingKnown     bool
 	logPath, idxPath string
 	tPath            string
 	scratch          [12]byte
@@ -530,6 +540,11 @@ func (s *writeSegment) append(l *Log, batches [][]byte, total, largestOffset int
 				largestTs, shallow = ts, batchLastOffset(b)
 			}
 		}
+		// The pre-KAFKA-806 append sets rollingBasedTimestamp on the first
+		// append into an empty file.
+		if start == 0 {
+			s.rollingTs, s.rollingKnown = largestTs, true
+		}
 		if largestTs > s.maxTimestampSoFar() {
 			s.maxTs, s.maxTsOff = largestTs, shallow
 		}
@@ -564,6 +579,23 @@ func (s *writeSegment) append(l *Log, batches [][]byte, total, largestOffset int
 		s.bytesSince += int64(len(b))
 	}
 	return nil
+}
+
+// timeWaitedForRoll is LogSegment.timeWaitedForRoll without a wall clock:
+// appendMaxTs minus the rolling timestamp (loaded lazily from the first
+// batch's max timestamp); 0 when that is unknown (-1), where Kafka would fall
+// back to now - created.
+func (s *writeSegment) timeWaitedForRoll(appendMaxTs int64) int64 {
+	if !s.rollingKnown && s.size > 0 {
+		var ts [8]byte
+		if _, err := s.logF.ReadAt(ts[:], 35); err == nil {
+			s.rollingTs, s.rollingKnown = int64(binary.BigEndian.Uint64(ts[:])), true
+		}
+	}
+	if s.rollingKnown && s.rollingTs >= 0 {
+		return appendMaxTs - s.rollingTs
+	}
+	return 0
 }
 
 func batchLastOffset(b []byte) int64 {

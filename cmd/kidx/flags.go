@@ -95,3 +95,6 @@ func cutEq(kv string) (string, string, bool) {
 	k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 	return strings.TrimSpace(k), v, ok
 }
+
+// hasConfig reports whether --config sets key.
+func (f *modelFlags) hasConfig(key string) bool { return hasKey(f.configs, key) }

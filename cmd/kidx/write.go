@@ -136,11 +136,15 @@ func writeRecipe(data []byte, path, dir string, mf *modelFlags) (*segment.WriteR
 	// --config and --rule override the recipe's own settings, as for workloads.
 	cfg := model.DefaultConfig()
 	cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.SegmentIndexBytes = r.Config.IndexIntervalBytes, r.Config.SegmentBytes, r.Config.SegmentIndexBytes
+	timeRollOff := r.Config.SegmentMs == 0
 	cfg, rule, err := mf.resolve(cfg, nil, modelRuleName(r.Rule), io.Discard)
 	if err != nil {
 		return nil, err
 	}
 	r.Config, r.Rule = segmentConfig(cfg), segmentRule(rule)
+	if timeRollOff && !mf.hasConfig("segment.ms") {
+		r.Config.SegmentMs = 0 // recipes replay runs made with time-based rolling off
+	}
 	res, err := segment.WriteRecipe(dir, r)
 	if err != nil {
 		return nil, usageErr("%s: %v", path, err)
@@ -149,7 +153,8 @@ func writeRecipe(data []byte, path, dir string, mf *modelFlags) (*segment.WriteR
 }
 
 func segmentConfig(c model.Config) segment.Config {
-	return segment.Config{IndexIntervalBytes: c.IndexIntervalBytes, SegmentBytes: c.SegmentBytes, SegmentIndexBytes: c.SegmentIndexBytes}
+	return segment.Config{IndexIntervalBytes: c.IndexIntervalBytes, SegmentBytes: c.SegmentBytes, SegmentIndexBytes: c.SegmentIndexBytes,
+		SegmentMs: c.SegmentMs}
 }
 
 func segmentRule(r model.AppendRule) segment.Rule {
