@@ -257,7 +257,7 @@ func dumpTimeIndex(w io.Writer, path string, base int64, opts DumpOptions, res *
 	seg.TimeIndex.Close()
 	seg.TimeIndex = x
 	r := &VerifyReport{TimeMismatches: map[string][][2]int64{}, TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
-	verifyTimeIndex(r, seg, nil)
+	verifyTimeIndex(r, seg, nil, nil)
 	seg.TimeIndex = nil
 	ap := absPath(path)
 	res.TimestampMismatches, res.OutOfOrder, res.NotFound = r.TimeMismatches[ap], r.TimeOutOfOrder[ap], r.TimeNotFound[ap]

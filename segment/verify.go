@@ -165,10 +165,20 @@ func verifySegment(r *VerifyReport, s SegmentFiles, opts VerifyOptions) {
 	lf := seg.Log
 	lf.SetReadAhead(1 << 20)
 	var batches []batchPos
+	// The time-index check needs the max record timestamp of every batch a time-index
+	// entry names; the walk has those batches in its read window already, so they are
+	// decoded here rather than read again entry by entry.
+	timed := timeIndexedOffsets(seg.TimeIndex)
+	recordMaxTs := make(map[int64]int64, len(timed))
 	prevLast := s.BaseOffset - 1
 	res := lf.Walk(0, 0, func(b BatchInfo) bool {
 		r.Batches++
 		batches = append(batches, batchPos{b.Position, b.Size, b.BaseOffset(), b.LastOffset()})
+		if timed[b.LastOffset()] {
+			if ts, ok := maxRecordTimestamp(lf, b); ok {
+				recordMaxTs[b.LastOffset()] = ts
+			}
+		}
 		switch {
 		case b.Magic > 2:
 			r.add(Finding{File: s.Log, Pos: b.Position + magicOffset, Severity: SeverityError, Check: CheckMagic, Message: fmt.Sprintf("unknown magic %d", b.Magic), Expected: "magic 0, 1 or 2"})
@@ -214,7 +224,7 @@ func verifySegment(r *VerifyReport, s SegmentFiles, opts VerifyOptions) {
 		verifyIndex(r, seg, batches, opts)
 	}
 	if seg.TimeIndex != nil {
-		verifyTimeIndex(r, seg, batches)
+		verifyTimeIndex(r, seg, batches, recordMaxTs)
 	}
 }
 
@@ -263,24 +273,32 @@ func verifyIndex(r *VerifyReport, seg *Segment, batches []batchPos, opts VerifyO
 			continue
 		}
 		// DumpLogSegments.dumpIndex: the first batch of slice(position,
-		// maxMessageSize) must end at the entry's offset.
-		lb, err := seg.Log.NextBatch(e.Position, min(logSize, e.Position+opts.MaxMessageSize))
-		if err != nil {
-			msg := "no batch readable at this position (DumpLogSegments would throw NoSuchElementException)"
-			if err != errNoBatch {
-				msg = err.Error()
+		// maxMessageSize) must end at the entry's offset. When the position is
+		// a boundary of the walk, that batch is already known (no read).
+		walked, atBoundary := batchAt(batches, e.Position)
+		var lastOffset int64
+		if atBoundary && walked.size <= opts.MaxMessageSize {
+			lastOffset = walked.last
+		} else {
+			lb, err := seg.Log.NextBatch(e.Position, min(logSize, e.Position+opts.MaxMessageSize))
+			if err != nil {
+				msg := "no batch readable at this position (DumpLogSegments would throw NoSuchElementException)"
+				if err != errNoBatch {
+					msg = err.Error()
+				}
+				r.add(Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexMismatch, Message: msg, Expected: fmt.Sprintf("a batch ending at offset %d at position %d", e.Offset, e.Position)})
+				continue
 			}
-			r.add(Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexMismatch, Message: msg, Expected: fmt.Sprintf("a batch ending at offset %d at position %d", e.Offset, e.Position)})
-			continue
+			lastOffset = lb.LastOffset()
 		}
-		if lb.LastOffset() != e.Offset {
+		if lastOffset != e.Offset {
 			ap := absPath(x.Path)
-			r.IndexMismatches[ap] = append(r.IndexMismatches[ap], [2]int64{e.Offset, lb.LastOffset()})
+			r.IndexMismatches[ap] = append(r.IndexMismatches[ap], [2]int64{e.Offset, lastOffset})
 			r.add(Finding{File: x.Path, Pos: at, Severity: SeverityError, Check: CheckIndexMismatch,
-				Message:  fmt.Sprintf("Index offset: %d, log offset: %d", e.Offset, lb.LastOffset()),
+				Message:  fmt.Sprintf("Index offset: %d, log offset: %d", e.Offset, lastOffset),
 				Expected: fmt.Sprintf("the batch at position %d to end at offset %d", e.Position, e.Offset)})
 		}
-		if _, ok := batchAt(batches, e.Position); !ok {
+		if !atBoundary {
 			r.add(Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexBoundary,
 				Message: fmt.Sprintf("entry %d position %d is not the start of a batch in the walk from 0", i, e.Position), Expected: "a batch boundary"})
 		}
@@ -318,7 +336,48 @@ func verifyScanBound(r *VerifyReport, seg *Segment, batches []batchPos, opts Ver
 
 // verifyTimeIndex is DumpLogSegments.dumpTimeIndex's checks plus
 // TimeIndex.sanityCheck and offsets never decreasing.
-func verifyTimeIndex(r *VerifyReport, seg *Segment, batches []batchPos) {
+// timeIndexedOffsets is the set of offsets the time index's entries name (up to
+// DumpLogSegments' stop rule).
+func timeIndexedOffsets(x *TimeIndex) map[int64]bool {
+	if x == nil {
+		return nil
+	}
+	n := x.DumpLen()
+	set := make(map[int64]bool, n)
+	for i := 0; i < n; i++ {
+		set[x.entry(i).Offset] = true
+	}
+	return set
+}
+
+// maxRecordTimestamp is the largest record timestamp of batch b, as
+// DumpLogSegments computes it by iterating the records; false when the
+// records cannot be decoded (e.g. compressed).
+func maxRecordTimestamp(lf *LogFile, b BatchInfo) (int64, bool) {
+	maxTs := NoTimestamp
+	if err := lf.RecordTimestamps(b, func(_, ts int64) bool { maxTs = max(maxTs, ts); return true }); err != nil {
+		return 0, false
+	}
+	return maxTs, true
+}
+
+// batchEndingFrom finds, among the walked batches, the first batch at or after position
+// pos whose last offset is >= offset, as a walk from pos would; ok is false when pos is
+// not a batch boundary of the walk (then the caller walks the file itself).
+func batchEndingFrom(batches []batchPos, pos, offset int64) (batchPos, bool, bool) {
+	i := sort.Search(len(batches), func(i int) bool { return batches[i].pos >= pos })
+	if i == len(batches) || batches[i].pos != pos {
+		return batchPos{}, false, false
+	}
+	for ; i < len(batches); i++ {
+		if batches[i].last >= offset {
+			return batches[i], true, true
+		}
+	}
+	return batchPos{}, false, true
+}
+
+func verifyTimeIndex(r *VerifyReport, seg *Segment, batches []batchPos, recordMaxTs map[int64]int64) {
 	x := seg.TimeIndex
 	if err := x.SanityCheck(); err != nil {
 		var fe *FormatError
@@ -345,12 +404,16 @@ func verifyTimeIndex(r *VerifyReport, seg *Segment, batches []batchPos) {
 			ie, _, _ := seg.Index.Lookup(e.Offset)
 			pos = ie.Position
 		}
-		var hit BatchInfo
+		// The batch a walk from pos stops at: from the walked batches when pos is one of
+		// their boundaries, else by walking the file from pos.
+		var hitPos, hitLast int64
 		found := false
-		if pos >= 0 && pos <= seg.Log.Size() {
+		if b, ok, boundary := batchEndingFrom(batches, pos, e.Offset); boundary {
+			hitPos, hitLast, found = b.pos, b.last, ok
+		} else if pos >= 0 && pos <= seg.Log.Size() {
 			seg.Log.Walk(pos, 0, func(b BatchInfo) bool {
 				if b.LastOffset() >= e.Offset {
-					hit, found = b, true
+					hitPos, hitLast, found = b.Position, b.LastOffset(), true
 					return false
 				}
 				return true
@@ -361,15 +424,21 @@ func verifyTimeIndex(r *VerifyReport, seg *Segment, batches []batchPos) {
 			r.TimeNotFound[ap] = append(r.TimeNotFound[ap], [2]int64{e.Offset, -1})
 			r.add(Finding{File: x.Path, Pos: at + 8, Severity: SeverityError, Check: CheckTimeIndexNotFound,
 				Message: fmt.Sprintf("Indexed offset: %d, found log offset: %d", e.Offset, -1), Expected: "a batch ending at the indexed offset"})
-		case hit.LastOffset() != e.Offset:
-			r.TimeNotFound[ap] = append(r.TimeNotFound[ap], [2]int64{e.Offset, hit.LastOffset()})
+		case hitLast != e.Offset:
+			r.TimeNotFound[ap] = append(r.TimeNotFound[ap], [2]int64{e.Offset, hitLast})
 			r.add(Finding{File: x.Path, Pos: at + 8, Severity: SeverityError, Check: CheckTimeIndexNotFound,
-				Message: fmt.Sprintf("Indexed offset: %d, found log offset: %d", e.Offset, hit.LastOffset()), Expected: "a batch ending at the indexed offset"})
+				Message: fmt.Sprintf("Indexed offset: %d, found log offset: %d", e.Offset, hitLast), Expected: "a batch ending at the indexed offset"})
 		default:
-			maxTs := NoTimestamp
-			err := seg.Log.RecordTimestamps(hit, func(_, ts int64) bool { maxTs = max(maxTs, ts); return true })
-			if err != nil {
-				maxTs = hit.MaxTimestamp() // compressed or unreadable records: the header's claim
+			maxTs, ok := recordMaxTs[hitLast]
+			if !ok {
+				// Not decoded during the walk: read the batch (compressed or unreadable
+				// records fall back to the header's claim).
+				hb, err := seg.Log.NextBatch(hitPos, seg.Log.Size())
+				if err == nil {
+					if maxTs, ok = maxRecordTimestamp(seg.Log, hb); !ok {
+						maxTs = hb.MaxTimestamp()
+					}
+				}
 			}
 			if maxTs != e.Timestamp {
 				r.TimeMismatches[ap] = append(r.TimeMismatches[ap], [2]int64{e.Timestamp, maxTs})
