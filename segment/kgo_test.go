@@ -14,22 +14,7 @@ import (
 func TestKgoProcessFetchPartitionAcceptsWriterLogs(t *testing.T) {
 	for _, name := range []string{"random-i512-per-batch", "blog-i4096"} {
 		for _, form := range []string{"recipe", "workload"} {
-			dir := t.TempDir()
-			var err error
-			if form == "recipe" {
-				var r *Recipe
-				if r, err = ParseRecipe(mustRead(t, filepath.Join(goldenDir, name, "kafka-input.json"))); err == nil {
-					_, err = WriteRecipe(dir, r)
-				}
-			} else {
-				var w *Workload
-				if w, err = ParseWorkload(mustRead(t, filepath.Join(goldenDir, name, "workload.json"))); err == nil {
-					_, err = WriteWorkload(dir, w)
-				}
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir := writeGoldenForm(t, name, form)
 			for _, f := range listFiles(t, dir) {
 				if filepath.Ext(f) != LogSuffix {
 					continue

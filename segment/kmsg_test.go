@@ -22,22 +22,7 @@ var crc32c = crc32.MakeTable(crc32.Castagnoli)
 func TestKmsgDecodesWriterBatches(t *testing.T) {
 	for _, name := range []string{"random-i512-per-batch", "smallindex-per-append", "nonmonotonic-ts"} {
 		for _, form := range []string{"recipe", "workload"} {
-			dir := t.TempDir()
-			var err error
-			if form == "recipe" {
-				var r *Recipe
-				if r, err = ParseRecipe(mustRead(t, filepath.Join(goldenDir, name, "kafka-input.json"))); err == nil {
-					_, err = WriteRecipe(dir, r)
-				}
-			} else {
-				var w *Workload
-				if w, err = ParseWorkload(mustRead(t, filepath.Join(goldenDir, name, "workload.json"))); err == nil {
-					_, err = WriteWorkload(dir, w)
-				}
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir := writeGoldenForm(t, name, form)
 			n := 0
 			for _, f := range listFiles(t, dir) {
 				if filepath.Ext(f) != LogSuffix {
@@ -155,4 +140,27 @@ func TestReadersReadKmsgBatches(t *testing.T) {
 	if res.Err != nil || i != len(wants) || res.TrailingBytes() != 0 {
 		t.Fatalf("walk: %d batches, %+v", i, res)
 	}
+}
+
+// writeGoldenForm writes golden case name into a temp dir, from its record-level recipe
+// (form "recipe") or its batch-level workload (form "workload"), and returns the dir.
+func writeGoldenForm(t *testing.T, name, form string) string {
+	t.Helper()
+	dir := t.TempDir()
+	var err error
+	if form == "recipe" {
+		var r *Recipe
+		if r, err = ParseRecipe(mustRead(t, filepath.Join(goldenDir, name, "kafka-input.json"))); err == nil {
+			_, err = WriteRecipe(dir, r)
+		}
+	} else {
+		var w *Workload
+		if w, err = ParseWorkload(mustRead(t, filepath.Join(goldenDir, name, "workload.json"))); err == nil {
+			_, err = WriteWorkload(dir, w)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

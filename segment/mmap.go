@@ -44,29 +44,22 @@ func mapFile(f *os.File, size int64) (fileBytes, error) {
 	return fileBytes{data: buf}, nil
 }
 
-// copyMapped copies b.data[pos:pos+len(dst)] into dst. A memory fault (the
-// file shrank while mapped) becomes an error naming the file and position
-// instead of a crash (runtime/debug.SetPanicOnFault exists for this case).
-func (b *fileBytes) copyMapped(dst []byte, pos int64, path string) (err error) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if r := recover(); r != nil {
-			if _, fault := r.(interface{ Addr() uintptr }); fault {
-				err = formatErr(path, pos, "the file shrank while it was being read (truncated by another process?)")
-				return
-			}
-			panic(r)
-		}
-	}()
-	copy(dst, b.data[pos:pos+int64(len(dst))])
-	return nil
+// copyMapped copies b.data[pos:pos+len(dst)] into dst.
+func (b *fileBytes) copyMapped(dst []byte, pos int64, path string) error {
+	return guardFault(path, pos, func() { copy(dst, b.data[pos:pos+int64(len(dst))]) })
 }
 
 // updateCRCMapped folds b.data[pos:pos+n] into the running CRC c without
-// copying it out of the mapping (deep verify is bound by CRC speed), with the
-// same fault guard as copyMapped.
-func (b *fileBytes) updateCRCMapped(c uint32, table *crc32.Table, pos int64, n int, path string) (_ uint32, err error) {
+// copying it out of the mapping.
+func (b *fileBytes) updateCRCMapped(c uint32, table *crc32.Table, pos int64, n int, path string) (uint32, error) {
+	err := guardFault(path, pos, func() { c = crc32.Update(c, table, b.data[pos:pos+int64(n)]) })
+	return c, err
+}
+
+// guardFault runs touch, which reads mapped memory. A memory fault (the file
+// shrank while mapped) becomes an error naming the file and position instead
+// of a crash: runtime/debug.SetPanicOnFault exists for this case.
+func guardFault(path string, pos int64, touch func()) (err error) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -78,7 +71,8 @@ func (b *fileBytes) updateCRCMapped(c uint32, table *crc32.Table, pos int64, n i
 			panic(r)
 		}
 	}()
-	return crc32.Update(c, table, b.data[pos:pos+int64(n)]), nil
+	touch()
+	return nil
 }
 
 // readWhole reads a whole (index) file into memory. Index files are small
