@@ -8,4 +8,13 @@
 //   - source.go: Source, Stream and BatchStream, the interfaces every workload implements;
 //     WorkloadSource (a model.Workload) and FixedSource.
 //   - run.go: Run, a source through the model, with exact per-run hooks.
+//   - spec.go: the generator spec syntax (kidx help workloads, docs/workloads.md).
+//   - generator.go: NewGenerator and Generator, a replayable Source built from a spec.
+//   - rng.go: one PCG stream per random part of a generator.
+//   - sizes.go: batch-size distributions (fixed, uniform, lognormal, mixture, bursty, tiny)
+//     and the v2 record encoding sizes.
+//   - batches.go: limits and the BatchStream adapter (no per-batch allocation).
+//   - producer.go: the producer batching model (Poisson arrivals, batch.size, linger.ms).
+//   - wrappers.go: follower catch-up and restarts/recoveries.
+//   - logdir.go: NewLogDirSource, replay of a real partition's .log files.
 package sim

@@ -1,10 +1,91 @@
 package sim
 
-import "errors"
+import (
+	"fmt"
+
+	"kidx/model"
+	"kidx/segment"
+)
 
 // NewLogDirSource replays a real partition's batches (sizes, record counts, max timestamps)
 // read, read-only, from the .log files of dir: a partition directory, or a log.dirs entry
 // with topic and partition naming the partition to replay.
+//
+// Every batch becomes one single-batch append, as a leader wrote it: the .log keeps no
+// trace of how batches were grouped into appends. A segment's batches are read with
+// segment.LogFile.Walk (FileLogInputStream.nextBatch's stop rules); a corrupt batch ends
+// that segment's replay with an error naming the file and byte.
 func NewLogDirSource(dir, topic string, partition int) (Source, error) {
-	return nil, errors.New("log-directory replay is not implemented yet")
+	scan, err := segment.ScanDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var pick *segment.PartitionDir
+	for i := range scan.Partitions {
+		p := &scan.Partitions[i]
+		if (topic == "" || p.Topic == topic) && (partition < 0 || topic == "" || p.Partition == partition) {
+			if pick != nil && topic == "" {
+				return nil, fmt.Errorf("%s holds several partitions: name one with topic and partition", dir)
+			}
+			if pick == nil {
+				pick = p
+			}
+		}
+	}
+	if pick == nil {
+		return nil, fmt.Errorf("%s: no partition %s-%d with segment files", dir, topic, partition)
+	}
+	var logs []string
+	for _, s := range pick.Segments {
+		if s.Log != "" {
+			logs = append(logs, s.Log)
+		}
+	}
+	if len(logs) == 0 {
+		return nil, fmt.Errorf("%s: no .log files", pick.Path)
+	}
+	return &logDirSource{path: pick.Path, logs: logs}, nil
+}
+
+type logDirSource struct {
+	path string
+	logs []string
+}
+
+func (s *logDirSource) Describe() string {
+	return fmt.Sprintf("log directory %s (%d segments)", s.path, len(s.logs))
+}
+
+// Open reads the batch headers of every segment now (24 bytes a batch in memory) and
+// replays them; the files are closed before Open returns.
+func (s *logDirSource) Open() (Stream, error) {
+	var steps []model.Step
+	for _, path := range s.logs {
+		lf, err := segment.OpenLog(path)
+		if err != nil {
+			return nil, err
+		}
+		var berr error
+		res := lf.Walk(0, 0, func(b segment.BatchInfo) bool {
+			ts := b.MaxTimestamp()
+			if ts < model.NoTimestamp {
+				ts = model.NoTimestamp
+			}
+			batch := model.Batch{Records: b.LastOffset() - b.BaseOffset() + 1, Bytes: b.Size, MaxTimestamp: ts}
+			if err := batch.Validate(); err != nil {
+				berr = fmt.Errorf("%s at byte %d: %w", path, b.Position, err)
+				return false
+			}
+			steps = append(steps, model.AppendStep(batch))
+			return true
+		})
+		lf.Close()
+		if berr != nil {
+			return nil, berr
+		}
+		if res.Err != nil {
+			return nil, res.Err
+		}
+	}
+	return &singleBatchSteps{steps: steps}, nil
 }
