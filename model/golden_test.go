@@ -1,11 +1,9 @@
 package model
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"sort"
 	"testing"
+
+	"kidx/internal/kafkagolden"
 )
 
 // The golden vectors in ../testdata/kafka-golden were written and read back by Apache
@@ -16,54 +14,15 @@ import (
 
 const goldenDir = "../testdata/kafka-golden"
 
-type kafkaOutput struct {
-	Rule         string `json:"rule"`
-	Error        *string
-	FailedAppend int `json:"failedAppend"`
-	Segments     []struct {
-		BaseOffset  int64     `json:"baseOffset"`
-		LogSize     int64     `json:"logSize"`
-		Batches     [][]int64 `json:"batches"`     // baseOffset, lastOffset, position, sizeInBytes, maxTimestamp, records, crcValid
-		OffsetIndex [][]int64 `json:"offsetIndex"` // offset, position
-		TimeIndex   [][]int64 `json:"timeIndex"`   // timestamp, offset
-		Lookups     [][]int64 `json:"lookups"`     // target, indexOffset, indexPosition, hitPosition, hitLastOffset, hitSize, batchesScanned
-		TimeLookups [][]int64 `json:"timeLookups"` // target, indexTimestamp, indexOffset, startPosition, foundTimestamp, foundOffset
-	} `json:"segments"`
-}
+func goldenCases(t *testing.T) []string { return kafkagolden.Cases(t, goldenDir) }
 
-func goldenCases(t *testing.T) []string {
+func loadGolden(t *testing.T, name string) (Workload, kafkagolden.Output) {
 	t.Helper()
-	dirs, err := filepath.Glob(filepath.Join(goldenDir, "*", "kafka-output.json"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no golden cases under %s: %v", goldenDir, err)
-	}
-	var names []string
-	for _, d := range dirs {
-		names = append(names, filepath.Base(filepath.Dir(d)))
-	}
-	sort.Strings(names)
-	return names
-}
-
-func loadGolden(t *testing.T, name string) (Workload, kafkaOutput) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(goldenDir, name, "workload.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := ParseWorkload(data)
+	w, err := ParseWorkload(kafkagolden.ReadFile(t, goldenDir, name, "workload.json"))
 	if err != nil {
 		t.Fatalf("%s/workload.json: %v", name, err)
 	}
-	data, err = os.ReadFile(filepath.Join(goldenDir, name, "kafka-output.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out kafkaOutput
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatalf("%s/kafka-output.json: %v", name, err)
-	}
-	return w, out
+	return w, kafkagolden.Load(t, goldenDir, name)
 }
 
 func simulateWorkload(t *testing.T, w Workload) *Log {
@@ -84,11 +43,7 @@ func simulateWorkload(t *testing.T, w Workload) *Log {
 }
 
 func TestGoldenKafkaVectors(t *testing.T) {
-	names := goldenCases(t)
-	if len(names) != 16 {
-		t.Fatalf("want the 16 golden cases, found %d: %v", len(names), names)
-	}
-	for _, name := range names {
+	for _, name := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			w, out := loadGolden(t, name)
 			l := simulateWorkload(t, w)
@@ -108,7 +63,7 @@ func TestGoldenKafkaVectors(t *testing.T) {
 	}
 }
 
-func checkGoldenEvents(t *testing.T, l *Log, out kafkaOutput) {
+func checkGoldenEvents(t *testing.T, l *Log, out kafkagolden.Output) {
 	t.Helper()
 	ev := l.Events()
 	if out.Error == nil {
@@ -129,15 +84,7 @@ func checkGoldenEvents(t *testing.T, l *Log, out kafkaOutput) {
 	}
 }
 
-func checkGoldenSegment(t *testing.T, s *Segment, ks struct {
-	BaseOffset  int64     `json:"baseOffset"`
-	LogSize     int64     `json:"logSize"`
-	Batches     [][]int64 `json:"batches"`
-	OffsetIndex [][]int64 `json:"offsetIndex"`
-	TimeIndex   [][]int64 `json:"timeIndex"`
-	Lookups     [][]int64 `json:"lookups"`
-	TimeLookups [][]int64 `json:"timeLookups"`
-}, partial bool) {
+func checkGoldenSegment(t *testing.T, s *Segment, ks kafkagolden.Segment, partial bool) {
 	t.Helper()
 	if s.BaseOffset() != ks.BaseOffset {
 		t.Fatalf("segment base: model %d, Kafka %d", s.BaseOffset(), ks.BaseOffset)

@@ -2,62 +2,21 @@ package segment
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"kidx/internal/kafkagolden"
 )
 
 // goldenDir is the copy of Kafka's own output (testdata/kafka-golden/PROVENANCE.md).
 const goldenDir = "../testdata/kafka-golden"
 
-type goldenSegment struct {
-	BaseOffset  int64      `json:"baseOffset"`
-	LogFile     string     `json:"logFile"`
-	LogSize     int64      `json:"logSize"`
-	Batches     [][]int64  `json:"batches"`     // baseOffset, lastOffset, position, sizeInBytes, maxTimestamp, records, crcValid
-	OffsetIndex [][]int64  `json:"offsetIndex"` // offset, position
-	TimeIndex   [][]int64  `json:"timeIndex"`   // timestamp, offset
-	Lookups     [][]int64  `json:"lookups"`     // target, indexOffset, indexPosition, hitPosition, hitLastOffset, hitSize, batchesScanned
-	TimeLookups [][]int64  `json:"timeLookups"` // target, indexTimestamp, indexOffset, startPosition, foundTimestamp, foundOffset
-	Extra       [][]string `json:"-"`
-}
+func goldenCases(t testing.TB) []string { return kafkagolden.Cases(t, goldenDir) }
 
-type goldenOutput struct {
-	Rule         string          `json:"rule"`
-	Error        *string         `json:"error"`
-	FailedAppend int             `json:"failedAppend"`
-	Segments     []goldenSegment `json:"segments"`
-}
-
-func goldenCases(t testing.TB) []string {
-	ents, err := os.ReadDir(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() {
-			out = append(out, e.Name())
-		}
-	}
-	if len(out) != 16 {
-		t.Fatalf("expected 16 golden cases, found %d", len(out))
-	}
-	return out
-}
-
-func readGoldenOutput(t testing.TB, name string) goldenOutput {
-	data, err := os.ReadFile(filepath.Join(goldenDir, name, "kafka-output.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o goldenOutput
-	if err := json.Unmarshal(data, &o); err != nil {
-		t.Fatal(err)
-	}
-	return o
+func readGoldenOutput(t testing.TB, name string) kafkagolden.Output {
+	return kafkagolden.Load(t, goldenDir, name)
 }
 
 func listFiles(t testing.TB, dir string) []string {
@@ -230,7 +189,7 @@ func TestGoldenReadBack(t *testing.T) {
 	}
 }
 
-func checkGoldenSegment(t *testing.T, seg *Segment, gs goldenSegment) {
+func checkGoldenSegment(t *testing.T, seg *Segment, gs kafkagolden.Segment) {
 	t.Helper()
 	var got [][]int64
 	seg.Log.SetReadAhead(1 << 20)

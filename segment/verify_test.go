@@ -7,12 +7,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"kidx/internal/kafkagolden"
 )
 
 // expectedMismatches derives DumpLogSegments.dumpIndex's mismatches from
 // Kafka's own read-back (kafka-output.json): entry (o, p) mismatches when
 // the batch Kafka found at position p does not end at o.
-func expectedMismatches(gs goldenSegment) []string {
+func expectedMismatches(gs kafkagolden.Segment) []string {
 	var out []string
 	for _, e := range gs.OffsetIndex {
 		for _, b := range gs.Batches {
