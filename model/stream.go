@@ -143,8 +143,12 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 			}
 			rest := recs - idx
 			if onRun != nil {
-				onRun(rest, counter, hops+1)
-				onRun(idx, 0, 1)
+				if rest > 0 {
+					onRun(rest, counter, hops+1)
+				}
+				if idx == 1 {
+					onRun(1, 0, 1)
+				}
 			}
 			totalScan += rest * counter
 			totalHops += rest*(hops+1) + idx

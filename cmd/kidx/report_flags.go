@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"kidx/reports"
+	"kidx/reports/chart"
+)
+
+// reportFormats are the formats of `kidx whatif` and `kidx analyze`.
+var reportFormats = []string{"text", "markdown", "json", "html"}
+
+// reportOutput is where a report goes: stdout, or --out FILE (written only once the report is
+// complete, so a failed run leaves no half file).
+type reportOutput struct {
+	format, out string
+}
+
+func (o *reportOutput) register(flags interface {
+	StringVar(*string, string, string, string)
+}) {
+	flags.StringVar(&o.format, "format", "text", "output: "+strings.Join(reportFormats, ", "))
+	flags.StringVar(&o.out, "out", "", "write the report to FILE instead of stdout (any format)")
+}
+
+func (o *reportOutput) check() error { return formatFlag(o.format, reportFormats...) }
+
+// write renders with render into stdout or --out.
+func (o *reportOutput) write(stdout io.Writer, render func(io.Writer) error) error {
+	if o.out == "" {
+		return render(stdout)
+	}
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.out, buf.Bytes(), 0o644); err != nil {
+		return usageErr("--out: %v", err)
+	}
+	return nil
+}
+
+// renderWhatIf picks the renderer of a what-if report.
+func renderWhatIf(rep *reports.WhatIf, format string) func(io.Writer) error {
+	switch format {
+	case "json":
+		return rep.WriteJSON
+	case "markdown":
+		return rep.WriteMarkdown
+	case "html":
+		return func(w io.Writer) error {
+			figs, err := chart.WhatIf(rep)
+			if err != nil {
+				return err
+			}
+			return rep.WriteHTML(w, figs)
+		}
+	}
+	return rep.WriteText
+}
+
+// systemMaxMapCount reads vm.max_map_count, or returns Linux's default where it cannot.
+func systemMaxMapCount() int64 {
+	data, err := os.ReadFile("/proc/sys/vm/max_map_count")
+	if err != nil {
+		return reports.DefaultMaxMapCount
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil || v <= 0 {
+		return reports.DefaultMaxMapCount
+	}
+	return v
+}
+
+// progress returns a progress callback that draws a bar on stderr when stderr is a terminal,
+// and nil otherwise (pipes and files get no bar). done stops it.
+func progress(stderr io.Writer, what string) (fn func(int64), done func()) {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil, func() {}
+	}
+	bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString(what),
+		progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	var mu sync.Mutex
+	return func(n int64) {
+			mu.Lock()
+			_ = bar.Add64(n)
+			mu.Unlock()
+		}, func() {
+			_ = bar.Finish()
+			fmt.Fprint(stderr, "")
+		}
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"kidx/model"
+	"kidx/reports"
+	"kidx/sim"
+)
+
+func init() { registerCommand(newWhatIfCmd) }
+
+// seedIntervals are the seed post's four index.interval.bytes values: two on the plateau,
+// one thinning, one over the segment size (the cliff).
+const seedIntervals = "index.interval.bytes=1,4096,20000,1048576"
+
+func newWhatIfCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		mf                        modelFlags
+		out                       reportOutput
+		gen, workloadPath, logDir string
+		topic                     string
+		partition                 int
+		records, batches          int64
+		duration                  time.Duration
+		seed                      uint64
+		sweeps                    []string
+		compareRules              bool
+		partitions, retained      int
+		maxMapCount               int64
+	)
+	cmd := &cobra.Command{
+		Use:   "whatif",
+		Short: "Sweep configs and producer settings: exact lookup cost, regimes, maps, recommendations",
+		Long: `whatif runs one workload through the exact model at every point of a sweep and reports, per
+point: segments, entries per segment, index file bytes, exact scan bytes and hops over every
+offset (max, mean, p50, p99, p99.9), the ScanBound slack, the regime (plateau, thinning, cliff),
+phase-1 pages, what the warm section covers, memory maps at scale, index-full rolls, the
+Kafka-version validity of the values, and recommendations derived from those figures.
+
+Workload: --gen SPEC (with --records/--batches/--duration and --seed), --workload FILE, or
+--from-logdir DIR [--topic T --partition P]. Without any, the seed post's experiment: 5000
+records, 79 per batch, 16350-byte batches, segment.bytes=65536, swept over
+index.interval.bytes=1,4096,20000,1048576.
+
+Sweeps: --sweep key=v1,v2,... or --sweep key=lo..hi*factor (geometric), on any topic config
+and, with --gen producer:..., on batch.size and linger.ms. Two sweeps make a grid.`,
+		Example: `  kidx whatif
+  kidx whatif --format html --out report.html
+  kidx whatif --workload w.json --sweep index.interval.bytes=64..1048576*2
+  kidx whatif --gen 'producer:rate=2000/s,record=lognormal:median=300' --duration 1h --sweep batch.size=16384,65536 --sweep linger.ms=0,5
+  kidx whatif --from-logdir /var/lib/kafka --topic orders --partition 3 --compare-rules`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			sources := 0
+			for _, set := range []bool{gen != "", workloadPath != "", logDir != ""} {
+				if set {
+					sources++
+				}
+			}
+			if sources > 1 {
+				return usageErr("--gen, --workload and --from-logdir each name the workload: give one")
+			}
+			if gen == "" && (cmd.Flags().Changed("records") || cmd.Flags().Changed("batches") || cmd.Flags().Changed("duration") || cmd.Flags().Changed("seed")) {
+				return usageErr("--records, --batches, --duration and --seed bound the generator: they need --gen")
+			}
+			if logDir == "" && (cmd.Flags().Changed("topic") || cmd.Flags().Changed("partition")) {
+				return usageErr("--topic and --partition name the partition to replay: they need --from-logdir")
+			}
+			if partitions < 1 {
+				return usageErr("--partitions %d: at least 1", partitions)
+			}
+			if retained < 0 {
+				return usageErr("--retained-segments %d: must be >= 0 (0: the segments the workload produced)", retained)
+			}
+			base := model.DefaultConfig()
+			var fileConfig map[string]int64
+			fileRule := ""
+			opts := reports.WhatIfOptions{}
+			switch {
+			case gen != "":
+				if !cmd.Flags().Changed("seed") {
+					seed = uint64(time.Now().UnixNano())
+				}
+				if records <= 0 && batches <= 0 && duration <= 0 {
+					return usageErr("--gen needs a bound: --records, --batches or --duration")
+				}
+				fmt.Fprintf(stderr, "kidx: generator seed %d (replay with --seed %d)\n", seed, seed)
+				limits := sim.Limits{Records: records, Batches: batches, Duration: duration}
+				opts.Factory = func(over map[string]string) (sim.Source, error) {
+					src, err := sim.NewGenerator(gen, limits, seed, over)
+					if err != nil {
+						return nil, usageErr("--gen %q: %v", gen, err)
+					}
+					return src, nil
+				}
+			case workloadPath != "":
+				w, err := readWorkload(workloadPath)
+				if err != nil {
+					return err
+				}
+				fileConfig, fileRule = w.Config, w.Rule
+				opts.Source = &sim.WorkloadSource{Name: workloadPath, Workload: w}
+			case logDir != "":
+				src, err := sim.NewLogDirSource(logDir, topic, partition)
+				if err != nil {
+					return usageErr("--from-logdir %s: %v", logDir, err)
+				}
+				opts.Source = src
+			default:
+				base.SegmentBytes = defaultSimSegment
+				opts.Source = &sim.WorkloadSource{Name: fmt.Sprintf("seed post 000: %d records, %d per batch, %d-byte batches",
+					defaultRecords, defaultBatchRecords, defaultBatchBytes),
+					Workload: generatedWorkload(defaultBatchBytes, defaultBatchRecords, defaultRecords)}
+				if len(sweeps) == 0 {
+					sweeps = []string{seedIntervals}
+				}
+			}
+			cfg, rule, err := mf.resolve(base, fileConfig, fileRule, stderr)
+			if err != nil {
+				return err
+			}
+			opts.Base, opts.Rules = cfg, []model.AppendRule{rule}
+			if compareRules {
+				if mf.rule != "" || mf.kafkaVersion != "" {
+					return usageErr("--compare-rules shows both rules: drop --rule/--kafka-version")
+				}
+				opts.Rules = []model.AppendRule{model.PerBatch, model.PerAppend}
+			}
+			opts.KafkaVersion = mf.kafkaVersion
+			for _, s := range sweeps {
+				sw, err := reports.ParseSweep(s)
+				if err != nil {
+					return usageErr("--sweep: %v", err)
+				}
+				if reports.IsProducerKey(sw.Key) && opts.Factory == nil {
+					return usageErr("--sweep %s: producer settings can only be swept with --gen producer:...", sw.Key)
+				}
+				for _, prev := range opts.Sweeps {
+					if prev.Key == sw.Key {
+						return usageErr("--sweep %s given twice", sw.Key)
+					}
+				}
+				opts.Sweeps = append(opts.Sweeps, sw)
+			}
+			if !cmd.Flags().Changed("max-map-count") {
+				maxMapCount = systemMaxMapCount()
+			}
+			opts.Scale = reports.Scale{Partitions: partitions, RetainedSegments: retained, MaxMapCount: maxMapCount}
+			var done func()
+			opts.Progress, done = progress(stderr, "batches")
+			rep, err := reports.RunWhatIf(opts)
+			done()
+			if err != nil {
+				if _, ok := err.(*exitError); ok {
+					return err
+				}
+				return usageErr("%v", err)
+			}
+			return out.write(stdout, renderWhatIf(rep, out.format))
+		},
+	}
+	mf.register(cmd)
+	out.register(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVar(&gen, "gen", "", "workload generator spec (see sim.NewGenerator), e.g. producer:rate=2000/s,record=lognormal:median=300")
+	f.Int64Var(&records, "records", 0, "generator: total records")
+	f.Int64Var(&batches, "batches", 0, "generator: total batches")
+	f.DurationVar(&duration, "duration", 0, "generator: simulated producer time")
+	f.Uint64Var(&seed, "seed", 0, "generator seed (default: from the clock, printed on stderr)")
+	f.StringVar(&workloadPath, "workload", "", "workload file (SPEC §3 JSON)")
+	f.StringVar(&logDir, "from-logdir", "", "replay a real partition's batches: a partition dir, or a log.dirs entry with --topic/--partition")
+	f.StringVar(&topic, "topic", "", "with --from-logdir: the topic to replay")
+	f.IntVar(&partition, "partition", 0, "with --from-logdir: the partition to replay")
+	f.StringArrayVar(&sweeps, "sweep", nil, "key=v1,v2,... or key=lo..hi*factor (repeatable: two sweeps make a grid)")
+	f.BoolVar(&compareRules, "compare-rules", false, "run every point under both append rules, side by side")
+	f.IntVar(&partitions, "partitions", 1, "partitions on the broker, for the memory-map figures")
+	f.IntVar(&retained, "retained-segments", 0, "segments kept per partition (0: the segments the workload produced)")
+	f.Int64Var(&maxMapCount, "max-map-count", reports.DefaultMaxMapCount, "vm.max_map_count (default: read from /proc/sys/vm/max_map_count, else 65530)")
+	return cmd
+}

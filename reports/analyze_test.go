@@ -1,0 +1,219 @@
+package reports
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+)
+
+const goldenDir = "../testdata/kafka-golden"
+
+// copyCase copies a golden case's files into dst as the partition directory "name".
+func copyCase(t *testing.T, caseDir, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(caseDir, "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(caseDir, "files", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// kafkaCosts reads every lookup row Kafka itself produced (kafka-output.json): scanBytes =
+// hitPosition - indexPosition, hops = batchesScanned (SPEC §5).
+func kafkaCosts(t *testing.T, caseDir string) (scans, hops []int64) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(caseDir, "kafka-output.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Columns  map[string][]string `json:"columns"`
+		Segments []struct {
+			Lookups [][]int64 `json:"lookups"`
+		} `json:"segments"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, c := range out.Columns["lookups"] {
+		col[c] = i
+	}
+	for _, s := range out.Segments {
+		for _, r := range s.Lookups {
+			scans = append(scans, r[col["hitPosition"]]-r[col["indexPosition"]])
+			hops = append(hops, r[col["batchesScanned"]])
+		}
+	}
+	return scans, hops
+}
+
+func summarize(v []int64) (n, maxV, total int64, q map[Quantile]int64) {
+	s := append([]int64(nil), v...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	q = map[Quantile]int64{}
+	for _, x := range s {
+		total += x
+		maxV = max(maxV, x)
+	}
+	n = int64(len(s))
+	for _, qq := range ReportedQuantiles {
+		if n > 0 {
+			q[qq] = s[rankOf(qq, n)-1]
+		}
+	}
+	return
+}
+
+// Every golden case, copied into one log directory as "<case>-0", analyzes to the per-offset
+// statistics that Kafka's own lookups (kafka-output.json) imply.
+func TestAnalyzeGoldenKafkaFiles(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join(goldenDir, "*", "kafka-output.json"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	root := t.TempDir()
+	want := map[string][2][]int64{}
+	for _, c := range cases {
+		dir := filepath.Dir(c)
+		name := filepath.Base(dir) + "-0"
+		copyCase(t, dir, filepath.Join(root, name))
+		s, h := kafkaCosts(t, dir)
+		want[name] = [2][]int64{s, h}
+	}
+	a, err := AnalyzeDir(root, AnalyzeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Analyzed != len(cases) {
+		t.Fatalf("%d partitions analyzed, %d cases", a.Analyzed, len(cases))
+	}
+	for _, p := range a.Partitions {
+		w := want[filepath.Base(p.Path)]
+		n, mx, tot, q := summarize(w[0])
+		_, hmx, htot, hq := summarize(w[1])
+		if p.Scan.Lookups != n || p.Scan.MaxScanBytes != mx || p.Scan.TotalScanBytes != tot || p.Scan.MaxHops != hmx || p.Scan.TotalHops != htot {
+			t.Errorf("%s: scan %+v; Kafka: lookups %d max %d total %d maxHops %d totalHops %d", p.Path, p.Scan, n, mx, tot, hmx, htot)
+		}
+		for _, qq := range ReportedQuantiles {
+			if p.ScanQ[qq] != q[qq] || p.HopsQ[qq] != hq[qq] {
+				t.Errorf("%s q%d: scan %d hops %d; Kafka %d %d", p.Path, qq, p.ScanQ[qq], p.HopsQ[qq], q[qq], hq[qq])
+			}
+		}
+	}
+}
+
+type fileState struct {
+	size  int64
+	mtime time.Time
+	data  string
+}
+
+func snapshot(t *testing.T, root string) map[string]fileState {
+	t.Helper()
+	out := map[string]fileState{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		fsx := fileState{size: st.Size(), mtime: st.ModTime()}
+		if !d.IsDir() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fsx.data = string(data)
+		}
+		out[p] = fsx
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// analyze writes nothing: contents, sizes, mtimes and the listing are unchanged.
+func TestAnalyzeIsReadOnly(t *testing.T) {
+	root := t.TempDir()
+	copyCase(t, filepath.Join(goldenDir, "blog-i4096"), filepath.Join(root, "blog-0"))
+	copyCase(t, filepath.Join(goldenDir, "random-i512-per-append"), filepath.Join(root, "rnd-1"))
+	before := snapshot(t, root)
+	if _, err := AnalyzeDir(root, AnalyzeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, root)
+	if len(before) != len(after) {
+		t.Fatalf("listing changed: %d → %d entries", len(before), len(after))
+	}
+	for p, b := range before {
+		if a, ok := after[p]; !ok || a != b {
+			t.Errorf("%s changed", p)
+		}
+	}
+}
+
+// A segment corrupted in the middle of a partition is reported, and every other segment is
+// still analyzed.
+func TestAnalyzeCorruptSegmentInTheMiddle(t *testing.T) {
+	root := t.TempDir()
+	part := filepath.Join(root, "blog-0")
+	copyCase(t, filepath.Join(goldenDir, "blog-i4096"), part)
+	bad := filepath.Join(part, "00000000000000002528.log")
+	data, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second batch's size field (at byte 16350+8) becomes 3: below the 14-byte minimum.
+	data[16350+8], data[16350+9], data[16350+10], data[16350+11] = 0, 0, 0, 3
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := AnalyzeDir(root, AnalyzeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.Partitions[0]
+	if a.Problems == 0 || p.Problems == 0 {
+		t.Fatal("corruption not reported")
+	}
+	found := false
+	for _, f := range p.Findings {
+		if f.File == bad && f.Check == "log-corrupt" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no log-corrupt finding for %s: %v", bad, p.Findings)
+	}
+	// 16 segments; the corrupt one keeps its first batch (79 offsets): 5000 - 3*79 offsets,
+	// and the entries past the corruption are still counted (the index file is intact).
+	if p.Segments != 16 || p.Batches != 61 || p.Scan.Lookups != 5000-3*79 {
+		t.Errorf("segments %d batches %d lookups %d", p.Segments, p.Batches, p.Scan.Lookups)
+	}
+}
+
+func TestAnalyzeMissingDir(t *testing.T) {
+	if _, err := AnalyzeDir(filepath.Join(t.TempDir(), "nope"), AnalyzeOptions{}); err == nil {
+		t.Fatal("no error for a missing directory")
+	}
+}

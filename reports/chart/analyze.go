@@ -1,0 +1,62 @@
+package chart
+
+import (
+	"fmt"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"kidx/reports"
+)
+
+// maxBars bounds the per-partition chart to the worst partitions.
+const maxBars = 30
+
+// Analyze draws the analyze chart: max, p99 and mean scan bytes of the worst partitions.
+func Analyze(a *reports.Analysis) ([]reports.Figure, error) {
+	ps := a.Partitions
+	if len(ps) > maxBars {
+		ps = ps[:maxBars]
+	}
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Title.Text = "Phase-2 scan bytes per partition (exact, every offset), worst first"
+	p.Y.Label.Text = "scan bytes"
+	maxV, p99, mean := make(plotter.Values, len(ps)), make(plotter.Values, len(ps)), make(plotter.Values, len(ps))
+	names := make([]string, len(ps))
+	for i, pr := range ps {
+		maxV[i], p99[i], mean[i] = float64(pr.Scan.MaxScanBytes), float64(pr.ScanQ[reports.P99]), pr.Scan.MeanScanBytes()
+		names[i] = shortName(pr)
+	}
+	w := vg.Points(6)
+	for i, v := range []plotter.Values{maxV, p99, mean} {
+		b, err := plotter.NewBarChart(v, w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = seriesColor(i)
+		b.LineStyle.Width = 0
+		b.Offset = vg.Length(i-1) * w
+		p.Add(b)
+		p.Legend.Add([]string{"max", "p99", "mean"}[i], b)
+	}
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = 0.8
+	p.X.Tick.Label.XAlign = -1
+	p.Legend.Top = true
+	svg, err := render(p)
+	if err != nil {
+		return nil, err
+	}
+	return []reports.Figure{{Title: "Scan bytes per partition", SVG: svg}}, nil
+}
+
+func shortName(pr *reports.PartitionReport) string {
+	if pr.Topic != "" {
+		return fmt.Sprintf("%s-%d", pr.Topic, pr.Partition)
+	}
+	return pr.Path
+}

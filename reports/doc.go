@@ -1,0 +1,22 @@
+// Package reports turns exact model runs and real log directories into what-if and analysis
+// reports: text (aligned tables), Markdown, JSON (SPEC §10) and self-contained HTML whose SVG
+// charts come from package reports/chart (the only package that imports plotting code).
+//
+// Files, one idea each:
+//
+//   - dist.go: Dist, exact quantiles of a cost metric from runs, in bounded memory (one pass,
+//     plus refinement passes over the replayable source when a bucket holds several values).
+//   - sweep.go: Sweep, ParseSweep (lists and geometric ranges), Grid.
+//   - whatif.go: RunWhatIf: one pass over the workload for every point of the grid, the points
+//     split across goroutines; sim.Run for workloads that are not single-batch appends.
+//   - point.go: Point and its derived figures (regime, ScanBound slack, warm section, maps,
+//     Kafka-version validity).
+//   - phase1.go: phase-1 cost of Kafka's warm-section search for an index of n entries.
+//   - recommend.go: recommendations derived from the figures.
+//   - segstats.go: the exact per-offset statistics of a real segment in one pass over its batch
+//     headers and index entries (SPEC §5).
+//   - analyze.go: AnalyzeDir, per-partition figures of a log directory, read-only.
+//   - table.go, whatif_text.go, json.go, html.go, analyze_render.go: the formats.
+//
+// docs/reports.md defines the JSON keys, the regimes, the quantiles and the recommendation rules.
+package reports

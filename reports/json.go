@@ -1,0 +1,174 @@
+package reports
+
+import (
+	"encoding/json"
+	"io"
+
+	"kidx/model"
+)
+
+// ScanJSON is the SPEC §10 `scan` object, shared by whatif points and analyze partitions.
+// Keys may be added, never renamed (docs/reports.md).
+type ScanJSON struct {
+	Lookups        int64   `json:"lookups"`
+	MaxScanBytes   int64   `json:"maxScanBytes"`
+	MeanScanBytes  float64 `json:"meanScanBytes"`
+	P50ScanBytes   int64   `json:"p50ScanBytes"`
+	P99ScanBytes   int64   `json:"p99ScanBytes"`
+	P999ScanBytes  int64   `json:"p999ScanBytes"`
+	TotalScanBytes int64   `json:"totalScanBytes"`
+	MaxHops        int64   `json:"maxHops"`
+	MeanHops       float64 `json:"meanHops"`
+	P50Hops        int64   `json:"p50Hops"`
+	P99Hops        int64   `json:"p99Hops"`
+	P999Hops       int64   `json:"p999Hops"`
+	TotalHops      int64   `json:"totalHops"`
+}
+
+func scanJSON(s model.ScanStats, scanQ, hopsQ map[Quantile]int64) ScanJSON {
+	return ScanJSON{Lookups: s.Lookups, MaxScanBytes: s.MaxScanBytes, MeanScanBytes: round1(s.MeanScanBytes()),
+		P50ScanBytes: scanQ[P50], P99ScanBytes: scanQ[P99], P999ScanBytes: scanQ[P999], TotalScanBytes: s.TotalScanBytes,
+		MaxHops: s.MaxHops, MeanHops: round2(s.MeanHops()), P50Hops: hopsQ[P50], P99Hops: hopsQ[P99], P999Hops: hopsQ[P999],
+		TotalHops: s.TotalHops}
+}
+
+func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
+func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+type whatIfJSON struct {
+	Source       string          `json:"source"`
+	Rule         string          `json:"rule"`
+	Rules        []string        `json:"rules"`
+	KafkaVersion string          `json:"kafkaVersion"`
+	Batches      int64           `json:"batches"`
+	Passes       int             `json:"passes"`
+	Scale        scaleJSON       `json:"scale"`
+	Points       []pointJSON     `json:"points"`
+	Sweeps       []sweepJSONItem `json:"sweeps"`
+}
+
+type sweepJSONItem struct {
+	Key    string  `json:"key"`
+	Values []int64 `json:"values"`
+}
+
+type scaleJSON struct {
+	Partitions       int   `json:"partitions"`
+	RetainedSegments int   `json:"retainedSegments"`
+	MaxMapCount      int64 `json:"maxMapCount"`
+}
+
+type pointJSON struct {
+	Config               map[string]int64 `json:"config"`
+	Producer             map[string]int64 `json:"producer,omitempty"`
+	Rule                 string           `json:"rule"`
+	Regime               Regime           `json:"regime"`
+	Segments             int              `json:"segments"`
+	Batches              int64            `json:"batches"`
+	OffsetIndexEntries   int64            `json:"offsetIndexEntries"`
+	TimeIndexEntries     int64            `json:"timeIndexEntries"`
+	DensestEntries       int64            `json:"densestEntries"`
+	MeanEntriesPerSeg    float64          `json:"meanEntriesPerSegment"`
+	MaxEntriesPerSegment int              `json:"maxEntriesPerSegment"`
+	IndexBytes           int64            `json:"indexBytes"`
+	TimeIndexBytes       int64            `json:"timeIndexBytes"`
+	LogBytes             int64            `json:"logBytes"`
+	MaxBatchBytes        int64            `json:"maxBatchBytes"`
+	Scan                 ScanJSON         `json:"scan"`
+	Bound                boundJSON        `json:"bound"`
+	Phase1               phase1JSON       `json:"phase1"`
+	Warm                 warmJSON         `json:"warm"`
+	Maps                 mapsJSON         `json:"maps"`
+	IndexFullRolls       int              `json:"indexFullRolls"`
+	OverflowHazard       bool             `json:"overflowHazard"`
+	OverflowEvents       []model.Event    `json:"overflowEvents"`
+	Rejected             int64            `json:"rejectedAppends"`
+	VersionWarnings      []string         `json:"versionWarnings"`
+	Recommendations      []string         `json:"recommendations"`
+}
+
+type boundJSON struct {
+	LimitBytes int64 `json:"limitBytes"`
+	SlackBytes int64 `json:"slackBytes"`
+}
+
+type phase1JSON struct {
+	Entries     int `json:"entries"`
+	TailSlots   int `json:"tailSlots"`
+	TailPages   int `json:"tailPages"`
+	ColdSlots   int `json:"coldSlots"`
+	ColdPages   int `json:"coldPages"`
+	ColdTargets int `json:"coldTargets"`
+}
+
+type warmJSON struct {
+	Entries      int   `json:"entries"`
+	CoveredBytes int64 `json:"coveredBytes"`
+	WholeSegment bool  `json:"wholeSegment"`
+}
+
+type mapsJSON struct {
+	Partitions           int   `json:"partitions"`
+	SegmentsPerPartition int   `json:"segmentsPerPartition"`
+	Maps                 int64 `json:"maps"`
+	MaxMapCount          int64 `json:"maxMapCount"`
+	Headroom             int64 `json:"headroom"`
+	MaxPartitions        int64 `json:"maxPartitions"`
+}
+
+func (p *Point) meanEntries() float64 {
+	if p.Segments == 0 {
+		return 0
+	}
+	return float64(p.OffsetIndexEntries) / float64(p.Segments)
+}
+
+func pointDoc(p *Point) pointJSON {
+	d := pointJSON{Config: p.Config.Map(), Rule: p.Rule.String(), Regime: p.Regime, Segments: p.Segments, Batches: p.Batches,
+		OffsetIndexEntries: p.OffsetIndexEntries, TimeIndexEntries: p.TimeIndexEntries, DensestEntries: p.DensestEntries,
+		MeanEntriesPerSeg: round2(p.meanEntries()), MaxEntriesPerSegment: p.MaxEntriesPerSegment,
+		IndexBytes: p.IndexBytes, TimeIndexBytes: p.TimeIndexBytes, LogBytes: p.LogBytes, MaxBatchBytes: p.MaxBatchBytes,
+		Scan:   scanJSON(p.Scan, p.ScanQ, p.HopsQ),
+		Bound:  boundJSON{p.BoundLimit, p.BoundSlack},
+		Phase1: phase1JSON(p.Phase1),
+		Warm:   warmJSON(p.Warm),
+		Maps: mapsJSON{p.Maps.Partitions, p.Maps.SegmentsPerPart, p.Maps.Maps, p.Maps.MaxMapCount, p.Maps.Headroom,
+			p.Maps.MaxPartitions},
+		IndexFullRolls: p.IndexFullRolls, OverflowHazard: p.OverflowHazard, OverflowEvents: p.OverflowEvents,
+		Rejected: p.Rejected, VersionWarnings: p.VersionWarnings, Recommendations: p.Recommendations}
+	if len(p.Producer) > 0 {
+		d.Producer = map[string]int64{}
+		for _, s := range p.Producer {
+			d.Producer[s.Key] = s.Value
+		}
+	}
+	if d.OverflowEvents == nil {
+		d.OverflowEvents = []model.Event{}
+	}
+	if d.VersionWarnings == nil {
+		d.VersionWarnings = []string{}
+	}
+	if d.Recommendations == nil {
+		d.Recommendations = []string{}
+	}
+	return d
+}
+
+// WriteJSON writes the SPEC §10 document.
+func (r *WhatIf) WriteJSON(w io.Writer) error {
+	doc := whatIfJSON{Source: r.Source, Rule: r.Rules[0].String(), KafkaVersion: r.KafkaVersion, Batches: r.Batches,
+		Passes: r.Passes, Scale: scaleJSON{r.Scale.Partitions, r.Scale.RetainedSegments, r.Scale.MaxMapCount},
+		Points: []pointJSON{}, Sweeps: []sweepJSONItem{}}
+	for _, rule := range r.Rules {
+		doc.Rules = append(doc.Rules, rule.String())
+	}
+	for _, s := range r.Sweeps {
+		doc.Sweeps = append(doc.Sweeps, sweepJSONItem(s))
+	}
+	for _, p := range r.Points {
+		doc.Points = append(doc.Points, pointDoc(p))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,441 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"kidx/model"
+	"kidx/sim"
+)
+
+// SourceFactory builds the workload for one set of producer settings (sim.NewGenerator with
+// overrides). Sources that are not the producer model ignore the map.
+type SourceFactory func(overrides map[string]string) (sim.Source, error)
+
+// WhatIfOptions describe a what-if sweep.
+type WhatIfOptions struct {
+	// Source is the workload; Factory, when set, builds one per distinct producer setting
+	// (and is required for sweeps of batch.size or linger.ms).
+	Source  sim.Source
+	Factory SourceFactory
+	// Base is the config every point starts from; the sweeps then set their keys.
+	Base   model.Config
+	Rules  []model.AppendRule // one, or both for --compare-rules
+	Sweeps []Sweep
+	// KafkaVersion, if set, is the release whose config ranges are checked (else the latest
+	// rules, 4.1+, are used and said so).
+	KafkaVersion string
+	Scale        Scale
+	// Workers splits the sweep points across goroutines (0: GOMAXPROCS).
+	Workers int
+	// Progress, if set, is called with the number of batches fed so far (all points).
+	Progress func(batches int64)
+}
+
+// Scale is the at-scale context of the map-count figures.
+type Scale struct {
+	Partitions       int   // partitions on the broker
+	RetainedSegments int   // segments kept per partition; 0: the segments the workload produced
+	MaxMapCount      int64 // vm.max_map_count
+}
+
+// WhatIf is a complete what-if report.
+type WhatIf struct {
+	Source string
+	Rules  []model.AppendRule
+	Sweeps []Sweep
+	Scale  Scale
+	// KafkaVersion is the release the validity warnings refer to.
+	KafkaVersion string
+	Points       []*Point
+	// Passes is how many times the workload was replayed (1, plus refinement passes for exact
+	// quantiles of many distinct values).
+	Passes  int
+	Batches int64 // batches in one pass of the workload
+	Elapsed time.Duration
+}
+
+// chunk is how many batches are generated at once and fed to every point.
+const chunk = 1 << 16
+
+// run is one model run: a point, or the hidden I=0 reference that defines the plateau.
+type run struct {
+	cfg      model.Config
+	rule     model.AppendRule
+	producer []Setting
+	point    *Point // nil for a reference run
+	agg      aggregate
+	scan     *Dist
+	hops     *Dist
+	stream   *model.StatStream
+	events   []model.Event
+	rejected int64
+	stats    model.ScanStats // the model's exact totals, from the first pass
+}
+
+// RunWhatIf runs every point of the sweep grid (under each rule) through the model and
+// derives the report's figures and recommendations. Single-batch workloads go through
+// model.StatStream: each chunk of batches is produced once and fed to every point, the points
+// split across goroutines. Other workloads run point by point through sim.Run.
+func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
+	start := time.Now()
+	if len(opts.Rules) == 0 {
+		opts.Rules = []model.AppendRule{model.PerBatch}
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Scale.MaxMapCount <= 0 {
+		opts.Scale.MaxMapCount = DefaultMaxMapCount
+	}
+	if opts.Scale.Partitions <= 0 {
+		opts.Scale.Partitions = 1
+	}
+	for _, s := range opts.Sweeps {
+		if len(s.Values) == 0 {
+			return nil, fmt.Errorf("sweep of %s has no values", s.Key)
+		}
+		if IsProducerKey(s.Key) && opts.Factory == nil {
+			return nil, fmt.Errorf("sweep of %s: producer settings can only be swept when the workload is the producer model (--gen producer:...)", s.Key)
+		}
+	}
+	if opts.Source == nil && opts.Factory == nil {
+		return nil, errors.New("no workload source")
+	}
+	rep := &WhatIf{Rules: opts.Rules, Sweeps: opts.Sweeps, Scale: opts.Scale, KafkaVersion: opts.KafkaVersion}
+	if rep.KafkaVersion == "" {
+		rep.KafkaVersion = latestRules
+	}
+
+	// Build the points, grouped by producer settings (each group is one workload).
+	type group struct {
+		key  string
+		src  sim.Source
+		runs []*run
+		refs map[refKey]*run
+	}
+	groups := map[string]*group{}
+	var order []*group
+	for _, settings := range Grid(opts.Sweeps) {
+		cfg := opts.Base
+		var producer []Setting
+		for _, s := range settings {
+			if IsProducerKey(s.Key) {
+				producer = append(producer, s)
+				continue
+			}
+			if err := cfg.SetInt(s.Key, s.Value); err != nil {
+				return nil, err
+			}
+		}
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("point %s: %v", settingsString(settings), err)
+		}
+		gk := settingsString(producer)
+		g := groups[gk]
+		if g == nil {
+			g = &group{key: gk, refs: map[refKey]*run{}}
+			groups[gk] = g
+			order = append(order, g)
+			src := opts.Source
+			if opts.Factory != nil {
+				over := map[string]string{}
+				for _, p := range producer {
+					over[p.Key] = strconv.FormatInt(p.Value, 10)
+				}
+				var err error
+				if src, err = opts.Factory(over); err != nil {
+					return nil, err
+				}
+			}
+			g.src = src
+			if rep.Source == "" {
+				rep.Source = src.Describe()
+			}
+		}
+		for _, rule := range opts.Rules {
+			p := &Point{Config: cfg, Rule: rule, Producer: producer}
+			rep.Points = append(rep.Points, p)
+			g.runs = append(g.runs, &run{cfg: cfg, rule: rule, producer: producer, point: p})
+			if k := referenceKey(cfg, rule); g.refs[k] == nil {
+				g.refs[k] = &run{cfg: k.cfg, rule: rule}
+			}
+		}
+	}
+	for _, g := range order {
+		refs := make([]*run, 0, len(g.refs))
+		for _, r := range g.refs {
+			refs = append(refs, r)
+		}
+		sort.Slice(refs, func(i, j int) bool { return fmt.Sprint(refs[i].cfg) < fmt.Sprint(refs[j].cfg) })
+		all := append(append([]*run(nil), g.runs...), refs...)
+		shape, err := probeSource(g.src)
+		if err != nil {
+			return nil, err
+		}
+		passes, batches, err := runGroup(g.src, shape, all, opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.Passes = max(rep.Passes, passes)
+		rep.Batches = batches
+		for _, r := range g.runs {
+			finishPoint(r, g.refs[referenceKey(r.cfg, r.rule)], shape, rep)
+		}
+	}
+	// Advice compares points (e.g. the widest plateau), so it comes once every point is done.
+	for _, p := range rep.Points {
+		p.Recommendations = recommend(p, rep)
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// refKey names the reference run of a point: the same config with index.interval.bytes=0,
+// under the same rule. Its index is the densest the batching allows, which defines the
+// plateau (SPEC §6 Plateau).
+type refKey struct {
+	cfg  model.Config
+	rule model.AppendRule
+}
+
+func referenceKey(cfg model.Config, rule model.AppendRule) refKey {
+	cfg.IndexIntervalBytes = 0
+	return refKey{cfg, rule}
+}
+
+func settingsString(s []Setting) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ","
+		}
+		out += x.Key + "=" + strconv.FormatInt(x.Value, 10)
+	}
+	return out
+}
+
+// sourceShape is what one look at the workload tells: whether it is single-batch appends (the
+// fast path) and, otherwise, the largest append (the per-append rule's scan bound) and whether
+// some append holds several batches (the per-batch overflow hazard).
+type sourceShape struct {
+	fast           bool
+	maxAppendBytes int64
+	multiBatch     bool
+}
+
+func probeSource(src sim.Source) (sourceShape, error) {
+	st, err := src.Open()
+	if err != nil {
+		return sourceShape{}, err
+	}
+	if _, ok := st.(sim.BatchStream); ok {
+		return sourceShape{fast: true}, nil
+	}
+	var sh sourceShape
+	steps := make([]model.Step, 1024)
+	for {
+		n, err := st.Next(steps)
+		for _, s := range steps[:n] {
+			sh.maxAppendBytes = max(sh.maxAppendBytes, s.AppendBytes())
+			if len(s.Append) > 1 {
+				sh.multiBatch = true
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return sh, nil
+		}
+		if err != nil {
+			return sh, err
+		}
+	}
+}
+
+// runGroup runs every run over one workload: the first pass computes everything, and further
+// passes refine the quantiles that one pass could not pin down. It returns the passes made
+// and the batches of one pass.
+func runGroup(src sim.Source, shape sourceShape, runs []*run, opts WhatIfOptions) (int, int64, error) {
+	for _, r := range runs {
+		if r.point != nil {
+			r.scan, r.hops = NewDist(), NewDist()
+		}
+	}
+	passes := 0
+	var batches int64
+	active := runs
+	for len(active) > 0 {
+		passes++
+		first := passes == 1
+		var err error
+		var n int64
+		if shape.fast {
+			n, err = fastPass(src, active, first, opts)
+		} else {
+			n, err = slowPass(src, active, first, opts)
+		}
+		if err != nil {
+			return passes, batches, err
+		}
+		if first {
+			batches = n
+		}
+		var next []*run
+		for _, r := range active {
+			if r.point == nil {
+				continue
+			}
+			done := r.scan.Resolve()
+			done = r.hops.Resolve() && done
+			if !done {
+				r.scan.BeginRefine()
+				r.hops.BeginRefine()
+				next = append(next, r)
+			}
+		}
+		active = next
+	}
+	return passes, batches, nil
+}
+
+// onRun is the hook that feeds a run's distributions.
+func (r *run) onRun() func(count, scanBytes, hops int64) {
+	if r.point == nil {
+		return nil
+	}
+	scan, hops := r.scan, r.hops
+	return func(count, scanBytes, h int64) {
+		if count == 0 {
+			return
+		}
+		scan.Add(count, scanBytes)
+		hops.Add(count, h)
+	}
+}
+
+// fastPass reads the workload once in chunks and feeds each chunk to every run's StatStream,
+// the runs split across workers.
+func fastPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int64, error) {
+	st, err := src.Open()
+	if err != nil {
+		return 0, err
+	}
+	bs := st.(sim.BatchStream)
+	for _, r := range runs {
+		var onSegment func(model.SegmentSummary)
+		if first {
+			onSegment = r.agg.add
+		}
+		r.stream, err = model.NewStatStream(r.cfg, 0, false, onSegment)
+		if err != nil {
+			return 0, err
+		}
+		if fn := r.onRun(); fn != nil {
+			r.stream.OnRun(fn)
+		}
+	}
+	workers := min(opts.Workers, len(runs))
+	parts := make([][]*run, workers)
+	for i, r := range runs {
+		parts[i%workers] = append(parts[i%workers], r)
+	}
+	bytes, records, ts := make([]int32, chunk), make([]int32, chunk), make([]int64, chunk)
+	var total int64
+	var wg sync.WaitGroup
+	for {
+		n, err := bs.NextBatches(bytes, records, ts)
+		if n > 0 {
+			b, rc, t := bytes[:n], records[:n], withTimestamps(ts[:n])
+			wg.Add(workers)
+			for _, part := range parts {
+				go func(part []*run) {
+					defer wg.Done()
+					for _, r := range part {
+						r.stream.AddBatches(b, rc, t)
+					}
+				}(part)
+			}
+			wg.Wait()
+			total += int64(n)
+			if opts.Progress != nil {
+				opts.Progress(int64(n) * int64(len(runs)))
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	for _, r := range runs {
+		stats := r.stream.Close()
+		if first {
+			r.rejected, r.stats = r.stream.Rejected(), stats
+		}
+		r.stream = nil
+	}
+	return total, nil
+}
+
+// slowPass runs each run through sim.Run (the reference model.Log), runs in parallel.
+func slowPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int64, error) {
+	jobs := make(chan *run)
+	errs := make(chan error, len(runs))
+	var batches int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range min(opts.Workers, len(runs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range jobs {
+				ro := sim.RunOptions{OnRun: r.onRun(), Timestamps: true}
+				if first {
+					ro.OnSegment = r.agg.add
+				}
+				res, err := sim.Run(src, r.cfg, r.rule, ro)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				if first {
+					r.events, r.rejected, r.stats = res.Events, res.Rejected, res.Scan
+				}
+				mu.Lock()
+				batches = max(batches, res.Batches)
+				mu.Unlock()
+				if opts.Progress != nil {
+					opts.Progress(res.Batches)
+				}
+			}
+		}()
+	}
+	for _, r := range runs {
+		jobs <- r
+	}
+	close(jobs)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return batches, err
+	}
+	return batches, nil
+}
+
+// withTimestamps returns ts, or nil when every batch of the chunk has no timestamp: the
+// stream then skips its timestamp bookkeeping, with the same result (a -1 timestamp never
+// creates a time-index entry nor a time roll).
+func withTimestamps(ts []int64) []int64 {
+	for _, t := range ts {
+		if t != model.NoTimestamp {
+			return ts
+		}
+	}
+	return nil
+}

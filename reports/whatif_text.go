@@ -1,0 +1,91 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// label names a point by what the sweeps vary (and the rule when rules are compared).
+func (r *WhatIf) label(p *Point) string {
+	var parts []string
+	for _, s := range r.Sweeps {
+		if IsProducerKey(s.Key) {
+			for _, x := range p.Producer {
+				if x.Key == s.Key {
+					parts = append(parts, fmt.Sprintf("%s=%d", s.Key, x.Value))
+				}
+			}
+			continue
+		}
+		v, _ := p.Config.Get(s.Key)
+		parts = append(parts, fmt.Sprintf("%s=%d", s.Key, v))
+	}
+	if len(r.Rules) > 1 {
+		parts = append(parts, p.Rule.String())
+	}
+	if len(parts) == 0 {
+		return "base"
+	}
+	return strings.Join(parts, " ")
+}
+
+func (r *WhatIf) table() *table {
+	t := &table{header: []string{"point", "regime", "segs", "entries/seg", ".index B", ".timeindex B", "max scan B", "mean scan B",
+		"p50 B", "p99 B", "p99.9 B", "max hops", "mean hops", "p99 hops", "bound B", "slack B", "ph1 pages tail/cold", "warm covers B", "maps", "headroom"}}
+	for _, p := range r.Points {
+		t.add(r.label(p), string(p.Regime), strconv.Itoa(p.Segments), fmt.Sprintf("%.2f", p.meanEntries()),
+			itoa(p.IndexBytes), itoa(p.TimeIndexBytes), itoa(p.Scan.MaxScanBytes), fmt.Sprintf("%.1f", p.Scan.MeanScanBytes()),
+			itoa(p.ScanQ[P50]), itoa(p.ScanQ[P99]), itoa(p.ScanQ[P999]), itoa(p.Scan.MaxHops),
+			fmt.Sprintf("%.2f", p.Scan.MeanHops()), itoa(p.HopsQ[P99]), itoa(p.BoundLimit), itoa(p.BoundSlack),
+			fmt.Sprintf("%d/%d", p.Phase1.TailPages, p.Phase1.ColdPages), itoa(p.Warm.CoveredBytes),
+			strconv.FormatInt(p.Maps.Maps, 10), strconv.FormatInt(p.Maps.Headroom, 10))
+	}
+	return t
+}
+
+func (r *WhatIf) headline() string {
+	rules := make([]string, len(r.Rules))
+	for i, x := range r.Rules {
+		rules[i] = x.String()
+	}
+	return fmt.Sprintf("source: %s\nrule: %s; config checked against Kafka %s; %d batches per pass, %d pass(es)\n"+
+		"scale: %d partitions, vm.max_map_count %d",
+		r.Source, strings.Join(rules, " vs "), r.KafkaVersion, r.Batches, r.Passes, r.Scale.Partitions, r.Scale.MaxMapCount)
+}
+
+// WriteText writes the aligned terminal report: a table of every point, then each point's
+// recommendations.
+func (r *WhatIf) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "kidx whatif\n%s\n\n", r.headline())
+	r.table().writeText(w)
+	fmt.Fprintln(w, "\nScan figures are exact over every offset (bytes walked in phase 2, header hops); bound = min(I + largest batch, segment.bytes).")
+	for _, p := range r.Points {
+		fmt.Fprintf(w, "\n%s (%s):\n", r.label(p), p.Regime)
+		for _, rec := range p.Recommendations {
+			fmt.Fprintf(w, "  - %s\n", rec)
+		}
+	}
+	return nil
+}
+
+// WriteMarkdown writes the same report as Markdown.
+func (r *WhatIf) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "# kidx whatif\n\n")
+	for _, line := range strings.Split(r.headline(), "\n") {
+		fmt.Fprintf(w, "- %s\n", line)
+	}
+	fmt.Fprintln(w)
+	r.table().writeMarkdown(w)
+	fmt.Fprintln(w, "\nScan figures are exact over every offset; bound = min(I + largest batch, segment.bytes).")
+	for _, p := range r.Points {
+		fmt.Fprintf(w, "\n## %s (%s)\n\n", r.label(p), p.Regime)
+		for _, rec := range p.Recommendations {
+			fmt.Fprintf(w, "- %s\n", rec)
+		}
+	}
+	return nil
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
