@@ -333,3 +333,23 @@ func FuzzLogWalk(f *testing.F) {
 		})
 	})
 }
+
+// A recipe's repeat counts and sizes are bounded: the 68-byte input found by FuzzWorkloadJSON
+// asked for 2^31-1 batches and exhausted memory.
+func TestRecipeBounds(t *testing.T) {
+	for _, in := range []string{
+		`{"appends": [{"repeat": 2147483647, "batches": [{"records": 1}]}]}`,
+		`{"appends": [{"batches": [{"records": 1, "repeat": 2147483647}]}]}`,
+		`{"appends": [{"repeat": 2000, "batches": [{"records": 1, "repeat": 2000}]}]}`,
+		`{"appends": [{"batches": [{"records": 1, "repeat": -1}]}]}`,
+		`{"appends": [{"batches": [{"records": 2147483647}]}]}`,
+		`{"appends": [{"batches": [{"records": 1, "valueBytes": 2147483647}]}]}`,
+	} {
+		if _, err := ParseRecipe([]byte(in)); err == nil {
+			t.Errorf("%s: accepted", in)
+		}
+	}
+	if _, err := ParseRecipe([]byte(`{"appends": [{"repeat": 63, "batches": [{"records": 79, "valueBytes": 197}]}]}`)); err != nil {
+		t.Errorf("a golden-sized recipe: %v", err)
+	}
+}

@@ -281,18 +281,31 @@ func ParseRecipe(data []byte) (*Recipe, error) {
 	if r.Rule, err = ParseRule(wire.Rule); err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
-	rep := func(p *int) int {
-		if p == nil {
-			return 1
+	rep := func(p *int, where string) (int, error) {
+		switch {
+		case p == nil:
+			return 1, nil
+		case *p < 0 || *p > maxRecipeBatches:
+			return 0, fmt.Errorf("recipe %s.repeat: %d is outside [0, %d]", where, *p, maxRecipeBatches)
 		}
-		return *p
+		return *p, nil
 	}
+	total := 0 // batches after expansion: a recipe is bounded, whatever its repeat counts say
 	for i, a := range wire.Appends {
 		var batches []RecipeBatch
 		for j, b := range a.Batches {
+			where := fmt.Sprintf("appends[%d].batches[%d]", i, j)
 			rb := RecipeBatch{Records: b.Records, KeyBytes: -1, TimestampDelta: 1, TimestampFromOffset: b.Timestamp == nil}
-			if b.Records < 0 {
-				return nil, fmt.Errorf("recipe appends[%d].batches[%d]: negative record count", i, j)
+			if b.Records < 0 || b.Records > maxRecipeRecords {
+				return nil, fmt.Errorf("recipe %s.records: %d is outside [0, %d]", where, b.Records, maxRecipeRecords)
+			}
+			for _, f := range []struct {
+				name string
+				v    *int
+			}{{"valueBytes", b.ValueBytes}, {"keyBytes", b.KeyBytes}} {
+				if f.v != nil && (*f.v < -1 || *f.v > maxRecipeFieldBytes) {
+					return nil, fmt.Errorf("recipe %s.%s: %d is outside [-1, %d]", where, f.name, *f.v, maxRecipeFieldBytes)
+				}
 			}
 			if b.ValueBytes != nil {
 				rb.ValueBytes = *b.ValueBytes
@@ -306,16 +319,37 @@ func ParseRecipe(data []byte) (*Recipe, error) {
 			if b.TimestampDelta != nil {
 				rb.TimestampDelta = *b.TimestampDelta
 			}
-			for k := 0; k < rep(b.Repeat); k++ {
+			n, err := rep(b.Repeat, where)
+			if err != nil {
+				return nil, err
+			}
+			if total += n; total > maxRecipeBatches {
+				return nil, fmt.Errorf("recipe %s: more than %d batches in all", where, maxRecipeBatches)
+			}
+			for k := 0; k < n; k++ {
 				batches = append(batches, rb)
 			}
 		}
-		for k := 0; k < rep(a.Repeat); k++ {
+		n, err := rep(a.Repeat, fmt.Sprintf("appends[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		if total += (n - 1) * len(batches); n > 1 && total > maxRecipeBatches {
+			return nil, fmt.Errorf("recipe appends[%d]: more than %d batches in all", i, maxRecipeBatches)
+		}
+		for k := 0; k < n; k++ {
 			r.Appends = append(r.Appends, batches)
 		}
 	}
 	return r, r.Config.Validate()
 }
+
+// Bounds of a recipe: it is a test vector, and must not make kidx allocate without limit.
+const (
+	maxRecipeBatches    = 1 << 20
+	maxRecipeRecords    = 1 << 20
+	maxRecipeFieldBytes = 1 << 24
+)
 
 // recipeBaseTimestamp is the golden default: 1700000000000 + base offset.
 const recipeBaseTimestamp = 1700000000000

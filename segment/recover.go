@@ -41,6 +41,9 @@ func (l *Log) Recover() (*Event, error) {
 	s.maxTsKnown = false
 	s.maxTimestampSoFar()
 	s.bytesSince = 0
+	// The unclean restart made a new LogSegment object: its rolling timestamp is loaded
+	// again from the first batch in the file.
+	s.rollingKnown = false
 
 	lf, err := OpenLogWith(s.logPath, AccessPread)
 	if err != nil {
