@@ -96,3 +96,21 @@ func TestWorkloadJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// An empty workload writes back to a file that parses (FuzzWorkloadJSON found that an empty
+// "batches" list was dropped).
+func TestEmptyWorkloadRoundTrip(t *testing.T) {
+	for _, in := range []string{`{"batches": []}`, `{"steps": []}`} {
+		w, err := ParseWorkload([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseWorkload(out); err != nil {
+			t.Fatalf("%s -> %s: %v", in, out, err)
+		}
+	}
+}

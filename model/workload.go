@@ -113,41 +113,64 @@ func (e *WorkloadError) Error() string {
 
 func (e *WorkloadError) Unwrap() error { return e.Err }
 
-type workloadJSON struct {
-	Config      map[string]json.RawMessage `json:"config"`
-	Rule        *string                    `json:"rule"`
-	StartOffset *json.RawMessage           `json:"startOffset"`
-	Batches     []json.RawMessage          `json:"batches"`
-	Steps       []json.RawMessage          `json:"steps"`
-}
-
-type stepJSON struct {
-	Append  []json.RawMessage `json:"append"`
-	Restart *bool             `json:"restart"`
-	Recover *bool             `json:"recover"`
-}
-
-type batchJSON struct {
-	Records      *json.RawMessage `json:"records"`
-	Bytes        *json.RawMessage `json:"bytes"`
-	MaxTimestamp *json.RawMessage `json:"maxTimestamp"`
-}
+// The decoded forms of a workload file. Numbers stay json.Number so that a non-integer is
+// reported with its path rather than as a Go type error.
+type (
+	workloadFile struct {
+		Config      map[string]json.Number `json:"config"`
+		Rule        *string                `json:"rule"`
+		StartOffset *json.Number           `json:"startOffset"`
+		Batches     []batchFile            `json:"batches"`
+		Steps       []stepFile             `json:"steps"`
+	}
+	stepFile struct {
+		Append  []batchFile `json:"append"`
+		Restart *bool       `json:"restart"`
+		Recover *bool       `json:"recover"`
+	}
+	batchFile struct {
+		Records      *json.Number `json:"records"`
+		Bytes        *json.Number `json:"bytes"`
+		MaxTimestamp *json.Number `json:"maxTimestamp"`
+	}
+	// The same with every step and batch left raw: decoded one by one only to say which
+	// step or batch a JSON type error or unknown key is in.
+	workloadRaw struct {
+		Config      map[string]json.RawMessage `json:"config"`
+		Rule        *string                    `json:"rule"`
+		StartOffset *json.RawMessage           `json:"startOffset"`
+		Batches     []json.RawMessage          `json:"batches"`
+		Steps       []json.RawMessage          `json:"steps"`
+	}
+	stepRaw struct {
+		Append  []json.RawMessage `json:"append"`
+		Restart *bool             `json:"restart"`
+		Recover *bool             `json:"recover"`
+	}
+)
 
 // ParseWorkload decodes a SPEC §3 workload. Errors are *WorkloadError values that name the
 // step and field (or the byte of a syntax error). Unknown keys are errors: a typo in a
 // config name must not silently fall back to a default.
+//
+// A well-formed file is decoded in one pass. Only when that pass fails is the file decoded
+// again step by step, to say where the problem is.
 func ParseWorkload(data []byte) (Workload, error) {
-	var raw workloadJSON
-	if err := decodeStrict(data, &raw); err != nil {
-		return Workload{}, err
+	var f workloadFile
+	if err := decodeStrict(data, &f); err != nil {
+		return Workload{}, locateDecodeError(data, err)
 	}
+	return f.workload()
+}
+
+func (f *workloadFile) workload() (Workload, error) {
 	w := Workload{Config: map[string]int64{}}
-	for name, v := range raw.Config {
+	for name, v := range f.Config {
 		path := "config." + name
 		if _, err := lookupConfigKey(name); err != nil {
 			return Workload{}, &WorkloadError{Path: path, Offset: -1, Err: err}
 		}
-		n, err := parseInt(v, path)
+		n, err := numberInt(v, path)
 		if err != nil {
 			return Workload{}, err
 		}
@@ -156,14 +179,14 @@ func ParseWorkload(data []byte) (Workload, error) {
 		}
 		w.Config[name] = n
 	}
-	if raw.Rule != nil {
-		if _, err := ParseRule(*raw.Rule); err != nil {
+	if f.Rule != nil {
+		if _, err := ParseRule(*f.Rule); err != nil {
 			return Workload{}, &WorkloadError{Path: "rule", Offset: -1, Err: err}
 		}
-		w.Rule = *raw.Rule
+		w.Rule = *f.Rule
 	}
-	if raw.StartOffset != nil {
-		n, err := parseInt(*raw.StartOffset, "startOffset")
+	if f.StartOffset != nil {
+		n, err := numberInt(*f.StartOffset, "startOffset")
 		if err != nil {
 			return Workload{}, err
 		}
@@ -173,22 +196,26 @@ func ParseWorkload(data []byte) (Workload, error) {
 		w.StartOffset = n
 	}
 	switch {
-	case raw.Batches != nil && raw.Steps != nil:
+	case f.Batches != nil && f.Steps != nil:
 		return Workload{}, &WorkloadError{Offset: -1, Err: errors.New("set either \"batches\" or \"steps\", not both")}
-	case raw.Batches == nil && raw.Steps == nil:
+	case f.Batches == nil && f.Steps == nil:
 		return Workload{}, &WorkloadError{Offset: -1, Err: errors.New("no \"batches\" or \"steps\"")}
-	case raw.Batches != nil:
+	case f.Batches != nil:
 		w.SingleBatch = true
-		for i, rb := range raw.Batches {
-			b, err := parseBatch(rb, fmt.Sprintf("batches[%d]", i))
+		w.Steps = make([]Step, 0, len(f.Batches))
+		batches := make([]Batch, len(f.Batches)) // one allocation backs every step
+		for i := range f.Batches {
+			b, err := f.Batches[i].batch(fmt.Sprintf("batches[%d]", i))
 			if err != nil {
 				return Workload{}, err
 			}
-			w.Steps = append(w.Steps, AppendStep(b))
+			batches[i] = b
+			w.Steps = append(w.Steps, Step{Append: batches[i : i+1 : i+1]})
 		}
 	default:
-		for i, rs := range raw.Steps {
-			s, err := parseStep(rs, fmt.Sprintf("steps[%d]", i))
+		w.Steps = make([]Step, 0, len(f.Steps))
+		for i := range f.Steps {
+			s, err := f.Steps[i].step(fmt.Sprintf("steps[%d]", i))
 			if err != nil {
 				return Workload{}, err
 			}
@@ -198,72 +225,60 @@ func ParseWorkload(data []byte) (Workload, error) {
 	return w, nil
 }
 
-func parseStep(data []byte, path string) (Step, error) {
-	var rs stepJSON
-	if err := decodeStrictAt(data, &rs, path); err != nil {
-		return Step{}, err
-	}
+func (f *stepFile) step(path string) (Step, error) {
 	set := 0
-	if rs.Append != nil {
-		set++
-	}
-	if rs.Restart != nil {
-		set++
-	}
-	if rs.Recover != nil {
-		set++
+	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil} {
+		if isSet {
+			set++
+		}
 	}
 	if set != 1 {
 		return Step{}, &WorkloadError{Path: path, Offset: -1,
 			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}`)}
 	}
 	switch {
-	case rs.Restart != nil:
-		if !*rs.Restart {
+	case f.Restart != nil:
+		if !*f.Restart {
 			return Step{}, &WorkloadError{Path: path + ".restart", Offset: -1, Err: errors.New("must be true")}
 		}
 		return Step{Restart: true}, nil
-	case rs.Recover != nil:
-		if !*rs.Recover {
+	case f.Recover != nil:
+		if !*f.Recover {
 			return Step{}, &WorkloadError{Path: path + ".recover", Offset: -1, Err: errors.New("must be true")}
 		}
 		return Step{Recover: true}, nil
 	}
-	if len(rs.Append) == 0 {
+	if len(f.Append) == 0 {
 		return Step{}, &WorkloadError{Path: path + ".append", Offset: -1, Err: errors.New("an append needs at least one batch")}
 	}
-	s := Step{Append: make([]Batch, 0, len(rs.Append))}
-	for j, rb := range rs.Append {
-		b, err := parseBatch(rb, fmt.Sprintf("%s.append[%d]", path, j))
+	s := Step{Append: make([]Batch, len(f.Append))}
+	for j := range f.Append {
+		b, err := f.Append[j].batch(fmt.Sprintf("%s.append[%d]", path, j))
 		if err != nil {
 			return Step{}, err
 		}
-		s.Append = append(s.Append, b)
+		s.Append[j] = b
 	}
 	return s, nil
 }
 
-func parseBatch(data []byte, path string) (Batch, error) {
-	var rb batchJSON
-	if err := decodeStrictAt(data, &rb, path); err != nil {
-		return Batch{}, err
-	}
+func (f *batchFile) batch(path string) (Batch, error) {
 	b := Batch{MaxTimestamp: NoTimestamp}
-	if rb.Records == nil {
+	if f.Records == nil {
 		return b, &WorkloadError{Path: path + ".records", Offset: -1, Err: errors.New("missing")}
 	}
-	if rb.Bytes == nil {
+	if f.Bytes == nil {
 		return b, &WorkloadError{Path: path + ".bytes", Offset: -1, Err: errors.New("missing")}
 	}
 	var err error
-	if b.Records, err = parseInt(*rb.Records, path+".records"); err != nil {
+	if b.Records, err = numberInt(*f.Records, path+".records"); err != nil {
 		return b, err
 	}
-	if b.Bytes, err = parseInt(*rb.Bytes, path+".bytes"); err != nil {
+	if b.Bytes, err = numberInt(*f.Bytes, path+".bytes"); err != nil {
 		return b, err
 	}
-	if rb.MaxTimestamp != nil {
-		if b.MaxTimestamp, err = parseInt(*rb.MaxTimestamp, path+".maxTimestamp"); err != nil {
+	if f.MaxTimestamp != nil {
+		if b.MaxTimestamp, err = numberInt(*f.MaxTimestamp, path+".maxTimestamp"); err != nil {
 			return b, err
 		}
 	}
@@ -275,6 +290,58 @@ func parseBatch(data []byte, path string) (Batch, error) {
 		return b, &WorkloadError{Path: path, Offset: -1, Err: err}
 	}
 	return b, nil
+}
+
+// locateDecodeError decodes the file again with its steps and batches left raw and decodes
+// each one alone, so that a type error or an unknown key is reported with its path (the
+// one-pass decoder only knows the field name). A syntax error already has its byte.
+func locateDecodeError(data []byte, first error) error {
+	var syn *json.SyntaxError
+	if errors.As(first, &syn) || errors.Is(first, io.ErrUnexpectedEOF) || errors.Is(first, io.EOF) {
+		return jsonError(first, "")
+	}
+	var werr *WorkloadError
+	if errors.As(first, &werr) { // trailing data
+		return first
+	}
+	var raw workloadRaw
+	if err := decodeStrict(data, &raw); err != nil {
+		return jsonError(err, "")
+	}
+	for name, v := range raw.Config {
+		var n json.Number
+		if err := json.Unmarshal(v, &n); err != nil {
+			return &WorkloadError{Path: "config." + name, Offset: -1, Err: fmt.Errorf("%s is not a number", bytes.TrimSpace(v))}
+		}
+	}
+	if raw.StartOffset != nil {
+		var n json.Number
+		if err := json.Unmarshal(*raw.StartOffset, &n); err != nil {
+			return &WorkloadError{Path: "startOffset", Offset: -1, Err: fmt.Errorf("%s is not a number", bytes.TrimSpace(*raw.StartOffset))}
+		}
+	}
+	batch := func(data []byte, path string) error {
+		var f batchFile
+		return decodeStrictAt(data, &f, path)
+	}
+	for i, rb := range raw.Batches {
+		if err := batch(rb, fmt.Sprintf("batches[%d]", i)); err != nil {
+			return err
+		}
+	}
+	for i, rs := range raw.Steps {
+		path := fmt.Sprintf("steps[%d]", i)
+		var st stepRaw
+		if err := decodeStrictAt(rs, &st, path); err != nil {
+			return err
+		}
+		for j, rb := range st.Append {
+			if err := batch(rb, fmt.Sprintf("%s.append[%d]", path, j)); err != nil {
+				return err
+			}
+		}
+	}
+	return jsonError(first, "")
 }
 
 // A BatchError names the invalid field of a Batch.
@@ -309,11 +376,7 @@ func (b Batch) Validate() error {
 	return nil
 }
 
-func parseInt(raw json.RawMessage, path string) (int64, error) {
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return 0, &WorkloadError{Path: path, Offset: -1, Err: fmt.Errorf("%s is not a number", bytes.TrimSpace(raw))}
-	}
+func numberInt(n json.Number, path string) (int64, error) {
 	v, err := n.Int64()
 	if err != nil {
 		return 0, &WorkloadError{Path: path, Offset: -1, Err: fmt.Errorf("%s is not an integer", n)}
@@ -321,12 +384,14 @@ func parseInt(raw json.RawMessage, path string) (int64, error) {
 	return v, nil
 }
 
+// decodeStrict decodes the one JSON object of a file, refusing unknown keys and trailing
+// data (a *WorkloadError with its byte). Decoder errors are returned as they are.
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err, "")
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &WorkloadError{Offset: dec.InputOffset(), Err: errors.New("trailing data after the workload object")}
@@ -367,12 +432,19 @@ func jsonError(err error, path string) error {
 	return &WorkloadError{Path: path, Offset: -1, Err: err}
 }
 
-// MarshalJSON writes the SPEC §3 form. Timestamps of -1 are omitted (the default).
+// MarshalJSON writes the SPEC §3 form: "batches" when every step is one single-batch
+// append (and the workload came in that form), "steps" otherwise. Timestamps of -1 are
+// omitted (the default). An empty workload keeps its empty list, so it parses back.
 func (w Workload) MarshalJSON() ([]byte, error) {
 	type batchOut struct {
 		Records      int64  `json:"records"`
 		Bytes        int64  `json:"bytes"`
 		MaxTimestamp *int64 `json:"maxTimestamp,omitempty"`
+	}
+	type head struct {
+		Config      map[string]int64 `json:"config,omitempty"`
+		Rule        string           `json:"rule,omitempty"`
+		StartOffset int64            `json:"startOffset"`
 	}
 	conv := func(b Batch) batchOut {
 		o := batchOut{Records: b.Records, Bytes: b.Bytes}
@@ -382,13 +454,7 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		}
 		return o
 	}
-	out := struct {
-		Config      map[string]int64 `json:"config,omitempty"`
-		Rule        string           `json:"rule,omitempty"`
-		StartOffset int64            `json:"startOffset"`
-		Batches     []batchOut       `json:"batches,omitempty"`
-		Steps       []map[string]any `json:"steps,omitempty"`
-	}{Config: w.Config, Rule: w.Rule, StartOffset: w.StartOffset}
+	h := head{Config: w.Config, Rule: w.Rule, StartOffset: w.StartOffset}
 	single := w.SingleBatch
 	for _, s := range w.Steps {
 		if len(s.Append) != 1 {
@@ -396,29 +462,32 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		}
 	}
 	if single {
-		out.Batches = make([]batchOut, 0, len(w.Steps))
+		batches := make([]batchOut, 0, len(w.Steps))
 		for _, s := range w.Steps {
-			out.Batches = append(out.Batches, conv(s.Append[0]))
+			batches = append(batches, conv(s.Append[0]))
 		}
-	} else {
-		out.Steps = make([]map[string]any, 0, len(w.Steps))
-		for _, s := range w.Steps {
-			switch {
-			case s.Restart:
-				out.Steps = append(out.Steps, map[string]any{"restart": true})
-			case s.Recover:
-				out.Steps = append(out.Steps, map[string]any{"recover": true})
-			default:
-				bs := make([]batchOut, len(s.Append))
-				for i, b := range s.Append {
-					bs[i] = conv(b)
-				}
-				out.Steps = append(out.Steps, map[string]any{"append": bs})
+		return json.Marshal(struct {
+			head
+			Batches []batchOut `json:"batches"`
+		}{h, batches})
+	}
+	steps := make([]map[string]any, 0, len(w.Steps))
+	for _, s := range w.Steps {
+		switch {
+		case s.Restart:
+			steps = append(steps, map[string]any{"restart": true})
+		case s.Recover:
+			steps = append(steps, map[string]any{"recover": true})
+		default:
+			bs := make([]batchOut, len(s.Append))
+			for i, b := range s.Append {
+				bs[i] = conv(b)
 			}
+			steps = append(steps, map[string]any{"append": bs})
 		}
 	}
-	if single && len(w.Steps) == 0 {
-		out.Batches = []batchOut{}
-	}
-	return json.Marshal(out)
+	return json.Marshal(struct {
+		head
+		Steps []map[string]any `json:"steps"`
+	}{h, steps})
 }
