@@ -1,0 +1,91 @@
+package fuzz
+
+import (
+	"fmt"
+
+	"kidx/model"
+	"kidx/segment"
+)
+
+// Resolved is a workload with its config and rule resolved on both sides.
+type Resolved struct {
+	Model     model.Config
+	Rule      model.AppendRule
+	File      *segment.Workload
+	Workload  model.Workload
+	MaxSpanTs int64 // largest max timestamp minus the smallest non-negative one
+}
+
+// Resolve applies the workload's config to Kafka's defaults (as `kidx sim` and `kidx write`
+// do) and converts it to the file side's workload, as cmd/kidx/write.go does. It fails for a
+// workload the model refuses (an invalid batch or config) or that the file side cannot
+// encode (Encodable): such inputs are not divergences.
+func Resolve(w model.Workload) (*Resolved, error) {
+	cfg := model.DefaultConfig()
+	if err := w.ApplyTo(&cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rule := model.PerBatch
+	if w.Rule != "" {
+		r, err := model.ParseRule(w.Rule)
+		if err != nil {
+			return nil, err
+		}
+		rule = r
+	}
+	if w.StartOffset < 0 {
+		return nil, fmt.Errorf("start offset %d is negative", w.StartOffset)
+	}
+	r := &Resolved{Model: cfg, Rule: rule, Workload: w}
+	sw := &segment.Workload{
+		Config: segment.Config{IndexIntervalBytes: cfg.IndexIntervalBytes, SegmentBytes: cfg.SegmentBytes,
+			SegmentIndexBytes: cfg.SegmentIndexBytes, SegmentMs: cfg.SegmentMs},
+		Rule:        segment.PerBatch,
+		StartOffset: w.StartOffset,
+		Steps:       make([]segment.Step, 0, len(w.Steps)),
+	}
+	if rule == model.PerAppend {
+		sw.Rule = segment.PerAppend
+	}
+	minTs, maxTs := int64(-1), int64(-1)
+	for i, s := range w.Steps {
+		n := 0
+		if s.Restart {
+			n++
+		}
+		if s.Recover {
+			n++
+		}
+		if len(s.Append) > 0 {
+			n++
+		}
+		if n != 1 {
+			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover", i)
+		}
+		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
+		for j, b := range s.Append {
+			if err := b.Validate(); err != nil {
+				return nil, fmt.Errorf("step %d batch %d: %w", i, j, err)
+			}
+			if !Encodable(b.Records, b.Bytes) {
+				return nil, fmt.Errorf("step %d batch %d: %d records in %d bytes cannot be encoded", i, j, b.Records, b.Bytes)
+			}
+			if b.MaxTimestamp >= 0 {
+				if minTs < 0 || b.MaxTimestamp < minTs {
+					minTs = b.MaxTimestamp
+				}
+				maxTs = max(maxTs, b.MaxTimestamp)
+			}
+			st.Append = append(st.Append, segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp})
+		}
+		sw.Steps = append(sw.Steps, st)
+	}
+	if minTs >= 0 {
+		r.MaxSpanTs = maxTs - minTs
+	}
+	r.File = sw
+	return r, nil
+}

@@ -1,0 +1,220 @@
+package fuzz
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"kidx/model"
+	"kidx/segment"
+)
+
+// ErrSkip marks a workload the harness does not compare: the model refuses it, or the file
+// side cannot encode it (a batch size the builder cannot produce), or it depends on
+// behaviour only one side implements (time-based rolling). A skipped case is not a divergence.
+var ErrSkip = errors.New("not comparable")
+
+// A Divergence is a disagreement between the model and the files for one workload.
+type Divergence struct {
+	// Kind classifies what differed (segments, log, index-bytes, timeindex-bytes, lookup,
+	// time-lookup, events, overflow-prefix); shrinking keeps it.
+	Kind string `json:"kind"`
+	// What says where and how, with both sides' values.
+	What string `json:"what"`
+	// Workload is the complete SPEC §3 workload (config and rule included).
+	Workload model.Workload `json:"workload"`
+}
+
+func (d *Divergence) Error() string { return d.Kind + ": " + d.What }
+
+// FileLog is the file-backed writer the harness drives: *segment.Log satisfies it. It is an
+// interface so that the mutation test can substitute a deliberately broken writer.
+type FileLog interface {
+	Apply(segment.Step) (*segment.Event, error)
+	Close() error
+	Failed() bool
+	Events() []segment.Event
+}
+
+// NewFileLog creates the file side's writer: segment.CreateLog by default.
+type NewFileLog func(dir string, cfg segment.Config, rule segment.Rule, startOffset int64) (FileLog, error)
+
+// DefaultFileLog is segment.CreateLog.
+func DefaultFileLog(dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
+	return segment.CreateLog(dir, cfg, rule, start)
+}
+
+// Options tune Check. The zero value is ready to use.
+type Options struct {
+	// TempRoot is where case directories are created; "" means TempRoot().
+	TempRoot string
+	// NewLog creates the file side; nil means DefaultFileLog.
+	NewLog NewFileLog
+}
+
+// TempRoot is /dev/shm when it exists (tmpfs: the harness measures the code, not a disk),
+// else os.TempDir().
+func TempRoot() string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", "kidx-probe-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return os.TempDir()
+}
+
+// Check runs w through the model and through the files and compares them. It returns
+// (nil, nil) when they agree, (d, nil) on a divergence, an error wrapping ErrSkip when w is not
+// comparable, and any other error when the harness itself failed (I/O).
+//
+// What is compared (SPEC §4, §5, §7): the segments' base offsets and sizes; every batch's
+// position, offsets, size and max timestamp (.log walk); the .index and .timeindex bytes
+// against the model's entries encoded as Kafka stores them; for every offset of every segment
+// the lookup (phase-1 entry, hit batch, hops); time lookups at every batch's max timestamp
+// and its neighbours; and the events. When the model stops at an index overflow (SPEC §4: it
+// shows the state before that step, where Kafka keeps the failing append's bytes), the state is
+// compared with the files of the steps before the overflow, and the files of the whole run must
+// extend them.
+func Check(w model.Workload, o *Options) (*Divergence, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	r, err := Resolve(w)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSkip, err)
+	}
+	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, w.Steps, true)
+	if err != nil {
+		return nil, fmt.Errorf("%w: model: %v", ErrSkip, err)
+	}
+	root := o.TempRoot
+	if root == "" {
+		root = tempRoot
+	}
+	dir, err := os.MkdirTemp(root, "kidx-diff-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	newLog := o.NewLog
+	if newLog == nil {
+		newLog = DefaultFileLog
+	}
+	full := filepath.Join(dir, "full")
+	fev, err := runFiles(newLog, full, r.File, len(r.File.Steps))
+	if err != nil {
+		return nil, err
+	}
+	div := func(kind, format string, args ...any) (*Divergence, error) {
+		return &Divergence{Kind: kind, What: fmt.Sprintf(format, args...), Workload: w}, nil
+	}
+	if what := compareEvents(ml.Events(), fev); what != "" {
+		return div("events", "%s", what)
+	}
+	stateDir := full
+	segs := ml.Segments()
+	if ml.Stopped() {
+		// The model shows the state before the overflowing step; the files of the steps
+		// before it are that state.
+		ev := ml.Events()
+		stop := ev[len(ev)-1].Step
+		stateDir = filepath.Join(dir, "prefix")
+		if _, err := runFiles(newLog, stateDir, r.File, stop); err != nil {
+			return nil, err
+		}
+		// A roll done by the overflowing append leaves an empty active segment in the model.
+		if n := len(segs); n > 1 && len(segs[n-1].Batches()) == 0 {
+			segs = segs[:n-1]
+		}
+		if what := comparePrefix(stateDir, full); what != "" {
+			return div("overflow-prefix", "%s", what)
+		}
+	}
+	kind, what, err := compareDir(segs, stateDir)
+	if err != nil {
+		return nil, err
+	}
+	if what != "" {
+		return div(kind, "%s", what)
+	}
+	return nil, nil
+}
+
+var tempRoot = TempRoot()
+
+// runFiles applies the first n steps of sw to a new file log in dir, then closes it.
+func runFiles(newLog NewFileLog, dir string, sw *segment.Workload, n int) ([]segment.Event, error) {
+	l, err := newLog(dir, sw.Config, sw.Rule, sw.StartOffset)
+	if err != nil {
+		return nil, fmt.Errorf("file side: %w", err)
+	}
+	for i, s := range sw.Steps[:n] {
+		if _, err := l.Apply(s); err != nil {
+			l.Close()
+			if isBuilderRefusal(err) {
+				return nil, fmt.Errorf("%w: step %d: %v", ErrSkip, i, err)
+			}
+			return nil, fmt.Errorf("file side: step %d: %w", i, err)
+		}
+		if l.Failed() {
+			break
+		}
+	}
+	if err := l.Close(); err != nil {
+		return nil, fmt.Errorf("file side: close: %w", err)
+	}
+	return l.Events(), nil
+}
+
+// isBuilderRefusal recognizes segment.BuildSizedBatch's refusals (docs/segment.md: some exact
+// sizes cannot be built).
+func isBuilderRefusal(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "no record layout") || strings.Contains(s, "needs at least")
+}
+
+func compareEvents(m []model.Event, f []segment.Event) string {
+	for i := 0; i < max(len(m), len(f)); i++ {
+		switch {
+		case i >= len(m):
+			return fmt.Sprintf("event %d: files %s at step %d (%q), model none", i, f[i].Kind, f[i].Step, f[i].Message)
+		case i >= len(f):
+			return fmt.Sprintf("event %d: model %s at step %d (%q), files none", i, m[i].Kind, m[i].Step, m[i].Message)
+		}
+		a, b := m[i], f[i]
+		if a.Kind != b.Kind || a.Step != b.Step || a.Bytes != b.Bytes || a.Message != b.Message {
+			return fmt.Sprintf("event %d: model {%s step %d bytes %d %q}, files {%s step %d bytes %d %q}",
+				i, a.Kind, a.Step, a.Bytes, a.Message, b.Kind, b.Step, b.Bytes, b.Message)
+		}
+	}
+	return ""
+}
+
+// comparePrefix checks that the whole run's files extend the files of the steps before the
+// overflow: every .log of the prefix is a prefix of the same segment's .log in the full run
+// (Kafka writes the failing append's bytes before its index throws, semantics §2.4).
+func comparePrefix(prefix, full string) string {
+	ents, err := os.ReadDir(prefix)
+	if err != nil {
+		return err.Error()
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), segment.LogSuffix) {
+			continue
+		}
+		a, err1 := os.ReadFile(filepath.Join(prefix, e.Name()))
+		b, err2 := os.ReadFile(filepath.Join(full, e.Name()))
+		if err := errors.Join(err1, err2); err != nil {
+			return err.Error()
+		}
+		if !bytes.HasPrefix(b, a) {
+			return fmt.Sprintf("%s: the full run's %d bytes do not extend the %d bytes written before the overflow", e.Name(), len(b), len(a))
+		}
+	}
+	return ""
+}

@@ -1,0 +1,426 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"runtime/metrics"
+	"strings"
+	"testing"
+
+	"kidx/model"
+	"kidx/segment"
+)
+
+// Parsers must never panic and never allocate more than a small multiple of their input
+// (SPEC §7: "never trust a length field beyond the file size"). The binary parsers get
+// allocFactor: a decoded record (segment.Record, ~120 bytes) comes from at least 7 input
+// bytes, a record header from 2. The JSON parsers get jsonAllocFactor (encoding/json);
+// model.ParseWorkload once took up to 114x (a json.Decoder and raw values for every batch)
+// and now decodes in one pass (about 11x on the golden workload files).
+// All plus a fixed allowance for error values and buffers.
+const (
+	allocFactor     = 40
+	jsonAllocFactor = 64
+	allocFixed      = 16 << 10
+)
+
+var allocSample = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+
+// heapAllocated is the process's cumulative heap allocation (runtime/metrics, which reads
+// per-P counters without stopping the world, unlike runtime.ReadMemStats).
+func heapAllocated() uint64 {
+	metrics.Read(allocSample)
+	return allocSample[0].Value.Uint64()
+}
+
+// checkAlloc runs f and fails t when it allocated more than the budget for n input bytes.
+func checkAlloc(t *testing.T, what string, n int, f func()) { checkAllocN(t, what, n, allocFactor, f) }
+
+// checkAllocN measures a second call of f (the first one pays one-time initialization, such as
+// encoding/json's per-type caches) and fails only when a third call confirms the excess, so
+// that an allocation by another goroutine cannot fail a parser.
+func checkAllocN(t *testing.T, what string, n, factor int, f func()) {
+	t.Helper()
+	f()
+	budget := uint64(factor*n + allocFixed)
+	for try := 0; ; try++ {
+		before := heapAllocated()
+		f()
+		got := heapAllocated() - before
+		if got <= budget {
+			return
+		}
+		if try == 1 {
+			t.Fatalf("%s allocated %d bytes for %d input bytes (budget %d)", what, got, n, budget)
+		}
+	}
+}
+
+// FuzzIndexFile: an arbitrary .index image. Kafka's view is floor(len/8) entries of int32
+// relative offset + int32 position (semantics §4). Checked: no panic, bounded allocation,
+// the entry count, each entry against a decoding done here, and, through the file reader,
+// that OffsetIndex.lookup never returns an entry above the target even on unsorted data
+// (semantics §5: "the algorithm never returns an entry greater than the target for LLB").
+func FuzzIndexFile(f *testing.F) {
+	addGoldenSeeds(f, segment.IndexSuffix)
+	f.Fuzz(func(t *testing.T, data []byte, base int64) {
+		var es []segment.IndexEntry
+		checkAlloc(t, "ParseOffsetIndex", len(data), func() { es = segment.ParseOffsetIndex(data, base) })
+		if len(es) != len(data)/8 {
+			t.Fatalf("%d entries from %d bytes", len(es), len(data))
+		}
+		for i, e := range es {
+			rel := int64(int32(binary.BigEndian.Uint32(data[8*i:])))
+			pos := int64(int32(binary.BigEndian.Uint32(data[8*i+4:])))
+			if e.Offset != base+rel || e.Position != pos {
+				t.Fatalf("entry %d: %+v, bytes say (%d, %d)", i, e, base+rel, pos)
+			}
+		}
+		if len(data) > 0 && data[0]%8 == 0 { // a deterministic eighth of inputs also goes through a file
+			x := openIndexFile(t, data, base, segment.IndexSuffix)
+			defer x.Close()
+			if x.Len() != len(es) || x.DumpLen() > x.Len() {
+				t.Fatalf("Len %d DumpLen %d, want %d entries", x.Len(), x.DumpLen(), len(es))
+			}
+			_ = x.SanityCheck()
+			for _, e := range es[:min(len(es), 4)] {
+				for _, target := range []int64{e.Offset - 1, e.Offset, e.Offset + 1} {
+					got, slot, _ := x.Lookup(target)
+					if slot >= len(es) || (slot >= 0 && (got != es[slot] || got.Offset > target)) || (slot < 0 && got != (segment.IndexEntry{Offset: base})) {
+						t.Fatalf("Lookup(%d) = %+v slot %d", target, got, slot)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzTimeIndexFile: an arbitrary .timeindex image, 12-byte entries of int64 timestamp and
+// int32 relative offset (semantics §6); the same checks as FuzzIndexFile.
+func FuzzTimeIndexFile(f *testing.F) {
+	addGoldenSeeds(f, segment.TimeIndexSuffix)
+	f.Fuzz(func(t *testing.T, data []byte, base int64) {
+		var es []segment.TimeIndexEntry
+		checkAlloc(t, "ParseTimeIndex", len(data), func() { es = segment.ParseTimeIndex(data, base) })
+		if len(es) != len(data)/12 {
+			t.Fatalf("%d entries from %d bytes", len(es), len(data))
+		}
+		for i, e := range es {
+			ts := int64(binary.BigEndian.Uint64(data[12*i:]))
+			rel := int64(int32(binary.BigEndian.Uint32(data[12*i+8:])))
+			if e.Timestamp != ts || e.Offset != base+rel {
+				t.Fatalf("entry %d: %+v, bytes say (%d, %d)", i, e, ts, base+rel)
+			}
+		}
+		if len(data) > 0 && data[0]%8 == 0 {
+			x := openTimeIndexFile(t, data, base)
+			defer x.Close()
+			if x.Len() != len(es) || x.DumpLen() > x.Len() {
+				t.Fatalf("Len %d DumpLen %d, want %d", x.Len(), x.DumpLen(), len(es))
+			}
+			_ = x.SanityCheck()
+			if len(es) > 0 && x.LastEntry() != es[len(es)-1] {
+				t.Fatalf("LastEntry %+v, want %+v", x.LastEntry(), es[len(es)-1])
+			}
+			for _, e := range es[:min(len(es), 4)] {
+				got, slot, _ := x.Lookup(e.Timestamp)
+				if slot >= len(es) || (slot >= 0 && (got != es[slot] || got.Timestamp > e.Timestamp)) {
+					t.Fatalf("Lookup(%d) = %+v slot %d", e.Timestamp, got, slot)
+				}
+			}
+		}
+	})
+}
+
+// FuzzBatchHeader: arbitrary bytes as a v2 batch header (semantics §1.3) and as a legacy
+// v0/v1 header (§1.4). Checked: no panic, bounded allocation, every field read from its
+// documented byte offset, a header only from >= 61 bytes, CheckBatch accepting only a batch
+// whose stored CRC-32C over [21, end) matches.
+func FuzzBatchHeader(f *testing.F) {
+	addGoldenSeeds(f, segment.LogSuffix)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var h segment.BatchHeader
+		var err error
+		checkAlloc(t, "ParseBatchHeader", len(data), func() { h, err = segment.ParseBatchHeader(data, "fuzz.log", 0) })
+		if (err == nil) != (len(data) >= segment.RecordBatchOverhead) {
+			t.Fatalf("%d bytes: err %v", len(data), err)
+		}
+		if err == nil {
+			be := binary.BigEndian
+			if h.BaseOffset != int64(be.Uint64(data)) || h.Length != int32(be.Uint32(data[8:])) || h.Magic != int8(data[16]) ||
+				h.CRC != be.Uint32(data[17:]) || h.LastOffsetDelta != int32(be.Uint32(data[23:])) || h.MaxTimestamp != int64(be.Uint64(data[35:])) ||
+				h.RecordCount != int32(be.Uint32(data[57:])) || h.SizeInBytes() != 12+int64(h.Length) {
+				t.Fatalf("header %+v does not match the bytes", h)
+			}
+			cerr := segment.CheckBatch(data, "fuzz.log", 0)
+			if cerr == nil && segment.ComputeBatchCRC(data) != h.CRC {
+				t.Fatalf("CheckBatch accepted a batch whose CRC does not match")
+			}
+		}
+		checkAlloc(t, "ParseLegacyHeader", len(data), func() { _, _ = segment.ParseLegacyHeader(data, "fuzz.log", 0) })
+	})
+}
+
+// FuzzRecordDecode: arbitrary bytes as a whole uncompressed v2 batch (DefaultRecord.readFrom,
+// semantics §1.3). Checked: no panic, bounded allocation (a hostile record count or length
+// must not be trusted), no more records than the count field and than 7-byte records fit,
+// keys and values inside the input.
+func FuzzRecordDecode(f *testing.F) {
+	addGoldenSeeds(f, segment.LogSuffix)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var recs []segment.Record
+		var h segment.BatchHeader
+		var err error
+		checkAlloc(t, "DecodeRecords", len(data), func() { h, recs, err = segment.DecodeRecords(data, "fuzz.log", 0) })
+		if err != nil {
+			return
+		}
+		if int64(len(recs)) > int64(h.RecordCount) || len(recs) > (len(data)-segment.RecordBatchOverhead)/7 {
+			t.Fatalf("%d records from count %d and %d bytes", len(recs), h.RecordCount, len(data))
+		}
+		for i, r := range recs {
+			if r.Position < segment.RecordBatchOverhead || r.Position+int64(r.SizeInBytes) > int64(len(data)) || len(r.Key)+len(r.Value) > r.SizeInBytes {
+				t.Fatalf("record %d at %d (%d bytes) outside the %d-byte batch", i, r.Position, r.SizeInBytes, len(data))
+			}
+		}
+	})
+}
+
+// FuzzLogWalk: arbitrary .log bytes through the file reader (FileLogInputStream.nextBatch,
+// semantics §1.5), read once through mmap and once through pread; both must agree. Checked:
+// no panic, batches in order and inside the file (a size field is never trusted beyond the
+// file size), a tail of <= 17 bytes never a batch, CRC checks and record iteration of every
+// batch without panic, and the lookup of every batch's offsets.
+func FuzzLogWalk(f *testing.F) {
+	addGoldenSeeds(f, segment.LogSuffix)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(fuzzDir(t), "00000000000000000000.log")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var walks [2][]segment.BatchInfo
+		var results [2]segment.WalkResult
+		for k, access := range []segment.Access{segment.AccessMmap, segment.AccessPread} {
+			lf, err := segment.OpenLogWith(path, access)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAlloc(t, "Walk", len(data), func() {
+				walks[k] = walks[k][:0]
+				results[k] = lf.Walk(0, 0, func(b segment.BatchInfo) bool {
+					walks[k] = append(walks[k], b)
+					_ = lf.CheckBatch(b)
+					_ = lf.RecordTimestamps(b, func(int64, int64) bool { return true })
+					return true
+				})
+			})
+			lf.Close()
+		}
+		if len(walks[0]) != len(walks[1]) || results[0].ValidBytes != results[1].ValidBytes || (results[0].Err == nil) != (results[1].Err == nil) {
+			t.Fatalf("mmap walk %d batches to %d (%v), pread walk %d to %d (%v)", len(walks[0]), results[0].ValidBytes, results[0].Err, len(walks[1]), results[1].ValidBytes, results[1].Err)
+		}
+		pos := int64(0)
+		for i, b := range walks[0] {
+			if b != walks[1][i] {
+				t.Fatalf("batch %d: mmap %+v, pread %+v", i, b, walks[1][i])
+			}
+			if b.Position != pos || b.Size < segment.MinRecordOverhead+segment.LogOverhead || b.End() > int64(len(data)) {
+				t.Fatalf("batch %d at %d size %d: walk at %d, file %d bytes", i, b.Position, b.Size, pos, len(data))
+			}
+			pos = b.End()
+		}
+		if results[0].ValidBytes != pos || results[0].TrailingBytes() < 0 {
+			t.Fatalf("valid bytes %d, batches end at %d", results[0].ValidBytes, pos)
+		}
+		if len(data) <= segment.HeaderSizeUpToMagic && len(walks[0]) > 0 {
+			t.Fatalf("a %d-byte file gave a batch", len(data))
+		}
+		s, err := segment.OpenSegment(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for _, b := range walks[0][:min(len(walks[0]), 8)] {
+			_, _ = s.Lookup(b.LastOffset())
+			_, _ = s.LookupTimestamp(b.MaxTimestamp())
+		}
+	})
+}
+
+// FuzzSegmentName: arbitrary file names (LogFileUtils.offsetFromFileName,
+// filenamePrefixFromOffset, semantics §1.1). Checked: no panic; a recognized name is exactly
+// the 20-digit prefix of its base offset plus its suffixes; a parsed offset renders back.
+func FuzzSegmentName(f *testing.F) {
+	for _, s := range []string{"00000000000000000000.log", "00000000000000004740.index", "00000000000000000316.timeindex",
+		"00000000000000000000.log.deleted", "00000000000000000000.index.swap", "00000000000000000000.snapshot",
+		"9223372036854775807.log", "-1.log", "99999999999999999999.log", "0.log", ".log", "", "0000000000000000000a.log",
+		"00000000000000000000.txnindex.cleaned", "+0000000000000000001.log", "00000000000000000000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		var sf segment.SegmentFileName
+		var ok bool
+		checkAlloc(t, "ParseSegmentFileName", len(name), func() { sf, ok = segment.ParseSegmentFileName(name) })
+		if ok {
+			prefix := segment.FilenamePrefixFromOffset(sf.BaseOffset)
+			if len(prefix) != 20 || !strings.HasPrefix(name, prefix+".") || !strings.HasSuffix(name, sf.Transitional) {
+				t.Fatalf("%q parsed as %+v (prefix %q)", name, sf, prefix)
+			}
+		}
+		off, err := segment.OffsetFromFileName(name)
+		if err == nil && off >= 0 {
+			back, err := segment.OffsetFromFileName(segment.FilenamePrefixFromOffset(off) + ".log")
+			if err != nil || back != off {
+				t.Fatalf("%q: offset %d renders to %q, which parses to %d (%v)", name, off, segment.FilenamePrefixFromOffset(off), back, err)
+			}
+		}
+	})
+}
+
+// FuzzWorkloadJSON: arbitrary bytes as a SPEC §3 workload file (model.ParseWorkload, the
+// SPEC's parser), and through segment.ParseWorkload and segment.ParseRecipe. Checked: no
+// panic, bounded allocation, an accepted workload writes back (MarshalJSON) to a file that
+// parses to the same workload, and when both workload parsers accept a file they read the
+// same steps, start offset and rule.
+func FuzzWorkloadJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"config": {"index.interval.bytes": 4096, "segment.bytes": 65536}, "rule": "per-batch", "startOffset": 0, "batches": [{"records": 79, "bytes": 16350, "maxTimestamp": 1700000000000}]}`,
+		`{"steps": [{"append": [{"records": 1, "bytes": 61}, {"records": 2, "bytes": 200}]}, {"restart": true}, {"recover": true}]}`,
+		`{"batches": [{"records": -1, "bytes": 2147483647}]}`, `{"batches": [{"records": 0, "bytes": 13}]}`,
+		`{"steps": [{"append": []}]}`, `{"batches": [{"records": 1e3, "bytes": 1.5}]}`,
+		`{"config": {"segment.index.bytes": 4}, "batches": [{"records": 1, "bytes": 61}]}`, `{"rule": "per-append", "batches": [{"records": 1, "bytes": 61}]} x`,
+		`{"appends": [[{"records": 2, "valueBytes": 5}]]}`, `{"steps": [{"restart": false}]}`, `[`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	for _, g := range goldenDirs(f) {
+		for _, name := range []string{"workload.json", "kafka-input.json"} {
+			if b, err := os.ReadFile(filepath.Join(g, name)); err == nil && len(b) < 64<<10 {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var w model.Workload
+		var err error
+		checkAllocN(t, "model.ParseWorkload", len(data), jsonAllocFactor, func() { w, err = model.ParseWorkload(data) })
+		var sw *segment.Workload
+		var serr error
+		checkAllocN(t, "segment.ParseWorkload", len(data), jsonAllocFactor, func() { sw, serr = segment.ParseWorkload(data) })
+		// segment.ParseRecipe bounds its "repeat" expansion (a 68-byte input once asked for
+		// 2^31-1 batches), so every input goes through it.
+		checkAllocN(t, "segment.ParseRecipe", len(data), jsonAllocFactor, func() { _, _ = segment.ParseRecipe(data) })
+		if err != nil {
+			return
+		}
+		out, merr := w.MarshalJSON()
+		if merr != nil {
+			t.Fatalf("MarshalJSON: %v", merr)
+		}
+		w2, err := model.ParseWorkload(out)
+		if err != nil {
+			t.Fatalf("%s written back as %s does not parse: %v", data, out, err)
+		}
+		a, _ := cloneWorkload(w).MarshalJSON()
+		b, _ := cloneWorkload(w2).MarshalJSON()
+		if !bytes.Equal(a, b) {
+			t.Fatalf("round trip changed the workload: %s -> %s", a, b)
+		}
+		if serr != nil {
+			return
+		}
+		if sw.StartOffset != w.StartOffset || len(sw.Steps) != len(w.Steps) || (w.Rule == "per-append") != (sw.Rule == segment.PerAppend) {
+			t.Fatalf("parsers disagree: model start %d steps %d rule %q, segment start %d steps %d rule %v", w.StartOffset, len(w.Steps), w.Rule, sw.StartOffset, len(sw.Steps), sw.Rule)
+		}
+		for i, s := range w.Steps {
+			ss := sw.Steps[i]
+			if s.Restart != ss.Restart || s.Recover != ss.Recover || len(s.Append) != len(ss.Append) {
+				t.Fatalf("step %d: model %+v, segment %+v", i, s, ss)
+			}
+			for j, b := range s.Append {
+				if sb := ss.Append[j]; int64(sb.Records) != b.Records || int64(sb.Bytes) != b.Bytes || sb.MaxTimestamp != b.MaxTimestamp {
+					t.Fatalf("step %d batch %d: model %+v, segment %+v", i, j, b, sb)
+				}
+			}
+		}
+	})
+}
+
+// goldenDirs lists the golden Kafka cases (testdata/kafka-golden/*).
+func goldenDirs(tb testing.TB) []string {
+	ds, err := filepath.Glob("../testdata/kafka-golden/*")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, d := range ds {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// addGoldenSeeds adds, for every golden case, its first file with the suffix (at most 2 KiB:
+// Kafka's own bytes), a truncation, and a zero tail. The committed corpus in
+// testdata/fuzz/<Target>/ adds hostile length fields.
+func addGoldenSeeds(f *testing.F, suffix string) {
+	for _, g := range goldenDirs(f) {
+		files, _ := filepath.Glob(filepath.Join(g, "files", "*"+suffix))
+		if len(files) == 0 {
+			continue
+		}
+		b, err := os.ReadFile(files[0])
+		if err != nil {
+			f.Fatal(err)
+		}
+		b = b[:min(len(b), 2<<10)]
+		switch suffix {
+		case segment.LogSuffix:
+			f.Add(b)
+			f.Add(b[:len(b)*2/3])
+			f.Add(append(bytes.Clone(b), make([]byte, 40)...))
+		default:
+			base, _ := segment.OffsetFromFileName(filepath.Base(files[0]))
+			f.Add(b, base)
+			f.Add(b[:len(b)*2/3], base)
+			f.Add(append(bytes.Clone(b), make([]byte, 48)...), base)
+		}
+	}
+}
+
+// fuzzDir is a per-test directory on tmpfs when available.
+func fuzzDir(t *testing.T) string {
+	d, err := os.MkdirTemp(tempRoot, "kidx-fuzz-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func openIndexFile(t *testing.T, data []byte, base int64, suffix string) *segment.OffsetIndex {
+	p := filepath.Join(fuzzDir(t), "x"+suffix)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, err := segment.OpenOffsetIndex(p, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func openTimeIndexFile(t *testing.T, data []byte, base int64) *segment.TimeIndex {
+	p := filepath.Join(fuzzDir(t), "x.timeindex")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, err := segment.OpenTimeIndex(p, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
