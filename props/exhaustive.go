@@ -1,6 +1,11 @@
 package props
 
 import (
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"kidx/model"
@@ -14,7 +19,8 @@ type ExhaustiveOptions struct {
 	Intervals []int64 // index.interval.bytes values (default DefaultIntervals)
 	Segments  []int64 // segment.bytes values (default DefaultSegments)
 	Mutant    model.Mutant
-	// OnState, if set, is called every 4096 states (progress bars).
+	// OnState, if set, is called every 4096 states (progress bars), from the walk's
+	// goroutines but never by two at once.
 	OnState func(states int64)
 }
 
@@ -29,11 +35,19 @@ var (
 // alphabet, under every grouping of consecutive batches into appends, for every interval
 // and segment size: a state is one (workload, config) pair. It proves an invariant (and
 // answers a question "yes") within that space, or returns the first counterexample found
-// in depth-first order, which is minimal in length.
+// in depth-first order (not necessarily the shortest: the walk goes deep before it tries
+// shallow siblings).
 //
 // Workloads share prefixes: the depth-first walk extends the previous workload by one batch,
 // either as a new append or joined to the last one, so every (sequence, grouping) is
-// visited exactly once.
+// visited exactly once. The walk keeps each prefix's model state per config and extends it
+// by one step (exhaustive_walk.go), and the runs the properties ask for are computed once
+// per (workload, config) and shared.
+//
+// The space is cut into jobs, subtrees of the walk in depth-first order, that run on
+// GOMAXPROCS goroutines. The results are merged in job order, so they are those of one
+// sequential walk whatever the scheduling: a property's counterexample is the first in
+// depth-first order, and its States count every state before it.
 func Exhaustive(ps []*Property, o ExhaustiveOptions) []Result {
 	if len(o.Alphabet) == 0 {
 		o.Alphabet = DefaultAlphabet
@@ -49,71 +63,110 @@ func Exhaustive(ps []*Property, o ExhaustiveOptions) []Result {
 	}
 	start := time.Now()
 	res := make([]Result, len(ps))
-	open := len(ps)
 	for i, p := range ps {
 		res[i] = Result{Property: p.Name, Kind: p.KindFor(o.Rule), Outcome: Holds}
 	}
-	var states int64
-	steps := make([]model.Step, 0, o.MaxLen)
-	batches := make([]model.Batch, 0, o.MaxLen) // backing store: appends are windows of it
-	check := func() {
-		for _, S := range o.Segments {
-			for _, I := range o.Intervals {
-				cfg := model.DefaultConfig()
-				cfg.SegmentBytes, cfg.IndexIntervalBytes = S, I
-				c := &Case{Steps: steps, Config: cfg, Rule: o.Rule, Mutant: o.Mutant, Compare: nextInterval(o.Intervals, I)}
-				states++
-				for i, p := range ps {
-					if res[i].Counterexample != nil {
-						continue
-					}
-					res[i].States++
-					if v := evaluate(p, c); v != nil {
-						w := c.Workload()
-						w.Steps = cloneSteps(steps)
-						res[i].Counterexample = &Counterexample{Workload: w, Explanation: v.Explanation, Compare: v.Compare}
-						res[i].Outcome = outcome(res[i].Kind, true)
-						res[i].Elapsed = time.Since(start)
-						open--
-					}
+	workers := runtime.GOMAXPROCS(0)
+	// A few jobs per worker balance the load (subtrees differ in cost: large batches roll);
+	// each job replays its short prefix once.
+	cut := 1
+	for cut < 3 && cut < o.MaxLen && exhaustiveNodes(len(o.Alphabet), cut) < 16*workers {
+		cut++
+	}
+	jobs := exhaustiveJobs(len(o.Alphabet), o.MaxLen, cut)
+	sh := &exhaustiveShared{ps: ps, o: o, start: start, jobs: jobs, results: make([]jobResult, len(jobs)),
+		firstFail: make([]atomic.Int64, len(ps))}
+	for i := range sh.firstFail {
+		sh.firstFail[i].Store(math.MaxInt64)
+	}
+	var wg sync.WaitGroup
+	for range min(workers, len(jobs)) {
+		wg.Go(func() {
+			w := newExhaustiveWalker(sh)
+			defer w.release()
+			for {
+				j := int(sh.next.Add(1) - 1)
+				if j >= len(jobs) {
+					return
 				}
-				if o.OnState != nil && states%4096 == 0 {
-					o.OnState(states)
-				}
+				w.runJob(j)
+			}
+		})
+	}
+	wg.Wait()
+	for j := range jobs {
+		jr := &sh.results[j]
+		for i := range res {
+			if res[i].Counterexample != nil {
+				continue
+			}
+			res[i].States += jr.states[i]
+			if cx := jr.cex[i]; cx != nil {
+				res[i].Counterexample = cx
+				res[i].Outcome = outcome(res[i].Kind, true)
+				res[i].Elapsed = jr.elapsed[i]
 			}
 		}
 	}
-	var walk func()
-	walk = func() {
-		if len(batches) == o.MaxLen || open == 0 {
-			return
-		}
-		for k, b := range o.Alphabet {
-			batch := model.Batch{Records: 1 + int64(k), Bytes: b, MaxTimestamp: 1_700_000_000_000 + int64(len(batches))}
-			batches = append(batches, batch)
-			// b as a new append
-			steps = append(steps, model.Step{Append: batches[len(batches)-1 : len(batches) : len(batches)]})
-			check()
-			walk()
-			steps = steps[:len(steps)-1]
-			// b joined to the last append (a follower's multi-batch append)
-			if len(steps) > 0 {
-				last := steps[len(steps)-1]
-				steps[len(steps)-1].Append = batches[len(batches)-len(last.Append)-1 : len(batches) : len(batches)]
-				check()
-				walk()
-				steps[len(steps)-1] = last
-			}
-			batches = batches[:len(batches)-1]
-		}
-	}
-	walk()
 	for i := range res {
 		if res[i].Counterexample == nil {
 			res[i].Elapsed = time.Since(start)
 		}
 	}
 	return res
+}
+
+// exhaustiveNodes is the number of workloads of exactly n batches: |A|^n sequences times
+// 2^(n-1) groupings.
+func exhaustiveNodes(alphabet, n int) int {
+	out := 1
+	for i := range n {
+		out *= alphabet
+		if i > 0 {
+			out *= 2
+		}
+	}
+	return out
+}
+
+// exhaustiveJob is one node of the walk: its batches (alphabet indexes) and whether each
+// batch joined the previous append. A job checks the node's own states and, when subtree is
+// set, every extension of it.
+type exhaustiveJob struct {
+	ks      []int
+	joined  []bool
+	subtree bool
+}
+
+// exhaustiveJobs lists the walk's nodes down to depth cut in depth-first (pre)order, the
+// nodes at depth cut with their subtrees: concatenated, their states are the sequential
+// walk's, in its order.
+func exhaustiveJobs(alphabet, maxLen, cut int) []exhaustiveJob {
+	var out []exhaustiveJob
+	var ks []int
+	var joined []bool
+	var gen func()
+	gen = func() {
+		if len(ks) == maxLen {
+			return
+		}
+		for k := range alphabet {
+			// As the walk: k as a new append, then k joined to the last append.
+			for _, join := range []bool{false, true} {
+				if join && len(ks) == 0 {
+					continue
+				}
+				ks, joined = append(ks, k), append(joined, join)
+				out = append(out, exhaustiveJob{ks: slices.Clone(ks), joined: slices.Clone(joined), subtree: len(ks) == cut})
+				if len(ks) < cut {
+					gen()
+				}
+				ks, joined = ks[:len(ks)-1], joined[:len(joined)-1]
+			}
+		}
+	}
+	gen()
+	return out
 }
 
 // nextInterval is the next larger interval of the space (a comparison partner), or I+1.

@@ -1,6 +1,8 @@
 package props
 
 import (
+	"slices"
+
 	"kidx/model"
 )
 
@@ -27,48 +29,117 @@ type SegmentTrace struct {
 }
 
 func simulate(steps []model.Step, start int64, cfg model.Config, rule model.AppendRule, mutant model.Mutant) *Run {
-	r := &Run{}
-	l, err := model.NewLog(cfg, rule, model.LogOptions{StartOffset: start, KeepSegments: true, Mutant: mutant})
-	if err != nil {
-		r.Err = err
+	// Inside an exhaustive walk the same workload's runs are shared (exhaustive_walk.go):
+	// the properties' variant runs (Case.with, the recovery replay) come from its cache.
+	if r := exhaustiveCached(steps, start, cfg, rule, mutant); r != nil {
 		return r
 	}
-	r.Log = l
-	r.Traces = []SegmentTrace{{Resets: []int64{0}}}
+	p := newPartialRun(start, cfg, rule, mutant)
 	for _, s := range steps {
-		if l.Stopped() {
+		if !p.apply(s) {
 			break
 		}
-		events := len(l.Events())
-		if err := l.Apply(s); err != nil {
-			r.Err = err
-			return r
-		}
-		for l.SegmentCount() > len(r.Traces) {
-			r.Traces = append(r.Traces, SegmentTrace{Resets: []int64{0}})
-		}
-		t := &r.Traces[len(r.Traces)-1]
-		size := l.Active().Size()
-		switch {
-		case s.Restart:
-			t.Resets = append(t.Resets, size)
-			t.MidReset = t.MidReset || size > 0
-		case s.Recover:
-			// recover() rebuilds the index from position 0 with its own counter; the segment
-			// object's counter then starts at 0 at the end.
-			t.Resets = []int64{0, size}
-			t.MidReset = t.MidReset || size > 0
-		default:
-			if len(l.Events()) == events {
-				t.Appends = append(t.Appends, [2]int64{size - s.AppendBytes(), size})
-			}
+	}
+	return p.finish()
+}
+
+// partialRun is a Run before the log is closed: the state after a workload prefix. The
+// exhaustive walk keeps one per prefix and extends it by one step (extend) instead of
+// replaying the prefix; simulate is the same code applied to a whole workload.
+type partialRun struct {
+	log    *model.Log
+	traces []SegmentTrace
+	err    error
+}
+
+func newPartialRun(start int64, cfg model.Config, rule model.AppendRule, mutant model.Mutant) *partialRun {
+	l, err := model.NewLog(cfg, rule, model.LogOptions{StartOffset: start, KeepSegments: true, Mutant: mutant})
+	if err != nil {
+		return &partialRun{err: err}
+	}
+	return &partialRun{log: l, traces: []SegmentTrace{{Resets: []int64{0}}}}
+}
+
+// done reports whether further steps are ignored: an invalid step was seen, or Kafka would
+// have thrown and stopped the log.
+func (p *partialRun) done() bool { return p.err != nil || p.log.Stopped() }
+
+// apply runs one step and records its trace; false once further steps are ignored.
+func (p *partialRun) apply(s model.Step) bool {
+	if p.done() {
+		return false
+	}
+	l := p.log
+	events := len(l.Events())
+	if err := l.Apply(s); err != nil {
+		p.err = err
+		return false
+	}
+	for l.SegmentCount() > len(p.traces) {
+		p.traces = append(p.traces, SegmentTrace{Resets: []int64{0}})
+	}
+	t := &p.traces[len(p.traces)-1]
+	size := l.Active().Size()
+	switch {
+	case s.Restart:
+		t.Resets = append(t.Resets, size)
+		t.MidReset = t.MidReset || size > 0
+	case s.Recover:
+		// recover() rebuilds the index from position 0 with its own counter; the segment
+		// object's counter then starts at 0 at the end.
+		t.Resets = []int64{0, size}
+		t.MidReset = t.MidReset || size > 0
+	default:
+		if len(l.Events()) == events {
+			t.Appends = append(t.Appends, [2]int64{size - s.AppendBytes(), size})
 		}
 	}
-	if err := l.Close(); err != nil {
+	return true
+}
+
+// extend returns the state after p and then steps, leaving p unchanged (the log is cloned,
+// the traces copied). A state that ignores further steps is immutable and returned as is.
+func (p *partialRun) extend(steps ...model.Step) *partialRun {
+	if p.done() {
+		return p
+	}
+	q := p.fork()
+	for _, s := range steps {
+		if !q.apply(s) {
+			break
+		}
+	}
+	return q
+}
+
+// fork returns an independent copy of p, to be extended or finished without changing p. An
+// invalid state is never changed again and is returned as is; a stopped log is copied
+// because finish still closes it.
+func (p *partialRun) fork() *partialRun {
+	if p.err != nil {
+		return p
+	}
+	q := &partialRun{log: p.log.Clone(), traces: make([]SegmentTrace, len(p.traces), len(p.traces)+1)}
+	copy(q.traces, p.traces)
+	// Only the last segment's trace can grow; clipping its slices makes an append copy them
+	// rather than write into p's arrays (which p's other extensions share).
+	last := &q.traces[len(q.traces)-1]
+	last.Resets, last.Appends = slices.Clip(last.Resets), slices.Clip(last.Appends)
+	return q
+}
+
+// finish closes the log and returns the Run; p must not be used afterwards (fork it first
+// to keep it).
+func (p *partialRun) finish() *Run {
+	r := &Run{Log: p.log, Traces: p.traces, Err: p.err}
+	if p.err != nil {
+		return r
+	}
+	if err := p.log.Close(); err != nil {
 		r.Err = err
 		return r
 	}
-	r.Segments = l.Segments()
+	r.Segments = p.log.Segments()
 	return r
 }
 
