@@ -8,6 +8,14 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # packages without rapid are unaffected (the -rapid.checks flag would break them).
 RAPID_CHECKS ?= 10000
 FUZZTIME    ?= 30s
+# Native fuzz targets of fuzz/ (docs/fuzz.md). CI runs each for a fixed count: a duration can
+# end in a bare "context deadline exceeded" (golang/go#75804).
+FUZZ_TARGETS := FuzzIndexFile FuzzTimeIndexFile FuzzBatchHeader FuzzLogWalk FuzzRecordDecode \
+                FuzzSegmentName FuzzWorkloadJSON FuzzDifferential FuzzRapidDifferential
+FUZZ_CI_COUNT ?= 2000x
+# New inputs are minimized for at most this many runs (the default, 60s per input, stalls
+# short runs).
+FUZZ_MINIMIZE ?= 1000x
 BENCHTIME   ?= 1s
 
 .PHONY: all build test test-short lint bench demo fuzz check-long clean
@@ -21,6 +29,10 @@ build:
 # long property runs stay in check-long.
 test:
 	RAPID_CHECKS=$(RAPID_CHECKS) $(GO) test -race -count=1 ./...
+	@for t in $(FUZZ_TARGETS); do \
+		echo "== $$t ($(FUZZ_CI_COUNT))"; \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZ_CI_COUNT) -fuzzminimizetime $(FUZZ_MINIMIZE) ./fuzz/ || exit $$?; \
+	done
 
 test-short:
 	$(GO) test -short -count=1 ./...
@@ -33,18 +45,26 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
 
+# The seed post's experiment as a what-if report: text on the terminal, and report.html.
 demo: build
-	@for i in 1 4096 20000 1048576; do \
-		echo "== kidx sim (seed post 000 scenario) --config index.interval.bytes=$$i"; \
-		./$(BIN) sim --config index.interval.bytes=$$i || exit $$?; \
-		echo; \
-	done
+	./$(BIN) whatif
+	./$(BIN) whatif --format html --out report.html
+	@echo "wrote report.html"
 
 fuzz:
-	@echo "no fuzz targets yet"
+	@for t in $(FUZZ_TARGETS); do \
+		echo "== $$t ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZ_MINIMIZE) ./fuzz/ || exit $$?; \
+	done
 
-check-long:
-	RAPID_CHECKS=100000 $(GO) test -count=1 -timeout 60m ./...
+# Long property runs: 100 000 rapid cases per property and rule, then the full exhaustive
+# default space (L = 7; roughly 20-60 minutes per rule on 2 cores).
+check-long: build
+	RAPID_CHECKS=100000 $(GO) test -count=1 -timeout 60m ./props/ ./fuzz/
+	./$(BIN) check --checks 100000 --rule per-batch
+	./$(BIN) check --checks 100000 --rule per-append
+	./$(BIN) check --exhaustive --max-len 7 --rule per-batch
+	./$(BIN) check --exhaustive --max-len 7 --rule per-append
 
 clean:
 	rm -rf bin report.html
