@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -37,15 +38,15 @@ func TestCloneIsIndependent(t *testing.T) {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if got := l.Summaries(); !equalSlices(got, before) {
+		if got := l.Summaries(); !slices.Equal(got, before) {
 			t.Fatalf("seed %d: the clone's steps changed the original:\n%+v\n%+v", seed, got, before)
 		}
-		if got, want := c.Summaries(), whole.Summaries(); !equalSlices(got, want) || c.Scan() != whole.Scan() || len(c.Events()) != len(whole.Events()) {
+		if got, want := c.Summaries(), whole.Summaries(); !slices.Equal(got, want) || c.Scan() != whole.Scan() || len(c.Events()) != len(whole.Events()) {
 			t.Fatalf("seed %d cut %d: clone %+v, whole %+v", seed, cut, got, want)
 		}
 		for i, s := range c.Segments() {
-			if !equalSlices(s.OffsetIndex().All(), whole.Segments()[i].OffsetIndex().All()) ||
-				!equalSlices(s.TimeIndex().All(), whole.Segments()[i].TimeIndex().All()) {
+			if !slices.Equal(s.OffsetIndex().All(), whole.Segments()[i].OffsetIndex().All()) ||
+				!slices.Equal(s.TimeIndex().All(), whole.Segments()[i].TimeIndex().All()) {
 				t.Fatalf("seed %d: segment %d indexes differ", seed, i)
 			}
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"testing"
 
 	"kidx/internal/kafkagolden"
@@ -117,7 +118,7 @@ func checkGoldenSegment(t *testing.T, s *Segment, ks kafkagolden.Segment, partia
 		}
 	}
 	moi := s.OffsetIndex().All()
-	if !equalSlices(moi, koi) {
+	if !slices.Equal(moi, koi) {
 		t.Errorf("segment %d offset index:\nmodel %v\nKafka %v", ks.BaseOffset, moi, koi)
 	}
 	// Time index. A partial segment's closing entry is the model's own (Kafka closed the
@@ -132,7 +133,7 @@ func checkGoldenSegment(t *testing.T, s *Segment, ks kafkagolden.Segment, partia
 	if partial && len(mti) > len(kti) && len(mti) > 0 && mti[len(mti)-1].Timestamp == s.MaxTimestamp() {
 		mti = mti[:len(mti)-1]
 	}
-	if !equalSlices(mti, kti) {
+	if !slices.Equal(mti, kti) {
 		t.Errorf("segment %d time index:\nmodel %v\nKafka %v", ks.BaseOffset, mti, kti)
 	}
 	// Every offset's lookup.
@@ -147,7 +148,7 @@ func checkGoldenSegment(t *testing.T, s *Segment, ks kafkagolden.Segment, partia
 			t.Fatalf("segment %d lookup %d: model finds nothing, Kafka %v", ks.BaseOffset, row[0], row)
 		}
 		got := []int64{row[0], r.Index.Offset, r.Index.Position, r.Hit.Position, r.Hit.LastOffset, r.Hit.Size, r.Hops}
-		if !equalSlices(got, row) {
+		if !slices.Equal(got, row) {
 			t.Fatalf("segment %d lookup %d:\nmodel %v\nKafka %v", ks.BaseOffset, row[0], got, row)
 		}
 	}
@@ -162,7 +163,7 @@ func checkGoldenSegment(t *testing.T, s *Segment, ks kafkagolden.Segment, partia
 		}
 		r, ok := s.LookupTimestamp(row[0])
 		got := []int64{row[0], r.TimeEntry.Timestamp, r.TimeEntry.Offset, r.Index.Position}
-		if !equalSlices(got, row[:4]) {
+		if !slices.Equal(got, row[:4]) {
 			t.Fatalf("segment %d time lookup %d:\nmodel %v\nKafka %v", ks.BaseOffset, row[0], got, row[:4])
 		}
 		foundOffset := row[5]
@@ -184,18 +185,6 @@ func checkGoldenSegment(t *testing.T, s *Segment, ks kafkagolden.Segment, partia
 	if s.Scan() != want {
 		t.Errorf("segment %d scan stats: model %+v, from Kafka's lookups %+v", ks.BaseOffset, s.Scan(), want)
 	}
-}
-
-func equalSlices[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Every mutant (a deliberately broken rule) must disagree with Kafka on some golden case:
@@ -235,7 +224,7 @@ func TestMutantsDisagreeWithKafka(t *testing.T) {
 				for _, e := range ks.TimeIndex {
 					kti = append(kti, TimestampOffset{e[0], e[1]})
 				}
-				if segs[i].Size() != ks.LogSize || !equalSlices(segs[i].OffsetIndex().All(), koi) || !equalSlices(segs[i].TimeIndex().All(), kti) {
+				if segs[i].Size() != ks.LogSize || !slices.Equal(segs[i].OffsetIndex().All(), koi) || !slices.Equal(segs[i].TimeIndex().All(), kti) {
 					caught = true
 				}
 			}

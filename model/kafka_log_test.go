@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -99,10 +100,10 @@ func TestLogSegmentIndexForMultipleBatchesInMemoryRecords(t *testing.T) {
 	appendOK(t, l, Batch{1, 78, 0}, Batch{1, 78, 1})
 	appendOK(t, l, Batch{1, 78, 2})
 	s := l.Active()
-	if got := s.OffsetIndex().All(); !equalSlices(got, []OffsetPosition{{1, 78}, {2, 156}}) {
+	if got := s.OffsetIndex().All(); !slices.Equal(got, []OffsetPosition{{1, 78}, {2, 156}}) {
 		t.Errorf("offset index %v", got)
 	}
-	if got := s.TimeIndex().All(); !equalSlices(got, []TimestampOffset{{1, 1}, {2, 2}}) {
+	if got := s.TimeIndex().All(); !slices.Equal(got, []TimestampOffset{{1, 1}, {2, 2}}) {
 		t.Errorf("time index %v", got)
 	}
 }
@@ -116,10 +117,10 @@ func TestLogSegmentNonMonotonicTimestampForMultipleBatches(t *testing.T) {
 	l := newLog(t, cfg, PerBatch, 0)
 	appendOK(t, l, Batch{1, 78, 1}, Batch{1, 78, 0}, Batch{1, 78, 2})
 	s := l.Active()
-	if got := offsets(s.OffsetIndex().All()); !equalSlices(got, []int64{1, 2}) {
+	if got := offsets(s.OffsetIndex().All()); !slices.Equal(got, []int64{1, 2}) {
 		t.Errorf("offset entries %v", got)
 	}
-	if got := s.TimeIndex().All(); !equalSlices(got, []TimestampOffset{{1, 0}, {2, 2}}) {
+	if got := s.TimeIndex().All(); !slices.Equal(got, []TimestampOffset{{1, 0}, {2, 2}}) {
 		t.Errorf("time index %v", got)
 	}
 }
@@ -196,19 +197,19 @@ func workedExample(t *testing.T, rule AppendRule) *Log {
 
 func TestWorkedExampleSection2_3(t *testing.T) {
 	old := workedExample(t, PerAppend)
-	if got := old.Active().OffsetIndex().All(); !equalSlices(got, []OffsetPosition{{9, 390}, {10, 780}}) {
+	if got := old.Active().OffsetIndex().All(); !slices.Equal(got, []OffsetPosition{{9, 390}, {10, 780}}) {
 		t.Errorf("OLD rule: %v, want (9,390), (10,780)", got)
 	}
 	newRule := []OffsetPosition{{2, 156}, {4, 312}, {6, 468}, {8, 624}, {10, 780}}
 	nw := workedExample(t, PerBatch)
-	if got := nw.Active().OffsetIndex().All(); !equalSlices(got, newRule) {
+	if got := nw.Active().OffsetIndex().All(); !slices.Equal(got, newRule) {
 		t.Errorf("NEW rule: %v, want %v", got, newRule)
 	}
 	// recover() on the OLD file rebuilds the NEW index.
 	if err := old.Recover(); err != nil {
 		t.Fatal(err)
 	}
-	if got := old.Active().OffsetIndex().All(); !equalSlices(got, newRule) {
+	if got := old.Active().OffsetIndex().All(); !slices.Equal(got, newRule) {
 		t.Errorf("recover of the OLD file: %v, want %v", got, newRule)
 	}
 	// Lookup of offset 7: OLD → start at byte 0, 8 hops; NEW → (6,468), 2 hops.
@@ -226,13 +227,13 @@ func TestWorkedExampleSection2_3(t *testing.T) {
 	for range 3 {
 		appendOK(t, nw, Batch{1, 78, NoTimestamp})
 	}
-	if got := nw.Active().OffsetIndex().All(); !equalSlices(got, append(append([]OffsetPosition{}, newRule...), OffsetPosition{13, 1014})) {
+	if got := nw.Active().OffsetIndex().All(); !slices.Equal(got, append(append([]OffsetPosition{}, newRule...), OffsetPosition{13, 1014})) {
 		t.Errorf("after restart: %v", got)
 	}
 	if err := nw.Recover(); err != nil {
 		t.Fatal(err)
 	}
-	if got := nw.Active().OffsetIndex().All(); !equalSlices(got, append(append([]OffsetPosition{}, newRule...), OffsetPosition{12, 936})) {
+	if got := nw.Active().OffsetIndex().All(); !slices.Equal(got, append(append([]OffsetPosition{}, newRule...), OffsetPosition{12, 936})) {
 		t.Errorf("after recover: %v", got)
 	}
 }

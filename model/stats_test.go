@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -87,7 +88,7 @@ func TestStreamingSummariesMatchKeptSegments(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, b := kept.Summaries(), streamed.Summaries()
-		if !equalSlices(a, b) {
+		if !slices.Equal(a, b) {
 			t.Fatalf("seed %d: kept %+v\nstreamed %+v", seed, a, b)
 		}
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -30,7 +31,7 @@ func TestStatStreamMatchesLog(t *testing.T) {
 			st.Add(b.Bytes, b.Records, b.MaxTimestamp)
 		}
 		total := st.Close()
-		if want := ref.Summaries(); !equalSlices(st.Summaries(), want) {
+		if want := ref.Summaries(); !slices.Equal(st.Summaries(), want) {
 			t.Fatalf("seed %d (cfg %+v):\nstream %+v\nlog    %+v", seed, cfg, st.Summaries(), want)
 		}
 		if total != ref.Scan() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestGoldenRecipeByteIdentical(t *testing.T) {
 			}
 			want := listFiles(t, filepath.Join(goldenDir, name, "files"))
 			got := listFiles(t, dir)
-			if !equalStrings(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("file names differ:\n got %v\nwant %v", got, want)
 			}
 			for _, f := range want {
@@ -82,18 +83,6 @@ func checkEvents(t *testing.T, name string, ev []Event) {
 	if len(ev) != 1 || ev[0].Step != o.FailedAppend || "java.lang.IllegalArgumentException: "+ev[0].Message != *o.Error {
 		t.Fatalf("events %+v, want Kafka's %q at append %d", ev, *o.Error, o.FailedAppend)
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func firstDiff(a, b []byte) int {
@@ -127,7 +116,7 @@ func TestGoldenWorkloadSizeTargeting(t *testing.T) {
 			}
 			checkEvents(t, name, res.Events)
 			want := listFiles(t, filepath.Join(goldenDir, name, "files"))
-			if got := listFiles(t, dir); !equalStrings(got, want) {
+			if got := listFiles(t, dir); !slices.Equal(got, want) {
 				t.Fatalf("file names differ:\n got %v\nwant %v", got, want)
 			}
 			o := readGoldenOutput(t, name)

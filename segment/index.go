@@ -110,30 +110,48 @@ func binarySearch(lo, hi int, key func(int) int64, target int64, st *searchState
 // tail of an untrimmed index counts, as in OffsetIndex's constructor).
 // DumpLen() applies DumpLogSegments' stop rule instead.
 type OffsetIndex struct {
+	indexFile
+	n int
+}
+
+// indexFile is an index file of either kind, read into memory (they are small, and a broker
+// resizes them at every roll, so kidx does not map them).
+type indexFile struct {
 	Path       string
 	BaseOffset int64
 	FileSize   int64
-	b          fileBytes
-	n          int
+	data       []byte
+}
+
+// readIndexFile opens path read-only and reads it whole.
+func readIndexFile(path string, baseOffset int64) (indexFile, error) {
+	f, size, err := openReadOnly(path)
+	if err != nil {
+		return indexFile{}, err
+	}
+	defer f.Close()
+	data, err := readWhole(f, size)
+	if err != nil {
+		return indexFile{}, err
+	}
+	return indexFile{Path: path, BaseOffset: baseOffset, FileSize: size, data: data}, nil
+}
+
+// Close releases the index.
+func (x *indexFile) Close() error {
+	x.data = nil
+	return nil
 }
 
 // OpenOffsetIndex reads path (opened read-only) into memory. baseOffset normally comes from the
 // file name (OffsetFromFileName).
 func OpenOffsetIndex(path string, baseOffset int64) (*OffsetIndex, error) {
-	f, size, err := openReadOnly(path)
+	f, err := readIndexFile(path, baseOffset)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := readWhole(f, size)
-	if err != nil {
-		return nil, err
-	}
-	return &OffsetIndex{Path: path, BaseOffset: baseOffset, FileSize: size, b: fileBytes{data: data}, n: len(data) / OffsetIndexEntrySize}, nil
+	return &OffsetIndex{f, len(f.data) / OffsetIndexEntrySize}, nil
 }
-
-// Close releases the index.
-func (x *OffsetIndex) Close() error { return x.b.unmap() }
 
 // Len is Kafka's entry count: floor(file size / 8).
 func (x *OffsetIndex) Len() int { return x.n }
@@ -148,12 +166,12 @@ func (x *OffsetIndex) Entry(i int) (IndexEntry, error) {
 }
 
 func (x *OffsetIndex) entry(i int) IndexEntry {
-	d := x.b.data[i*8:]
+	d := x.data[i*8:]
 	return IndexEntry{Offset: x.BaseOffset + int64(int32(binary.BigEndian.Uint32(d))), Position: int64(int32(binary.BigEndian.Uint32(d[4:])))}
 }
 
 func (x *OffsetIndex) key(i int) int64 {
-	return x.BaseOffset + int64(int32(binary.BigEndian.Uint32(x.b.data[i*8:])))
+	return x.BaseOffset + int64(int32(binary.BigEndian.Uint32(x.data[i*8:])))
 }
 
 // DumpLen is the number of entries DumpLogSegments.dumpIndex prints: it
@@ -207,39 +225,28 @@ func (x *OffsetIndex) SanityCheck() error {
 // TimeIndex is a read-only view of a .timeindex file, Len() =
 // floor(size/12), DumpLen() with DumpLogSegments' stop rule.
 type TimeIndex struct {
-	Path       string
-	BaseOffset int64
-	FileSize   int64
-	b          fileBytes
-	n          int
+	indexFile
+	n int
 }
 
 // OpenTimeIndex reads path (opened read-only) into memory.
 func OpenTimeIndex(path string, baseOffset int64) (*TimeIndex, error) {
-	f, size, err := openReadOnly(path)
+	f, err := readIndexFile(path, baseOffset)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := readWhole(f, size)
-	if err != nil {
-		return nil, err
-	}
-	return &TimeIndex{Path: path, BaseOffset: baseOffset, FileSize: size, b: fileBytes{data: data}, n: len(data) / TimeIndexEntrySize}, nil
+	return &TimeIndex{f, len(f.data) / TimeIndexEntrySize}, nil
 }
-
-// Close releases the index.
-func (x *TimeIndex) Close() error { return x.b.unmap() }
 
 // Len is floor(file size / 12).
 func (x *TimeIndex) Len() int { return x.n }
 
 func (x *TimeIndex) entry(i int) TimeIndexEntry {
-	d := x.b.data[i*12:]
+	d := x.data[i*12:]
 	return TimeIndexEntry{Timestamp: int64(binary.BigEndian.Uint64(d)), Offset: x.BaseOffset + int64(int32(binary.BigEndian.Uint32(d[8:])))}
 }
 
-func (x *TimeIndex) key(i int) int64 { return int64(binary.BigEndian.Uint64(x.b.data[i*12:])) }
+func (x *TimeIndex) key(i int) int64 { return int64(binary.BigEndian.Uint64(x.data[i*12:])) }
 
 // Entry returns slot i (TimeIndex.entry).
 func (x *TimeIndex) Entry(i int) (TimeIndexEntry, error) {
@@ -310,12 +317,12 @@ func (x *TimeIndex) SanityCheck() error {
 // ParseOffsetIndex decodes an in-memory .index image (Kafka's view:
 // floor(len/8) entries). For fuzzing and small files.
 func ParseOffsetIndex(data []byte, base int64) []IndexEntry {
-	x := OffsetIndex{BaseOffset: base, b: fileBytes{data: data}, n: len(data) / 8}
+	x := OffsetIndex{indexFile{BaseOffset: base, data: data}, len(data) / 8}
 	return x.Entries(x.n)
 }
 
 // ParseTimeIndex decodes an in-memory .timeindex image.
 func ParseTimeIndex(data []byte, base int64) []TimeIndexEntry {
-	x := TimeIndex{BaseOffset: base, b: fileBytes{data: data}, n: len(data) / 12}
+	x := TimeIndex{indexFile{BaseOffset: base, data: data}, len(data) / 12}
 	return x.Entries(x.n)
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -15,25 +16,13 @@ func batch78(ts int64) []byte {
 	return AppendBatch(nil, 0, []RecordSpec{{Key: []byte("key1"), Value: []byte("value1"), Timestamp: ts}}, BatchDefaults)
 }
 
-func readIndexFile(t *testing.T, path string, base int64) [][2]int64 {
+func indexPairs(t *testing.T, path string, base int64) [][2]int64 {
 	t.Helper()
 	var out [][2]int64
 	for _, e := range ParseOffsetIndex(mustRead(t, path), base) {
 		out = append(out, [2]int64{e.Offset, e.Position})
 	}
 	return out
-}
-
-func equalPairs(a, b [][2]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestWorkedExample23 is semantics §2.3 on files: 78-byte batches, interval
@@ -101,7 +90,7 @@ func TestWorkedExample23(t *testing.T) {
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if got := readIndexFile(t, idx(dir), 0); !equalPairs(got, c.want) {
+			if got := indexPairs(t, idx(dir), 0); !slices.Equal(got, c.want) {
 				t.Fatalf("index %v, want %v", got, c.want)
 			}
 		})
@@ -234,7 +223,7 @@ func TestWarmSearchAgreesWithBinarySearch(t *testing.T) {
 			offs = append(offs, o)
 			img = EncodeIndexEntry(img, 1000, IndexEntry{Offset: o, Position: int64(i)})
 		}
-		x := OffsetIndex{BaseOffset: 1000, b: fileBytes{data: img}, n: n}
+		x := OffsetIndex{indexFile{BaseOffset: 1000, data: img}, n}
 		for k := 0; k < 2000; k++ {
 			target := 990 + rng.Int63n(o-980+1)
 			want := sort.Search(len(offs), func(i int) bool { return offs[i] > target }) - 1

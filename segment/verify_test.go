@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func TestVerifyGolden(t *testing.T) {
 		}
 		sort.Strings(got)
 		sort.Strings(want)
-		if !equalStrings(got, want) {
+		if !slices.Equal(got, want) {
 			t.Errorf("%s: mismatches\n got %q\nwant %q", name, got, want)
 		}
 		if o.Rule == "per-batch" && len(r.Findings) != 0 {

@@ -284,32 +284,24 @@ type WriteResult struct {
 }
 
 // WriteWorkload writes w into dir through the size-targeting builder.
-// Steps after an index overflow are not applied (SPEC §4).
 func WriteWorkload(dir string, w *Workload) (*WriteResult, error) {
-	l, err := CreateLog(dir, w.Config, w.Rule, w.StartOffset)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range w.Steps {
-		if _, err := l.Apply(s); err != nil {
-			l.Close()
-			return nil, err
-		}
-		if l.failed {
-			break
-		}
-	}
-	return l.finish()
+	return writeAll(dir, w.Config, w.Rule, w.StartOffset, w.Steps, (*Log).Apply)
 }
 
 // WriteRecipe writes a record-level recipe (kafka-input.json) into dir.
 func WriteRecipe(dir string, r *Recipe) (*WriteResult, error) {
-	l, err := CreateLog(dir, r.Config, r.Rule, r.StartOffset)
+	return writeAll(dir, r.Config, r.Rule, r.StartOffset, r.Appends, (*Log).AppendRecipe)
+}
+
+// writeAll creates a log in dir, applies every step until one fails the log (an index
+// overflow: Kafka threw), and closes it.
+func writeAll[S any](dir string, cfg Config, rule Rule, start int64, steps []S, apply func(*Log, S) (*Event, error)) (*WriteResult, error) {
+	l, err := CreateLog(dir, cfg, rule, start)
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range r.Appends {
-		if _, err := l.AppendRecipe(a); err != nil {
+	for _, s := range steps {
+		if _, err := apply(l, s); err != nil {
 			l.Close()
 			return nil, err
 		}

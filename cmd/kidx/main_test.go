@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,22 +121,10 @@ func TestSimWorkloadMatchesKafka(t *testing.T) {
 	}
 	for i, k := range kafka.Segments {
 		g := got.Segments[i]
-		if g.BaseOffset != k.BaseOffset || g.SizeBytes != k.LogSize || !sameRows(g.OffsetIndex, k.OffsetIndex) || !sameRows(g.TimeIndex, k.TimeIndex) {
+		if g.BaseOffset != k.BaseOffset || g.SizeBytes != k.LogSize || !slices.Equal(g.OffsetIndex, k.OffsetIndex) || !slices.Equal(g.TimeIndex, k.TimeIndex) {
 			t.Fatalf("segment %d: kidx %+v, Kafka %+v", i, g, k)
 		}
 	}
-}
-
-func sameRows(a, b [][2]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // SPEC §8 and the issue: invalid input exits 2 with a message naming the file, the step and
