@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -98,3 +100,53 @@ func cutEq(kv string) (string, string, bool) {
 
 // hasConfig reports whether --config sets key.
 func (f *modelFlags) hasConfig(key string) bool { return hasKey(f.configs, key) }
+
+// countValue is an int64 flag that takes a count with an optional decimal suffix: 10K, 10M,
+// 1G (10^3, 10^6, 10^9), as in `--records 10M`.
+type countValue struct{ v *int64 }
+
+func newCountValue(p *int64, def int64) countValue {
+	*p = def
+	return countValue{p}
+}
+
+func (c countValue) String() string {
+	if c.v == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*c.v, 10)
+}
+
+func (c countValue) Set(s string) error {
+	n, err := parseCount(s)
+	if err != nil {
+		return err
+	}
+	*c.v = n
+	return nil
+}
+
+func (c countValue) Type() string { return "count" }
+
+func parseCount(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	if s != "" {
+		switch s[len(s)-1] {
+		case 'k', 'K':
+			mult = 1_000
+		case 'm', 'M':
+			mult = 1_000_000
+		case 'g', 'G':
+			mult = 1_000_000_000
+		}
+	}
+	if mult != 1 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a count (a whole number, optionally with K, M or G)", s)
+	}
+	return n * mult, nil
+}

@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"kidx/model"
+	"kidx/sim"
 )
 
 func init() { registerCommand(newSimCmd) }
@@ -24,8 +27,11 @@ const (
 func newSimCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		mf                                modelFlags
-		workloadPath, format              string
+		workloadPath, format, gen         string
 		batchBytes, batchRecords, records int64
+		batches                           int64
+		duration                          time.Duration
+		seed                              uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "sim",
@@ -33,25 +39,59 @@ func newSimCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `sim runs a workload through kidx's exact model of Kafka's log and prints, per segment,
 the offset-index and time-index entries and the exact phase-2 lookup cost over every offset.
 
-The workload comes from --workload FILE (SPEC §3 JSON) or from the built-in generator:
---records records in batches of --batch-records records and --batch-bytes bytes (a last
-partial batch shrinks its bytes in proportion, at least 61). The default is the seed
-post's experiment: 5000 records, 79 per batch, 16350-byte batches, segment.bytes=65536.
-Config comes from Kafka's defaults, then the file, then --config.`,
+The workload comes from --workload FILE (SPEC §3 JSON), from --gen SPEC (a generator of
+kidx help workloads, bounded by --records, --batches or --duration, seeded by --seed), or from
+the built-in generator: --records records in batches of --batch-records records and
+--batch-bytes bytes (a last partial batch shrinks its bytes in proportion, at least 61). The
+default is the seed post's experiment: 5000 records, 79 per batch, 16350-byte batches,
+segment.bytes=65536. Config comes from Kafka's defaults, then the file, then --config.
+sim keeps every batch to list the indexes; for long workloads use kidx whatif.`,
 		Example: `  kidx sim
   kidx sim --config index.interval.bytes=20000
   kidx sim --workload testdata/kafka-golden/follower3-per-append/workload.json --format json
-  kidx sim --kafka-version 4.0.0 --batch-bytes 300 --batch-records 2 --records 100000`,
+  kidx sim --kafka-version 4.0.0 --batch-bytes 300 --batch-records 2 --records 100000
+  kidx sim --gen 'follower:fetch=1048576,lognormal:median=16384,sigma=0.6' --records 1M --seed 7 --config segment.bytes=16777216`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
 				return err
 			}
 			generatorFlags := cmd.Flags().Changed("batch-bytes") || cmd.Flags().Changed("batch-records") || cmd.Flags().Changed("records")
+			genFlags := cmd.Flags().Changed("batches") || cmd.Flags().Changed("duration") || cmd.Flags().Changed("seed")
 			var w model.Workload
 			base := model.DefaultConfig()
 			source := ""
-			if workloadPath != "" {
+			if gen != "" {
+				if workloadPath != "" || cmd.Flags().Changed("batch-bytes") || cmd.Flags().Changed("batch-records") {
+					return usageErr("--gen excludes --workload, --batch-bytes and --batch-records")
+				}
+				if !cmd.Flags().Changed("records") && !genFlags {
+					return usageErr("--gen needs a bound: --records, --batches or --duration")
+				}
+				if !cmd.Flags().Changed("seed") {
+					seed = uint64(time.Now().UnixNano())
+				}
+				fmt.Fprintf(stderr, "kidx: generator seed %d (replay with --seed %d)\n", seed, seed)
+				limits := sim.Limits{Batches: batches, Duration: duration}
+				if cmd.Flags().Changed("records") {
+					limits.Records = records
+				}
+				src, err := sim.NewGenerator(gen, limits, seed, nil)
+				if err != nil {
+					return usageErr("--gen %q: %v", gen, err)
+				}
+				steps, err := readSteps(src, maxSimBatches)
+				if err != nil {
+					return usageErr("--gen %q: %v", gen, err)
+				}
+				w = model.Workload{Steps: steps}
+				source = src.Describe()
+			} else if genFlags {
+				return usageErr("--batches, --duration and --seed bound a --gen generator")
+			}
+			switch {
+			case gen != "":
+			case workloadPath != "":
 				if generatorFlags {
 					return usageErr("--workload and the generator flags (--batch-bytes, --batch-records, --records) exclude each other")
 				}
@@ -60,7 +100,7 @@ Config comes from Kafka's defaults, then the file, then --config.`,
 					return err
 				}
 				source = "workload " + workloadPath
-			} else {
+			default:
 				switch {
 				case batchBytes < model.RecordBatchOverhead:
 					return usageErr("--batch-bytes %d: a v2 batch is at least %d bytes", batchBytes, model.RecordBatchOverhead)
@@ -92,9 +132,44 @@ Config comes from Kafka's defaults, then the file, then --config.`,
 	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (SPEC §3 JSON)")
 	cmd.Flags().Int64Var(&batchBytes, "batch-bytes", defaultBatchBytes, "generator: bytes of a full batch (sizeInBytes)")
 	cmd.Flags().Int64Var(&batchRecords, "batch-records", defaultBatchRecords, "generator: records per batch")
-	cmd.Flags().Int64Var(&records, "records", defaultRecords, "generator: total records")
+	cmd.Flags().Var(newCountValue(&records, defaultRecords), "records", "total records, for the built-in generator or --gen (10K, 10M allowed)")
+	cmd.Flags().StringVar(&gen, "gen", "", "workload generator spec (kidx help workloads)")
+	cmd.Flags().Var(newCountValue(&batches, 0), "batches", "--gen: total batches")
+	cmd.Flags().DurationVar(&duration, "duration", 0, "--gen: simulated producer time")
+	cmd.Flags().Uint64Var(&seed, "seed", 0, "--gen: generator seed (default: from the clock, printed on stderr)")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
 	return cmd
+}
+
+// maxSimBatches bounds what sim materializes from a generator: it keeps every batch.
+const maxSimBatches = 4 << 20
+
+// readSteps materializes a source's steps, refusing more than maxBatches batches.
+func readSteps(src sim.Source, maxBatches int) ([]model.Step, error) {
+	st, err := src.Open()
+	if err != nil {
+		return nil, err
+	}
+	var steps []model.Step
+	buf := make([]model.Step, 4096)
+	total := 0
+	for {
+		n, err := st.Next(buf)
+		for _, s := range buf[:n] {
+			s.Append = append([]model.Batch(nil), s.Append...) // the stream may reuse them
+			total += len(s.Append)
+			steps = append(steps, s)
+		}
+		if total > maxBatches {
+			return nil, fmt.Errorf("more than %d batches: too many for sim, which keeps them all (kidx whatif streams)", maxBatches)
+		}
+		if errors.Is(err, io.EOF) {
+			return steps, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // simJSON is the SPEC §4 document.
