@@ -45,8 +45,14 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
 
-# The seed post's experiment as a what-if report: text on the terminal, and report.html.
+# The seed post's experiment: kidx sim's summary at each of its four intervals, then the same
+# sweep as a what-if report (text on the terminal, and report.html).
 demo: build
+	@for i in 1 4096 20000 1048576; do \
+		echo "== kidx sim --config index.interval.bytes=$$i"; \
+		./$(BIN) sim --config index.interval.bytes=$$i | tail -2 || exit $$?; \
+	done
+	@echo
 	./$(BIN) whatif
 	./$(BIN) whatif --format html --out report.html
 	@echo "wrote report.html"
