@@ -244,18 +244,29 @@ func absPath(p string) string {
 	return p
 }
 
+// checkIndexFile reports what an index file of either kind shows before its entries are
+// read: Kafka's sanityCheck failure, and a zero tail (an untrimmed index: the active
+// segment, or an unclean shutdown), where DumpLogSegments' stop rule ends the dump.
+func checkIndexFile(r *VerifyReport, path string, sanity error, dumpLen, length, entrySize int) {
+	if sanity != nil {
+		f := Finding{File: path, Pos: -1, Severity: SeverityError, Check: CheckIndexSanity, Message: sanity.Error()}
+		var fe *FormatError
+		if errors.As(sanity, &fe) {
+			f.Pos, f.Message = fe.Pos, fe.Msg
+		}
+		r.add(f)
+	}
+	if dumpLen < length {
+		r.add(Finding{File: path, Pos: int64(dumpLen) * int64(entrySize), Severity: SeverityInfo, Check: CheckZeroTail,
+			Message: fmt.Sprintf("%d of %d slots after slot %d form a zero tail (untrimmed index: active segment or unclean shutdown); DumpLogSegments stops here",
+				length-dumpLen, length, dumpLen-1)})
+	}
+}
+
 func verifyIndex(r *VerifyReport, seg *Segment, batches []batchPos, opts VerifyOptions) {
 	x := seg.Index
-	if err := x.SanityCheck(); err != nil {
-		var fe *FormatError
-		errors.As(err, &fe)
-		r.add(Finding{File: x.Path, Pos: fe.Pos, Severity: SeverityError, Check: CheckIndexSanity, Message: fe.Msg})
-	}
 	n := x.DumpLen()
-	if n < x.Len() {
-		r.add(Finding{File: x.Path, Pos: int64(n) * 8, Severity: SeverityInfo, Check: CheckZeroTail,
-			Message: fmt.Sprintf("%d of %d slots after slot %d form a zero tail (untrimmed index: active segment or unclean shutdown); DumpLogSegments stops here", x.Len()-n, x.Len(), n-1)})
-	}
+	checkIndexFile(r, x.Path, x.SanityCheck(), n, x.Len(), OffsetIndexEntrySize)
 	logSize := seg.Log.Size()
 	prev := IndexEntry{Offset: -1, Position: -1}
 	for i := 0; i < n; i++ {
@@ -379,16 +390,8 @@ func batchEndingFrom(batches []batchPos, pos, offset int64) (batchPos, bool, boo
 
 func verifyTimeIndex(r *VerifyReport, seg *Segment, batches []batchPos, recordMaxTs map[int64]int64) {
 	x := seg.TimeIndex
-	if err := x.SanityCheck(); err != nil {
-		var fe *FormatError
-		errors.As(err, &fe)
-		r.add(Finding{File: x.Path, Pos: fe.Pos, Severity: SeverityError, Check: CheckIndexSanity, Message: fe.Msg})
-	}
 	n := x.DumpLen()
-	if n < x.Len() {
-		r.add(Finding{File: x.Path, Pos: int64(n) * 12, Severity: SeverityInfo, Check: CheckZeroTail,
-			Message: fmt.Sprintf("%d of %d slots after slot %d form a zero tail; DumpLogSegments stops here", x.Len()-n, x.Len(), n-1)})
-	}
+	checkIndexFile(r, x.Path, x.SanityCheck(), n, x.Len(), TimeIndexEntrySize)
 	ap := absPath(x.Path)
 	prevTs, prevOff := NoTimestamp, int64(-1)
 	for i := 0; i < n; i++ {
