@@ -132,7 +132,7 @@ sim keeps every batch to list the indexes; for long workloads use kidx whatif.`,
 	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (SPEC §3 JSON)")
 	cmd.Flags().Int64Var(&batchBytes, "batch-bytes", defaultBatchBytes, "generator: bytes of a full batch (sizeInBytes)")
 	cmd.Flags().Int64Var(&batchRecords, "batch-records", defaultBatchRecords, "generator: records per batch")
-	cmd.Flags().Var(newCountValue(&records, defaultRecords), "records", "total records, for the built-in generator or --gen (10K, 10M allowed)")
+	cmd.Flags().Var(newCountValue(&records, defaultRecords), "records", "total records, for the built-in generator or --gen (decimal K, M, G: 10M = 10,000,000)")
 	cmd.Flags().StringVar(&gen, "gen", "", "workload generator spec (kidx help workloads)")
 	cmd.Flags().Var(newCountValue(&batches, 0), "batches", "--gen: total batches")
 	cmd.Flags().DurationVar(&duration, "duration", 0, "--gen: simulated producer time")
