@@ -3,6 +3,7 @@ package chart
 import (
 	"bytes"
 	"image/color"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -48,6 +49,26 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top = true
+	// The legend sits inside the plot's top-left corner: a viewer whose serif font is wider
+	// than the one gonum measured with then runs it into the plot, not off the canvas.
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(8)
+	p.X.Tick.Marker = plainTicks{}
+	p.Y.Tick.Marker = plainTicks{}
 	return p
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros ("50000", not
+// "50000.00").
+type plainTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+		}
+	}
+	return ticks
 }

@@ -268,8 +268,6 @@ func cdfChart(r *reports.WhatIf) (*plot.Plot, error) {
 		p.Legend.Add(fmt.Sprintf("%s (%s)", pointName(r, pt), pt.Regime), l)
 	}
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Left = false
-	p.Legend.Top = false
 	return p, nil
 }
 
@@ -340,6 +338,5 @@ func mapsChart(r *reports.WhatIf) (*plot.Plot, error) {
 	}
 	p.Add(at)
 	p.Legend.Add(fmt.Sprintf("this broker: %d partitions", r.Scale.Partitions), at)
-	p.Legend.Left, p.Legend.Top = true, true
 	return p, nil
 }
