@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -73,7 +74,7 @@ func sweepSeries(r *reports.WhatIf) (string, []*series) {
 		if x <= 0 {
 			continue
 		}
-		name := restLabel(r, p, key)
+		name := sweepLabel(r, p, key)
 		s := byName[name]
 		if s == nil {
 			s = &series{name: name}
@@ -98,10 +99,12 @@ func (b byX) Swap(i, j int) {
 	b.s.points[i], b.s.points[j] = b.s.points[j], b.s.points[i]
 }
 
-func restLabel(r *reports.WhatIf, p *reports.Point, key string) string {
+// sweepLabel names a point by its value of every swept key but skip (and its rule when the
+// report compares rules), "key=v key=v rule".
+func sweepLabel(r *reports.WhatIf, p *reports.Point, skip string) string {
 	out := ""
 	for _, s := range r.Sweeps {
-		if s.Key == key {
+		if s.Key == skip {
 			continue
 		}
 		v, err := p.Config.Get(s.Key)
@@ -272,25 +275,11 @@ func cdfChart(r *reports.WhatIf) (*plot.Plot, error) {
 }
 
 func pointName(r *reports.WhatIf, p *reports.Point) string {
-	name := ""
-	for _, s := range r.Sweeps {
-		v, err := p.Config.Get(s.Key)
-		if err != nil {
-			for _, x := range p.Producer {
-				if x.Key == s.Key {
-					v = x.Value
-				}
-			}
-		}
-		name += fmt.Sprintf("%s=%d ", s.Key, v)
-	}
-	if len(r.Rules) > 1 {
-		name += p.Rule.String()
-	}
+	name := strings.TrimSpace(sweepLabel(r, p, ""))
 	if name == "" {
 		return "base"
 	}
-	return name[:len(name)-1]
+	return name
 }
 
 // mapsChart draws 2 × segments × partitions for each distinct segment count among the points,
