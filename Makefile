@@ -64,7 +64,7 @@ fuzz:
 	done
 
 # Long property runs: 100 000 rapid cases per property and rule, then the full exhaustive
-# default space (L = 7; roughly 20-60 minutes per rule on 2 cores).
+# default space (L = 7: measured 1060 s per-batch and 705 s per-append on 2 vCPUs).
 check-long: build
 	RAPID_CHECKS=100000 $(GO) test -count=1 -timeout 60m ./props/ ./fuzz/
 	./$(BIN) check --checks 100000 --rule per-batch
