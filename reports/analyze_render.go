@@ -52,10 +52,7 @@ func (a *Analysis) WriteText(w io.Writer) error {
 	a.table().writeText(w)
 	fmt.Fprintln(w, "\nScan figures are exact over every offset, from the real .log headers and .index entries.")
 	for _, p := range a.Partitions {
-		fmt.Fprintf(w, "\n%s:\n", p.name())
-		for _, r := range p.Recommendations {
-			fmt.Fprintf(w, "  - %s\n", r)
-		}
+		writeBullets(w, false, p.name(), p.Recommendations)
 	}
 	if fs := a.allFindings(); len(fs) > 0 {
 		fmt.Fprintln(w, "\nfindings:")
@@ -75,10 +72,7 @@ func (a *Analysis) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(w)
 	a.table().writeMarkdown(w)
 	for _, p := range a.Partitions {
-		fmt.Fprintf(w, "\n## %s\n\n", p.name())
-		for _, r := range p.Recommendations {
-			fmt.Fprintf(w, "- %s\n", r)
-		}
+		writeBullets(w, true, p.name(), p.Recommendations)
 	}
 	if fs := a.allFindings(); len(fs) > 0 {
 		fmt.Fprintf(w, "\n## Findings\n\n")

@@ -62,10 +62,7 @@ func (r *WhatIf) WriteText(w io.Writer) error {
 	r.table().writeText(w)
 	fmt.Fprintln(w, "\nScan figures are exact over every offset (bytes walked in phase 2, header hops); bound = min(I + largest batch, segment.bytes).")
 	for _, p := range r.Points {
-		fmt.Fprintf(w, "\n%s (%s):\n", r.label(p), p.Regime)
-		for _, rec := range p.Recommendations {
-			fmt.Fprintf(w, "  - %s\n", rec)
-		}
+		writeBullets(w, false, fmt.Sprintf("%s (%s)", r.label(p), p.Regime), p.Recommendations)
 	}
 	return nil
 }
@@ -80,12 +77,26 @@ func (r *WhatIf) WriteMarkdown(w io.Writer) error {
 	r.table().writeMarkdown(w)
 	fmt.Fprintln(w, "\nScan figures are exact over every offset; bound = min(I + largest batch, segment.bytes).")
 	for _, p := range r.Points {
-		fmt.Fprintf(w, "\n## %s (%s)\n\n", r.label(p), p.Regime)
-		for _, rec := range p.Recommendations {
-			fmt.Fprintf(w, "- %s\n", rec)
-		}
+		writeBullets(w, true, fmt.Sprintf("%s (%s)", r.label(p), p.Regime), p.Recommendations)
 	}
 	return nil
+}
+
+// writeBullets writes a titled list (a point's or a partition's recommendations): an indented
+// list under "title:" on a terminal, a "## title" section in Markdown.
+func writeBullets(w io.Writer, markdown bool, title string, items []string) {
+	if markdown {
+		fmt.Fprintf(w, "\n## %s\n\n", title)
+	} else {
+		fmt.Fprintf(w, "\n%s:\n", title)
+	}
+	for _, it := range items {
+		if markdown {
+			fmt.Fprintf(w, "- %s\n", it)
+		} else {
+			fmt.Fprintf(w, "  - %s\n", it)
+		}
+	}
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
