@@ -108,6 +108,7 @@ func Dump(w io.Writer, path string, opts DumpOptions) error {
 		err = berr
 	case ext == LogSuffix:
 		res.Kind = "log"
+		fmt.Fprintf(tw, "Log starting offset: %d\n", base)
 		err = dumpLog(tw, path, base, opts, res)
 	case ext == IndexSuffix:
 		res.Kind = "index"

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// dumpLog is DumpLogSegments.dumpLog (batch lines, optional record lines).
+// dumpLog is DumpLogSegments.dumpLog (batch lines, optional record lines). The caller prints the
+// header line (a .log's "Log starting offset", a KRaft snapshot's end offset and epoch).
 func dumpLog(w io.Writer, path string, base int64, opts DumpOptions, res *DumpResult) error {
-	fmt.Fprintf(w, "Log starting offset: %d\n", base)
 	lf, err := OpenLog(path)
 	if err != nil {
 		return err
