@@ -84,10 +84,14 @@ func FuzzIndexFile(f *testing.F) {
 			if x.Len() != len(es) || x.DumpLen() > x.Len() {
 				t.Fatalf("Len %d DumpLen %d, want %d entries", x.Len(), x.DumpLen(), len(es))
 			}
+			checkValidView(t, data, 8, 0, x.ValidLen(), x.TailGarbage())
 			_ = x.SanityCheck()
 			for _, e := range es[:min(len(es), 4)] {
 				for _, target := range []int64{e.Offset - 1, e.Offset, e.Offset + 1} {
 					got, slot, _ := x.Lookup(target)
+					if slot >= x.ValidLen() {
+						t.Fatalf("Lookup(%d) slot %d is past the %d valid entries", target, slot, x.ValidLen())
+					}
 					if slot >= len(es) || (slot >= 0 && (got != es[slot] || got.Offset > target)) || (slot < 0 && got != (segment.IndexEntry{Offset: base})) {
 						t.Fatalf("Lookup(%d) = %+v slot %d", target, got, slot)
 					}
@@ -95,6 +99,38 @@ func FuzzIndexFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkValidView checks an index's valid entries and tail against docs/segment.md, "Valid
+// entries", restated here slot by slot: the entries end at the first slot i > 0 whose relative
+// offset (at relAt) is 0; a lone all-zero slot 0 in a file of several slots is no entry. The
+// tail garbage is the first slot after them with a non-zero byte.
+func checkValidView(t *testing.T, data []byte, size, relAt, gotValid, gotGarbage int) {
+	t.Helper()
+	slots := len(data) / size
+	want := slots
+	for i := 1; i < slots; i++ {
+		if binary.BigEndian.Uint32(data[i*size+relAt:]) == 0 {
+			want = i
+			break
+		}
+	}
+	if want == 1 && slots > 1 && bytes.Count(data[:size], []byte{0}) == size {
+		want = 0
+	}
+	if gotValid != want {
+		t.Fatalf("ValidLen %d, want %d", gotValid, want)
+	}
+	wantGarbage := -1
+	for i := want * size; i < len(data); i++ {
+		if data[i] != 0 {
+			wantGarbage = i / size
+			break
+		}
+	}
+	if gotGarbage != wantGarbage {
+		t.Fatalf("TailGarbage %d, want %d", gotGarbage, wantGarbage)
+	}
 }
 
 // FuzzTimeIndexFile: an arbitrary .timeindex image, 12-byte entries of int64 timestamp and
@@ -120,9 +156,10 @@ func FuzzTimeIndexFile(f *testing.F) {
 			if x.Len() != len(es) || x.DumpLen() > x.Len() {
 				t.Fatalf("Len %d DumpLen %d, want %d", x.Len(), x.DumpLen(), len(es))
 			}
+			checkValidView(t, data, 12, 8, x.ValidLen(), x.TailGarbage())
 			_ = x.SanityCheck()
-			if len(es) > 0 && x.LastEntry() != es[len(es)-1] {
-				t.Fatalf("LastEntry %+v, want %+v", x.LastEntry(), es[len(es)-1])
+			if v := x.ValidLen(); v > 0 && x.LastEntry() != es[v-1] {
+				t.Fatalf("LastEntry %+v, want the last valid entry %+v", x.LastEntry(), es[v-1])
 			}
 			for _, e := range es[:min(len(es), 4)] {
 				got, slot, _ := x.Lookup(e.Timestamp)

@@ -105,36 +105,115 @@ func binarySearch(lo, hi int, key func(int) int64, target int64, st *searchState
 	return lo
 }
 
-// OffsetIndex is a read-only view of a .index file with Kafka's semantics:
-// the file is assumed full of entries, Len() = floor(size/8) (so a zero
-// tail of an untrimmed index counts, as in OffsetIndex's constructor).
-// DumpLen() applies DumpLogSegments' stop rule instead.
+// OffsetIndex is a read-only view of a .index file. It gives three views of the same
+// bytes, because Kafka itself has three:
+//   - Len: the slots of the file, floor(size/8), as OffsetIndex's constructor counts them when
+//     it reopens a file (an untrimmed index then reads as full of entries);
+//   - DumpLen: where DumpLogSegments.dumpIndex stops (the first slot i > 0 naming the base
+//     offset);
+//   - ValidLen: the entries a running broker holds, the one kidx judges and searches: a
+//     trimmed file's slots, or an untrimmed (preallocated, live) file's slots before its zero
+//     tail, where an all-zero slot 0 means no entry at all (docs/segment.md, "Valid entries").
 type OffsetIndex struct {
 	indexFile
-	n int
+	n     int
+	valid int
 }
 
 // indexFile is an index file of either kind, read into memory (they are small, and a broker
-// resizes them at every roll, so kidx does not map them).
+// resizes them at every roll, so kidx does not map them). Only the file's data regions are
+// read: a preallocated index is a sparse file whose holes read as zeros.
 type indexFile struct {
 	Path       string
 	BaseOffset int64
 	FileSize   int64
 	data       []byte
+	regions    []fileRegion // byte ranges holding data; the rest of the file is a hole (zeros)
 }
 
-// readIndexFile opens path read-only and reads it whole.
+// readIndexFile opens path read-only and reads its data regions.
 func readIndexFile(path string, baseOffset int64) (indexFile, error) {
 	f, size, err := openReadOnly(path)
 	if err != nil {
 		return indexFile{}, err
 	}
 	defer f.Close()
-	data, err := readWhole(f, size)
+	data, regions, err := readSparse(f, size)
 	if err != nil {
 		return indexFile{}, err
 	}
-	return indexFile{Path: path, BaseOffset: baseOffset, FileSize: size, data: data}, nil
+	return indexFile{Path: path, BaseOffset: baseOffset, FileSize: size, data: data, regions: regions}, nil
+}
+
+// validSlots counts the entries before the zero tail. A slot i > 0 whose relative offset is 0
+// ends them: offsets only increase after slot 0, so such a slot is never written
+// (DumpLogSegments stops there too). Slot 0 alone is the ambiguous one: all zeros there is
+// the preallocated file of a segment with no entry yet, or a real entry (base offset,
+// position 0 / timestamp 0). Kafka never writes such an offset-index entry (its append rule
+// and recover() never index position 0: the counter starts at 0 and the check is a strict >),
+// and a time-index entry (0, base) needs a record stamped 1970-01-01T00:00:00Z. So an
+// all-zero slot 0 followed only by zeros is "no entry", unless the file has that one slot
+// (a trimmed one-entry index); followed by real entries it is an entry, which verify then
+// judges (docs/segment.md, "Valid entries").
+func validSlots(data []byte, slots, entrySize, relOffsetAt int) int {
+	k := slots
+	for i := 1; i < slots; i++ {
+		if binary.BigEndian.Uint32(data[i*entrySize+relOffsetAt:]) == 0 {
+			k = i
+			break
+		}
+	}
+	if k == 1 && slots > 1 && allZero(data[:entrySize]) {
+		return 0
+	}
+	return k
+}
+
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Untrimmed reports a zero tail: more slots than valid entries. Kafka trims an index at roll
+// and close (LogSegment.onBecomeInactiveSegment, AbstractIndex.trimToValidSize), so an
+// untrimmed index belongs to the active segment of a running broker, or to a segment left by
+// an unclean shutdown.
+func (x *indexFile) untrimmed(valid, entrySize int) bool {
+	return x.FileSize > int64(valid)*int64(entrySize)
+}
+
+// tailGarbage returns the first slot after the valid entries that holds a non-zero byte, or
+// -1. A running broker never looks past its entry count, but nothing it writes lands there
+// either, except the stale entries AbstractIndex.truncateTo leaves behind (it moves the
+// position, it does not zero the bytes).
+func (x *indexFile) tailGarbage(valid, entrySize int) int {
+	from := int64(valid) * int64(entrySize)
+	for _, r := range x.regions {
+		lo, hi := max(r.off, from), r.off+r.len
+		for p := lo; p < hi; {
+			n := min(hi-p, 1<<16)
+			chunk := x.data[p : p+n]
+			if !allZero(chunk) {
+				for i, c := range chunk {
+					if c != 0 {
+						return int((p + int64(i)) / int64(entrySize))
+					}
+				}
+			}
+			p += n
+		}
+	}
+	return -1
 }
 
 // Close releases the index.
@@ -150,11 +229,23 @@ func OpenOffsetIndex(path string, baseOffset int64) (*OffsetIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OffsetIndex{f, len(f.data) / OffsetIndexEntrySize}, nil
+	n := len(f.data) / OffsetIndexEntrySize
+	return &OffsetIndex{f, n, validSlots(f.data, n, OffsetIndexEntrySize, 0)}, nil
 }
 
-// Len is Kafka's entry count: floor(file size / 8).
+// Len is the entry count of a reopened file as OffsetIndex's constructor sets it:
+// floor(file size / 8), the zero tail included.
 func (x *OffsetIndex) Len() int { return x.n }
+
+// ValidLen is the number of valid entries: the slots before the zero tail.
+func (x *OffsetIndex) ValidLen() int { return x.valid }
+
+// Untrimmed reports that the file has slots after its valid entries (a live or
+// uncleanly-closed segment's preallocated index).
+func (x *OffsetIndex) Untrimmed() bool { return x.untrimmed(x.valid, OffsetIndexEntrySize) }
+
+// TailGarbage is the first slot after the valid entries holding a non-zero byte, or -1.
+func (x *OffsetIndex) TailGarbage() int { return x.tailGarbage(x.valid, OffsetIndexEntrySize) }
 
 // Entry returns slot i (OffsetIndex.entry); out of range is an error, as
 // Kafka's IllegalArgumentException.
@@ -196,11 +287,12 @@ func (x *OffsetIndex) Entries(n int) []IndexEntry {
 	return out
 }
 
-// Lookup is OffsetIndex.lookup: the largest entry with offset <= target, or
-// (baseOffset, 0) when there is none. slot is -1 in that case.
+// Lookup is OffsetIndex.lookup over the valid entries (what a running broker searches): the
+// largest entry with offset <= target, or (baseOffset, 0) when there is none. slot is -1 in
+// that case.
 func (x *OffsetIndex) Lookup(target int64) (e IndexEntry, slot int, st SearchStats) {
 	s := searchState{entrySize: OffsetIndexEntrySize}
-	slot = largestLowerBound(x.n, 8192/OffsetIndexEntrySize, x.key, target, &s)
+	slot = largestLowerBound(x.valid, 8192/OffsetIndexEntrySize, x.key, target, &s)
 	if slot < 0 {
 		return IndexEntry{Offset: x.BaseOffset}, -1, s.stats
 	}
@@ -222,11 +314,13 @@ func (x *OffsetIndex) SanityCheck() error {
 	return nil
 }
 
-// TimeIndex is a read-only view of a .timeindex file, Len() =
-// floor(size/12), DumpLen() with DumpLogSegments' stop rule.
+// TimeIndex is a read-only view of a .timeindex file with the same three views as
+// OffsetIndex: Len() = floor(size/12), DumpLen() with DumpLogSegments' stop rule, ValidLen()
+// the entries before the zero tail (an all-zero slot 0 means no entry).
 type TimeIndex struct {
 	indexFile
-	n int
+	n     int
+	valid int
 }
 
 // OpenTimeIndex reads path (opened read-only) into memory.
@@ -235,11 +329,21 @@ func OpenTimeIndex(path string, baseOffset int64) (*TimeIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TimeIndex{f, len(f.data) / TimeIndexEntrySize}, nil
+	n := len(f.data) / TimeIndexEntrySize
+	return &TimeIndex{f, n, validSlots(f.data, n, TimeIndexEntrySize, 8)}, nil
 }
 
-// Len is floor(file size / 12).
+// Len is floor(file size / 12), the zero tail included.
 func (x *TimeIndex) Len() int { return x.n }
+
+// ValidLen is the number of valid entries: the slots before the zero tail.
+func (x *TimeIndex) ValidLen() int { return x.valid }
+
+// Untrimmed reports slots after the valid entries.
+func (x *TimeIndex) Untrimmed() bool { return x.untrimmed(x.valid, TimeIndexEntrySize) }
+
+// TailGarbage is the first slot after the valid entries holding a non-zero byte, or -1.
+func (x *TimeIndex) TailGarbage() int { return x.tailGarbage(x.valid, TimeIndexEntrySize) }
 
 func (x *TimeIndex) entry(i int) TimeIndexEntry {
 	d := x.data[i*12:]
@@ -277,20 +381,20 @@ func (x *TimeIndex) DumpLen() int {
 	return x.n
 }
 
-// LastEntry is TimeIndex.lastEntry: the last slot, or (-1, baseOffset) when
-// empty.
+// LastEntry is TimeIndex.lastEntry over the valid entries: the last one, or (-1,
+// baseOffset) when there is none.
 func (x *TimeIndex) LastEntry() TimeIndexEntry {
-	if x.n == 0 {
+	if x.valid == 0 {
 		return TimeIndexEntry{Timestamp: NoTimestamp, Offset: x.BaseOffset}
 	}
-	return x.entry(x.n - 1)
+	return x.entry(x.valid - 1)
 }
 
-// Lookup is TimeIndex.lookup: the largest entry with timestamp <= ts, or
-// (-1, baseOffset).
+// Lookup is TimeIndex.lookup over the valid entries: the largest entry with timestamp <= ts,
+// or (-1, baseOffset).
 func (x *TimeIndex) Lookup(ts int64) (e TimeIndexEntry, slot int, st SearchStats) {
 	s := searchState{entrySize: TimeIndexEntrySize}
-	slot = largestLowerBound(x.n, 8192/TimeIndexEntrySize, x.key, ts, &s)
+	slot = largestLowerBound(x.valid, 8192/TimeIndexEntrySize, x.key, ts, &s)
 	if slot < 0 {
 		return TimeIndexEntry{Timestamp: NoTimestamp, Offset: x.BaseOffset}, -1, s.stats
 	}
@@ -317,12 +421,12 @@ func (x *TimeIndex) SanityCheck() error {
 // ParseOffsetIndex decodes an in-memory .index image (Kafka's view:
 // floor(len/8) entries). For fuzzing and small files.
 func ParseOffsetIndex(data []byte, base int64) []IndexEntry {
-	x := OffsetIndex{indexFile{BaseOffset: base, data: data}, len(data) / 8}
+	x := OffsetIndex{indexFile: indexFile{BaseOffset: base, data: data}, n: len(data) / 8}
 	return x.Entries(x.n)
 }
 
 // ParseTimeIndex decodes an in-memory .timeindex image.
 func ParseTimeIndex(data []byte, base int64) []TimeIndexEntry {
-	x := TimeIndex{indexFile{BaseOffset: base, data: data}, len(data) / 12}
+	x := TimeIndex{indexFile: indexFile{BaseOffset: base, data: data}, n: len(data) / 12}
 	return x.Entries(x.n)
 }

@@ -223,7 +223,7 @@ func TestWarmSearchAgreesWithBinarySearch(t *testing.T) {
 			offs = append(offs, o)
 			img = EncodeIndexEntry(img, 1000, IndexEntry{Offset: o, Position: int64(i)})
 		}
-		x := OffsetIndex{indexFile{BaseOffset: 1000, data: img}, n}
+		x := OffsetIndex{indexFile: indexFile{BaseOffset: 1000, data: img}, n: n, valid: n}
 		for k := 0; k < 2000; k++ {
 			target := 990 + rng.Int63n(o-980+1)
 			want := sort.Search(len(offs), func(i int) bool { return offs[i] > target }) - 1

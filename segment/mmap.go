@@ -75,20 +75,77 @@ func guardFault(path string, pos int64, touch func()) (err error) {
 	return nil
 }
 
-// readWhole reads a whole (index) file into memory. Index files are small
-// (segment.index.bytes, 10 MiB by default) and reading them avoids mapping
-// files a broker resizes on every roll.
-func readWhole(f *os.File, size int64) ([]byte, error) {
+// fileRegion is a byte range of a file that holds data (not a hole).
+type fileRegion struct{ off, len int64 }
+
+// Linux lseek whence values (not in package syscall).
+const (
+	seekData = 3
+	seekHole = 4
+)
+
+// readSparse reads an (index) file into memory, reading only its data regions: a broker
+// preallocates an index with RandomAccessFile.setLength, which leaves a sparse file, and the
+// holes read as zeros without being read (lseek SEEK_DATA/SEEK_HOLE). Index files are small
+// (segment.index.bytes, 10 MiB by default) and reading them avoids mapping files a broker
+// resizes on every roll. Where the filesystem cannot report holes, the whole file is read.
+func readSparse(f *os.File, size int64) ([]byte, []fileRegion, error) {
 	if size > maxIndexFile {
-		return nil, fmt.Errorf("%s: %d bytes is larger than any Kafka index (segment.index.bytes is an int32)", f.Name(), size)
+		return nil, nil, fmt.Errorf("%s: %d bytes is larger than any Kafka index (segment.index.bytes is an int32)", f.Name(), size)
 	}
 	buf := make([]byte, size)
-	n, err := io.ReadFull(io.NewSectionReader(f, 0, size), buf)
-	if err != nil {
-		// The file shrank since it was opened: keep what was read.
-		return buf[:n], nil
+	regions := dataRegions(f, size)
+	for _, r := range regions {
+		n, err := f.ReadAt(buf[r.off:r.off+r.len], r.off)
+		if err != nil && int64(n) < r.len {
+			// The file shrank since it was opened: keep what was read.
+			end := r.off + int64(n)
+			return buf[:end], clipRegions(regions, end), nil
+		}
 	}
-	return buf, nil
+	return buf, regions, nil
+}
+
+// dataRegions lists where a file holds data; the whole file when holes cannot be found.
+func dataRegions(f *os.File, size int64) []fileRegion {
+	whole := []fileRegion{{0, size}}
+	if size == 0 {
+		return nil
+	}
+	fd := int(f.Fd())
+	var out []fileRegion
+	for off := int64(0); off < size; {
+		start, err := syscall.Seek(fd, off, seekData)
+		if err == syscall.ENXIO {
+			break // no data after off
+		}
+		if err != nil {
+			return whole
+		}
+		end, err := syscall.Seek(fd, start, seekHole)
+		if err != nil {
+			return whole
+		}
+		end = min(end, size)
+		if start >= end {
+			break
+		}
+		out = append(out, fileRegion{start, end - start})
+		off = end
+	}
+	return out
+}
+
+func clipRegions(rs []fileRegion, end int64) []fileRegion {
+	var out []fileRegion
+	for _, r := range rs {
+		if r.off >= end {
+			break
+		}
+		r.len = min(r.len, end-r.off)
+		out = append(out, r)
+	}
+	return out
 }
 
 // maxIndexFile bounds an index file kidx reads into memory.
