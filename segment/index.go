@@ -188,8 +188,10 @@ func allZero(b []byte) bool {
 // and close (LogSegment.onBecomeInactiveSegment, AbstractIndex.trimToValidSize), so an
 // untrimmed index belongs to the active segment of a running broker, or to a segment left by
 // an unclean shutdown.
+// A length that is not a multiple of the entry size is no preallocated file (Kafka rounds
+// every length down to one) but a corrupt one.
 func (x *indexFile) untrimmed(valid, entrySize int) bool {
-	return x.FileSize > int64(valid)*int64(entrySize)
+	return x.FileSize > int64(valid)*int64(entrySize) && x.FileSize%int64(entrySize) == 0
 }
 
 // tailGarbage returns the first slot after the valid entries that holds a non-zero byte, or
@@ -297,6 +299,17 @@ func (x *OffsetIndex) Lookup(target int64) (e IndexEntry, slot int, st SearchSta
 		return IndexEntry{Offset: x.BaseOffset}, -1, s.stats
 	}
 	return x.entry(slot), slot, s.stats
+}
+
+// lookupReopened is OffsetIndex.lookup as Kafka's tools see a reopened file: over every slot,
+// the zero tail included (DumpLogSegments opens indexes this way).
+func (x *OffsetIndex) lookupReopened(target int64) IndexEntry {
+	s := searchState{entrySize: OffsetIndexEntrySize}
+	slot := largestLowerBound(x.n, 8192/OffsetIndexEntrySize, x.key, target, &s)
+	if slot < 0 {
+		return IndexEntry{Offset: x.BaseOffset}
+	}
+	return x.entry(slot)
 }
 
 // SanityCheck is OffsetIndex.sanityCheck: a non-empty index whose last

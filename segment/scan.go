@@ -28,6 +28,9 @@ type Finding struct {
 	Check    string   `json:"check"`
 	Message  string   `json:"message"`
 	Expected string   `json:"expected,omitempty"`
+	// Explanation says why a check that DumpLogSegments words as a problem is not one here:
+	// the release that wrote the file does it this way (docs/segment.md, "Kafka's eras").
+	Explanation string `json:"explanation,omitempty"`
 }
 
 func (f Finding) String() string {
@@ -35,42 +38,103 @@ func (f Finding) String() string {
 	if f.Expected != "" {
 		s += " (expected " + f.Expected + ")"
 	}
+	if f.Explanation != "" {
+		s += ": " + f.Explanation
+	}
 	return s
 }
 
-// SegmentFiles is one segment set found in a partition directory; missing
-// files are "".
+// SegmentFiles is one segment set found in a partition directory: the files named by one
+// base offset (LogFileUtils); missing files are "". A set without a .log is not a segment
+// Kafka would load (verify reports its files as strays).
 type SegmentFiles struct {
 	BaseOffset int64
 	Log        string
 	Index      string
 	TimeIndex  string
 	TxnIndex   string
-	Snapshot   string
 }
 
-// PartitionDir is a "topic-partition" directory (or any directory holding
-// segment files).
+// Role says what a file or directory of a log directory is (semantics §13.4; docs/segment.md,
+// "Files of a log directory").
+type Role string
+
+// Roles of the files and directories kidx recognizes.
+const (
+	RoleProducerSnapshot      Role = "producer-snapshot"       // <offset>.snapshot (KIP-98, 0.11+)
+	RoleLeaderEpochCheckpoint Role = "leader-epoch-checkpoint" // 0.11+
+	RolePartitionMetadata     Role = "partition-metadata"      // partition.metadata (KIP-516, 2.8+)
+	RoleKRaftSnapshot         Role = "kraft-snapshot"          // <end offset>-<epoch>.checkpoint
+	RoleQuorumState           Role = "quorum-state"            // KRaft election state
+	RoleTempFile              Role = "temp-file"               // <checkpoint>.tmp, .checkpoint.part: a write in progress
+	RoleDeleted               Role = "deleted"                 // *.deleted: asynchronous deletion, removed at load
+	RoleCleaned               Role = "cleaned"                 // *.cleaned: cleaner output in progress, removed at load
+	RoleSwap                  Role = "swap"                    // *.swap: finished output, renamed into place at load
+	RoleRootCheckpoint        Role = "checkpoint"              // recovery-point-offset-checkpoint and friends
+	RoleMetaProperties        Role = "meta.properties"
+	RoleCleanShutdown         Role = "clean-shutdown-marker" // .kafka_cleanshutdown
+	RoleLock                  Role = "lock"
+	RoleBootstrapSnapshot     Role = "bootstrap-snapshot" // bootstrap.checkpoint (KRaft)
+	RoleDeleteDir             Role = "delete-dir"         // topic-p.<uuid>-delete
+	RoleRemoteIndexCache      Role = "remote-index-cache" // tiered storage (3.6+)
+	RoleUnknown               Role = "unknown"
+)
+
+// LogDirFile is a file or directory of a log directory that is not part of a segment set.
+type LogDirFile struct {
+	Path   string `json:"path"`
+	Role   Role   `json:"role"`
+	Offset int64  `json:"offset"` // producer snapshot: its offset; KRaft snapshot: its end offset; else 0
+}
+
+// PartitionDir is a "topic-partition" directory (or any directory holding segment files).
 type PartitionDir struct {
-	Path         string
-	Topic        string // "" when the name is not topic-partition
-	Partition    int
-	Segments     []SegmentFiles // by base offset
-	Transitional []string       // .deleted / .cleaned / .swap files: recognized, left alone
-	Stray        []string       // files that are not Kafka segment files
+	Path      string
+	Topic     string // "" when the name is not topic-partition
+	Partition int
+	// State is "" for a partition Kafka serves, "future" for a replica being moved between log
+	// directories (topic-p.<uuid>-future, 1.1+) and "stray" for one a broker set aside
+	// (-stray, 3.6.1+).
+	State    string
+	Segments []SegmentFiles // every set of segment files, by base offset
+	Files    []LogDirFile   // everything else, by name
+}
+
+// SnapshotOffsets are the offsets of the producer snapshots, ascending. Kafka writes one at
+// every roll, clean shutdown and recovery (ProducerStateManager.takeSnapshot); from 2.8 on
+// (KAFKA-9393) it keeps those at segment bases plus the latest.
+func (p *PartitionDir) SnapshotOffsets() []int64 {
+	var out []int64
+	for _, f := range p.Files {
+		if f.Role == RoleProducerSnapshot {
+			out = append(out, f.Offset)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// LogSegments are the sets that have a .log: the segments Kafka loads.
+func (p *PartitionDir) LogSegments() []SegmentFiles {
+	var out []SegmentFiles
+	for _, s := range p.Segments {
+		if s.Log != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // DirScan is the result of ScanDir.
 type DirScan struct {
 	Root       string
 	Partitions []PartitionDir
-	Findings   []Finding // unreadable entries, stray files: reported, never fatal
+	RootFiles  []LogDirFile // the log directory's own files and skipped directories
+	Findings   []Finding    // unreadable entries, stray and transitional files: reported, never fatal
 }
 
 // splitTopicPartition parses Kafka's "<topic>-<partition>" directory name
-// (UnifiedLog.parseTopicPartitionName: the text after the last '-'). Delete
-// and future directories ("topic-0.<uuid>-delete", "-future") are not
-// partitions to read.
+// (UnifiedLog.parseTopicPartitionName: the text after the last '-').
 func splitTopicPartition(name string) (string, int, bool) {
 	i := strings.LastIndexByte(name, '-')
 	if i <= 0 || i == len(name)-1 {
@@ -83,17 +147,42 @@ func splitTopicPartition(name string) (string, int, bool) {
 	return name[:i], p, true
 }
 
-// knownLogDirFiles are files Kafka keeps at the top of a log directory.
-var knownLogDirFiles = map[string]bool{
-	"meta.properties": true, "recovery-point-offset-checkpoint": true, "log-start-offset-checkpoint": true,
-	"replication-offset-checkpoint": true, "cleaner-offset-checkpoint": true, ".lock": true,
-	".kafka_cleanshutdown": true, "kafka_cleanshutdown": true,
+// specialPartitionDir parses "topic-p.<uuid>-<suffix>" (UnifiedLog.logDeleteDirName,
+// logFutureDirName, logStrayDirName): the partition the directory belongs to and the suffix.
+func specialPartitionDir(name string) (topic string, partition int, suffix string, ok bool) {
+	for _, s := range []string{"delete", "future", "stray"} {
+		stem, found := strings.CutSuffix(name, "-"+s)
+		if !found {
+			continue
+		}
+		dot := strings.LastIndexByte(stem, '.')
+		if dot <= 0 {
+			return "", 0, "", false
+		}
+		t, p, ok := splitTopicPartition(stem[:dot])
+		return t, p, s, ok
+	}
+	return "", 0, "", false
 }
 
-// ScanDir reads a log directory (holding topic-partition directories) or a
-// single partition directory. It only lists and stats: nothing is opened
-// for writing, created or locked. Unreadable entries and stray files become
-// findings.
+// rootFileRoles are the files Kafka keeps at the top of a log directory.
+var rootFileRoles = map[string]Role{
+	"meta.properties": RoleMetaProperties, "recovery-point-offset-checkpoint": RoleRootCheckpoint,
+	"log-start-offset-checkpoint": RoleRootCheckpoint, "replication-offset-checkpoint": RoleRootCheckpoint,
+	"cleaner-offset-checkpoint": RoleRootCheckpoint, ".lock": RoleLock, ".kafka_cleanshutdown": RoleCleanShutdown,
+	"bootstrap.checkpoint": RoleBootstrapSnapshot,
+}
+
+// partitionFileRoles are the partition-level files Kafka writes next to segments.
+var partitionFileRoles = map[string]Role{
+	"leader-epoch-checkpoint": RoleLeaderEpochCheckpoint, "partition.metadata": RolePartitionMetadata,
+	"quorum-state": RoleQuorumState,
+}
+
+// ScanDir reads a log directory (holding topic-partition directories) or a single partition
+// directory. It only lists and stats: nothing is opened for writing, created or locked.
+// Every entry is classified (semantics §13.4); unreadable entries and files kidx does not
+// know become findings.
 func ScanDir(path string) (*DirScan, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -107,73 +196,124 @@ func ScanDir(path string) (*DirScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	hasSegments := false
-	for _, e := range ents {
-		if _, ok := ParseSegmentFileName(e.Name()); ok {
-			hasSegments = true
-			break
-		}
-	}
-	if hasSegments {
-		ds.Partitions = append(ds.Partitions, scanPartition(path, ents, ds))
+	if isPartitionDir(filepath.Base(path), ents) {
+		ds.Partitions = append(ds.Partitions, scanPartition(path, "", ents, ds))
 		return ds, nil
 	}
 	for _, e := range ents {
 		full := filepath.Join(path, e.Name())
 		if !e.IsDir() {
-			if !knownLogDirFiles[e.Name()] {
-				ds.Findings = append(ds.Findings, Finding{File: full, Pos: -1, Severity: SeverityInfo, Check: "stray-file", Message: "not a Kafka log-directory file; left alone"})
+			role, ok := rootFileRoles[e.Name()]
+			if !ok {
+				role = RoleUnknown
+				ds.note(full, SeverityInfo, "stray-file", "not a Kafka log-directory file; left alone")
 			}
+			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: role})
 			continue
 		}
-		if _, _, ok := splitTopicPartition(e.Name()); !ok {
-			ds.Findings = append(ds.Findings, Finding{File: full, Pos: -1, Severity: SeverityInfo, Check: "stray-file", Message: "directory name is not topic-partition; left alone"})
+		state := ""
+		if _, _, suffix, ok := specialPartitionDir(e.Name()); ok {
+			if suffix == "delete" {
+				ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: RoleDeleteDir})
+				ds.note(full, SeverityInfo, "delete-dir", "a partition queued for deletion (Kafka deletes -delete directories asynchronously); not read")
+				continue
+			}
+			state = suffix
+		} else if e.Name() == "remote-log-index-cache" {
+			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: RoleRemoteIndexCache})
+			continue
+		} else if _, _, ok := splitTopicPartition(e.Name()); !ok {
+			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: RoleUnknown})
+			ds.note(full, SeverityInfo, "stray-file", "directory name is not topic-partition; left alone")
 			continue
 		}
 		sub, err := os.ReadDir(full)
 		if err != nil {
-			ds.Findings = append(ds.Findings, Finding{File: full, Pos: -1, Severity: SeverityWarning, Check: "unreadable", Message: err.Error()})
+			ds.note(full, SeverityWarning, CheckUnreadable, err.Error())
 			continue
 		}
-		ds.Partitions = append(ds.Partitions, scanPartition(full, sub, ds))
+		ds.Partitions = append(ds.Partitions, scanPartition(full, state, sub, ds))
 	}
 	return ds, nil
 }
 
-func scanPartition(path string, ents []os.DirEntry, ds *DirScan) PartitionDir {
-	p := PartitionDir{Path: path, Partition: -1}
-	if t, n, ok := splitTopicPartition(filepath.Base(path)); ok {
+func (ds *DirScan) note(path string, sev Severity, check, msg string) {
+	ds.Findings = append(ds.Findings, Finding{File: path, Pos: -1, Severity: sev, Check: check, Message: msg})
+}
+
+// isPartitionDir tells a partition directory from a log directory: it holds Kafka's
+// partition-level files, or it is named topic-partition and holds no partition directory.
+func isPartitionDir(name string, ents []os.DirEntry) bool {
+	subPartitions := false
+	for _, e := range ents {
+		if e.IsDir() {
+			if _, _, ok := splitTopicPartition(e.Name()); ok {
+				subPartitions = true
+			}
+			continue
+		}
+		if _, ok := ParseSegmentFileName(e.Name()); ok {
+			return true
+		}
+		if _, ok := partitionFileRoles[e.Name()]; ok {
+			return true
+		}
+	}
+	_, _, named := splitTopicPartition(name)
+	return named && !subPartitions
+}
+
+func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) PartitionDir {
+	p := PartitionDir{Path: path, Partition: -1, State: state}
+	name := filepath.Base(path)
+	if t, n, _, ok := specialPartitionDir(name); ok {
 		p.Topic, p.Partition = t, n
+	} else if t, n, ok := splitTopicPartition(name); ok {
+		p.Topic, p.Partition = t, n
+	}
+	switch state {
+	case "future":
+		ds.note(path, SeverityInfo, "future-dir", "a replica being moved to this log directory (-future, ALTER_REPLICA_LOG_DIRS); read as a partition")
+	case "stray":
+		ds.note(path, SeverityInfo, "stray-dir", "a partition the broker set aside as stray (-stray); read as a partition")
 	}
 	sets := map[int64]*SegmentFiles{}
 	for _, e := range ents {
 		full := filepath.Join(path, e.Name())
-		name, ok := ParseSegmentFileName(e.Name())
-		switch {
-		case e.IsDir() || (!ok && !knownPartitionFile(e.Name())):
-			p.Stray = append(p.Stray, full)
-			ds.Findings = append(ds.Findings, Finding{File: full, Pos: -1, Severity: SeverityInfo, Check: "stray-file", Message: "not a Kafka segment file; left alone"})
-			continue
-		case !ok:
-			continue
-		case name.Transitional != "":
-			p.Transitional = append(p.Transitional, full)
+		if e.IsDir() {
+			p.Files = append(p.Files, LogDirFile{Path: full, Role: RoleUnknown})
+			ds.note(full, SeverityInfo, "stray-file", "a directory inside a partition directory; left alone")
 			continue
 		}
-		// Probe readability without reading: an O_RDONLY open. (As root,
-		// mode 000 does not stop it, which is the honest answer.)
+		role, offset, isSegment, base, kind := classifyPartitionFile(e.Name())
+		if !isSegment {
+			p.Files = append(p.Files, LogDirFile{Path: full, Role: role, Offset: offset})
+			switch role {
+			case RoleUnknown:
+				ds.note(full, SeverityInfo, "stray-file", "not a Kafka partition file; left alone")
+			case RoleDeleted:
+				ds.note(full, SeverityInfo, "transitional", "renamed for asynchronous deletion (.deleted); Kafka removes it at the next start")
+			case RoleCleaned:
+				ds.note(full, SeverityInfo, "transitional", "log cleaner output in progress (.cleaned); Kafka removes it at the next start")
+			case RoleSwap:
+				ds.note(full, SeverityWarning, "transitional", "finished cleaner or split output (.swap): at the next start Kafka renames it into place, replacing the segments it overlaps; until then the old segments are served")
+			}
+			continue
+		}
+		// Probe readability without reading: an O_RDONLY open. (As root, mode 000 does not
+		// stop it, which is the honest answer.)
 		if f, err := os.OpenFile(full, os.O_RDONLY, 0); err != nil {
-			ds.Findings = append(ds.Findings, Finding{File: full, Pos: -1, Severity: SeverityWarning, Check: "unreadable", Message: err.Error()})
+			ds.note(full, SeverityWarning, CheckUnreadable, err.Error())
 			continue
 		} else {
 			f.Close()
 		}
-		s := sets[name.BaseOffset]
+		s := sets[base]
 		if s == nil {
-			s = &SegmentFiles{BaseOffset: name.BaseOffset}
-			sets[name.BaseOffset] = s
+			s = &SegmentFiles{BaseOffset: base}
+			sets[base] = s
 		}
-		switch name.Kind {
+		switch kind {
 		case KindLog:
 			s.Log = full
 		case KindIndex:
@@ -182,8 +322,6 @@ func scanPartition(path string, ents []os.DirEntry, ds *DirScan) PartitionDir {
 			s.TimeIndex = full
 		case KindTxnIndex:
 			s.TxnIndex = full
-		case KindSnapshot:
-			s.Snapshot = full
 		}
 	}
 	for _, s := range sets {
@@ -193,7 +331,49 @@ func scanPartition(path string, ents []os.DirEntry, ds *DirScan) PartitionDir {
 	return p
 }
 
-// knownPartitionFile: partition-level files Kafka writes next to segments.
-func knownPartitionFile(name string) bool {
-	return name == "leader-epoch-checkpoint" || name == "partition.metadata" || strings.HasSuffix(name, ".checkpoint")
+// classifyPartitionFile says what a file of a partition directory is: a segment file (with
+// its base offset and kind), or another role (with its offset where the name carries one).
+func classifyPartitionFile(name string) (role Role, offset int64, isSegment bool, base int64, kind FileKind) {
+	if r, ok := partitionFileRoles[name]; ok {
+		return r, 0, false, 0, 0
+	}
+	if sn, ok := ParseSegmentFileName(name); ok {
+		switch {
+		case sn.Transitional == DeletedSuffix:
+			return RoleDeleted, sn.BaseOffset, false, 0, 0
+		case sn.Transitional == CleanedSuffix:
+			return RoleCleaned, sn.BaseOffset, false, 0, 0
+		case sn.Transitional == SwapSuffix:
+			return RoleSwap, sn.BaseOffset, false, 0, 0
+		case sn.Kind == KindSnapshot:
+			return RoleProducerSnapshot, sn.BaseOffset, false, 0, 0
+		}
+		return "", 0, true, sn.BaseOffset, sn.Kind
+	}
+	if end, ok := kraftSnapshotEndOffset(name); ok {
+		return RoleKRaftSnapshot, end, false, 0, 0
+	}
+	if strings.HasSuffix(name, ".tmp") || strings.HasSuffix(name, ".checkpoint.part") {
+		return RoleTempFile, 0, false, 0, 0
+	}
+	if strings.HasSuffix(name, ".checkpoint.deleted") {
+		return RoleDeleted, 0, false, 0, 0
+	}
+	return RoleUnknown, 0, false, 0, 0
+}
+
+// kraftSnapshotEndOffset parses a KRaft snapshot name, "<20-digit end offset>-<10-digit
+// epoch>.checkpoint" (Snapshots.filenameFromSnapshotId).
+func kraftSnapshotEndOffset(name string) (int64, bool) {
+	stem, ok := strings.CutSuffix(name, ".checkpoint")
+	if !ok || len(stem) != 31 || stem[20] != '-' {
+		return 0, false
+	}
+	for i, c := range stem {
+		if i != 20 && (c < '0' || c > '9') {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseInt(stem[:20], 10, 64)
+	return v, err == nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kidx/model"
 	"kidx/segment"
 )
 
@@ -14,37 +13,48 @@ func init() { registerCommand(newVerifyCmd) }
 
 func newVerifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
-		format  string
-		deep    bool
-		configs []string
+		format string
+		deep   bool
+		judge  judgeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "verify PATH...",
-		Short: "Check segment files, segment sets or log directories as DumpLogSegments and kidx's invariants do",
-		Long: `verify reads files, segment sets or whole log directories (read-only) and reports every
-problem with file, byte position and what was expected: DumpLogSegments' index and
-time-index checks, Kafka's index sanityCheck, trailing invalid bytes, CRC-32C of every
-batch (--deep), and the policy invariants files can show (first batch not indexed, entries
-at batch boundaries, strictly increasing entries, and the scan bound when
---config index.interval.bytes=I is given). Exit 0: no problem; 1: problems found; 2: usage.`,
+		Short: "Judge segment files, partitions or log directories as a Kafka engineer would",
+		Long: `verify reads files, segment sets, partition directories or whole log directories (read-only)
+and reports every problem with file, byte position and what was expected.
+
+It runs DumpLogSegments' index and time-index checks (in Kafka's words), Kafka's index
+sanityCheck, trailing invalid bytes, CRC-32C of every batch (--deep), and the invariants files can
+show: entries at batch boundaries and strictly increasing, the first batch never indexed, no
+entry closer than index.interval.bytes (--config index.interval.bytes=I).
+
+It judges files as the release that wrote them writes them: which offset an entry names changed
+in 2.0 (KAFKA-6530) and 3.9.1/4.0.1/4.1 (KAFKA-806), which offset a time-index entry names
+changed in 0.11 and 3.7. With --kafka-version or --rule it uses that release's rules; without,
+it infers per segment which releases' rules explain the files and says so. A mismatch the
+release explains is reported as info, still in DumpLogSegments' words.
+
+A live segment (indexes preallocated and zero-filled after their entries: the active segment
+of a running broker) is healthy and reported as info, with what Kafka would do with it at a
+start after an unclean shutdown. Producer snapshots, checkpoints, KRaft snapshots and the other
+files of a healthy log directory are recognized (docs/logdir-files.md); an index without its
+.log, a .swap file and non-zero bytes in a live index's zero tail are warnings. A byte-counter
+restart inside a segment (a broker restart: the scan bound holds per process lifetime) is
+placed from the entries, corroborated by producer snapshots, and reported as info.
+
+Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input error.`,
+		Example: `  kidx verify /var/lib/kafka/data
+  kidx verify --deep /var/lib/kafka/data/orders-3
+  kidx verify --kafka-version 3.6.1 --config index.interval.bytes=4096 /var/lib/kafka/data/orders-3
+  kidx verify --format json 00000000000000000000.index`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
 				return err
 			}
 			opts := segment.VerifyOptions{Deep: deep}
-			if len(configs) > 0 {
-				mf := modelFlags{configs: configs}
-				cfg, _, err := mf.resolve(model.DefaultConfig(), nil, "", stderr)
-				if err != nil {
-					return err
-				}
-				if cmd.Flags().Changed("config") {
-					opts.IndexIntervalBytes, opts.HaveInterval = cfg.IndexIntervalBytes, hasKey(configs, "index.interval.bytes")
-					if hasKey(configs, "segment.bytes") {
-						opts.SegmentBytes = cfg.SegmentBytes
-					}
-				}
+			if err := judge.options(&opts); err != nil {
+				return err
 			}
 			report, err := segment.Verify(paths, opts)
 			if err != nil {
@@ -67,8 +77,8 @@ at batch boundaries, strictly increasing entries, and the scan bound when
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
-	cmd.Flags().BoolVar(&deep, "deep", false, "validate every batch's CRC-32C (reads every byte)")
-	cmd.Flags().StringArrayVar(&configs, "config", nil, "topic config k=v (index.interval.bytes and segment.bytes enable the scan-bound check)")
+	cmd.Flags().BoolVar(&deep, "deep", false, "validate every batch's CRC-32C (reads every byte) and decode the records the time index names")
+	judge.register(cmd)
 	return cmd
 }
 

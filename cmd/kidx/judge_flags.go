@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"kidx/segment"
+)
+
+// judgeFlags are the flags of the commands that judge real files (verify, analyze): which
+// release wrote them, and the topic's index.interval.bytes when known.
+type judgeFlags struct {
+	kafkaVersion string
+	rule         string
+	configs      []string
+}
+
+func (f *judgeFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.kafkaVersion, "kafka-version", "", "judge the files by the rules of this Kafka release (X.Y.Z, e.g. 3.6.1 or 0.10.2.1); default: the releases the files themselves allow, inferred and reported")
+	cmd.Flags().StringVar(&f.rule, "rule", "", "judge by one of the two current eras: per-batch (Kafka 3.9.1+, 4.0.1+, 4.1+) or per-append (3.7 to 3.9.0, 4.0.0)")
+	cmd.Flags().StringArrayVar(&f.configs, "config", nil, "topic config k=v: index.interval.bytes=I checks that no entry is closer than I and places byte-counter restarts exactly")
+}
+
+// options resolves the flags into verify's options (era and interval).
+func (f *judgeFlags) options(opts *segment.VerifyOptions) error {
+	if f.kafkaVersion != "" && f.rule != "" {
+		return usageErr("--rule and --kafka-version both pick the rules: give one")
+	}
+	if f.kafkaVersion != "" {
+		r, err := segment.ParseRelease(f.kafkaVersion)
+		if err != nil {
+			return usageErr("--kafka-version: %v", err)
+		}
+		e := segment.EraFor(r)
+		opts.Era = &e
+	}
+	if f.rule != "" {
+		r, err := segment.ParseRule(f.rule)
+		if err != nil {
+			return usageErr("--rule: %v", err)
+		}
+		e := segment.EraForRule(r)
+		opts.Era = &e
+	}
+	for _, group := range f.configs {
+		for _, kv := range splitComma(group) {
+			k, v, ok := cutEq(kv)
+			if !ok {
+				return usageErr("--config %q: want key=value", kv)
+			}
+			switch k {
+			case "index.interval.bytes":
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+				if err != nil || n < 0 {
+					return usageErr("--config index.interval.bytes=%s: want an integer from 0 to 2147483647", v)
+				}
+				opts.IndexIntervalBytes, opts.HaveInterval = n, true
+			case "segment.bytes", "segment.index.bytes", "max.message.bytes", "segment.ms", "segment.jitter.ms":
+				// Read from the files themselves; accepted so that one --config serves every command.
+			default:
+				return usageErr("--config %s: unknown key (want index.interval.bytes)", k)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package segment
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Valid entries (docs/segment.md): a trimmed file's slots; an untrimmed one's before the zero
+// tail; an all-zero slot 0 of a preallocated file is no entry (Kafka's append rule never
+// indexes position 0); a lone all-zero slot of a trimmed one-entry time index is the entry
+// (timestamp 0, base offset). Bytes written by hand.
+func TestValidEntries(t *testing.T) {
+	entry := func(rel, pos uint32) []byte {
+		return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, rel), pos)
+	}
+	cat := func(parts ...[]byte) []byte {
+		var out []byte
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	cases := []struct {
+		name        string
+		data        []byte
+		valid       int
+		untrimmed   bool
+		tailGarbage int
+	}{
+		{"trimmed", cat(entry(5, 100), entry(9, 200)), 2, false, -1},
+		{"live with entries", cat(entry(5, 100), entry(9, 200), make([]byte, 64)), 2, true, -1},
+		{"live, no entry yet", make([]byte, 80), 0, true, -1},
+		{"live, stale entry in the tail", cat(entry(5, 100), make([]byte, 40), entry(7, 150), make([]byte, 16)), 1, true, 6},
+		{"all-zero slot 0 then real entries", cat(make([]byte, 8), entry(9, 200)), 2, false, -1},
+		{"empty", nil, 0, false, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "00000000000000000000.index")
+			mustWrite(t, path, c.data)
+			x, err := OpenOffsetIndex(path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.ValidLen() != c.valid || x.Untrimmed() != c.untrimmed || x.TailGarbage() != c.tailGarbage || x.Len() != len(c.data)/8 {
+				t.Fatalf("valid %d untrimmed %v garbage %d len %d, want %d %v %d %d", x.ValidLen(), x.Untrimmed(), x.TailGarbage(), x.Len(), c.valid, c.untrimmed, c.tailGarbage, len(c.data)/8)
+			}
+			if c.valid == 0 {
+				// A lookup with no valid entry starts at position 0, however many zero slots.
+				if e, slot, _ := x.Lookup(1 << 40); slot != -1 || e.Position != 0 {
+					t.Fatalf("lookup on no entries: %+v slot %d", e, slot)
+				}
+			}
+		})
+	}
+	// A trimmed time index holding one entry (timestamp 0 at the base offset) is 12 zero bytes.
+	path := filepath.Join(t.TempDir(), "00000000000000000007.timeindex")
+	mustWrite(t, path, make([]byte, 12))
+	tx, err := OpenTimeIndex(path, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tx.ValidLen() != 1 || tx.Untrimmed() || tx.LastEntry() != (TimeIndexEntry{Timestamp: 0, Offset: 7}) {
+		t.Fatalf("one-entry time index: valid %d untrimmed %v last %+v", tx.ValidLen(), tx.Untrimmed(), tx.LastEntry())
+	}
+}
+
+// The era table (semantics §13.2), release by release, written by hand from the table's rows.
+func TestEraForRelease(t *testing.T) {
+	cases := map[string]string{
+		"0.8.0": "0.8.0", "0.8.2.2": "0.8.1-0.8.2", "0.9.0.1": "0.9.0-0.10.0", "0.10.0.1": "0.9.0-0.10.0",
+		"0.10.1": "0.10.1-0.10.2", "0.10.2.2": "0.10.1-0.10.2", "0.11.0.3": "0.11-1.1", "1.0": "0.11-1.1", "1.1.1": "0.11-1.1",
+		"2.0.0": "2.0-2.2", "2.2.2": "2.0-2.2", "2.3": "2.3-3.6", "2.8.2": "2.3-3.6", "3.6.1": "2.3-3.6",
+		"3.7.0": "3.7-4.0.0", "3.8.1": "3.7-4.0.0", "3.9.0": "3.7-4.0.0", "4.0.0": "3.7-4.0.0", "4": "3.7-4.0.0",
+		"3.9.1": "per-batch", "4.0.1": "per-batch", "4.1.0": "per-batch", "4.3.1": "per-batch", "3.8.2": "per-batch",
+		"3.7.0-SNAPSHOT": "3.7-4.0.0",
+	}
+	for v, want := range cases {
+		r, err := ParseRelease(v)
+		if err != nil {
+			t.Errorf("%s: %v", v, err)
+			continue
+		}
+		if got := EraFor(r).ID; got != want {
+			t.Errorf("%s: era %s, want %s", v, got, want)
+		}
+	}
+	for _, bad := range []string{"9.9.9", "2.9", "0.12", "1.2", "3.10.0", "x.y", "", "5"} {
+		if _, err := ParseRelease(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if EraForRule(PerAppend).OffsetEntry != EntryAppendLast || !EraForRule(PerBatch).PerBatch() {
+		t.Fatal("rule names map to the wrong eras")
+	}
+}
+
+// writeRestartedSegment writes 20 one-record batches of 100 bytes under the per-batch rule
+// with index.interval.bytes=100 and a clean restart before batch 10. By the rule (semantics
+// §2.2: entry iff the batch starts more than 100 bytes after the last entry or the counter's
+// start): entries at batches 2, 4, 6, 8 (positions 200..800); the restart resets the counter
+// at 1000, so batch 10 gets none and the next entries are at 12, 14, ... (1200, 1400, ...).
+func writeRestartedSegment(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "topic-0")
+	cfg := DefaultConfig()
+	cfg.IndexIntervalBytes = 100
+	l, err := CreateLog(dir, cfg, PerBatch, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 20; i++ {
+		if i == 10 {
+			if err := l.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := BuildSizedBatch(i, 1, 100, 1700000000000+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The scan bound holds per process lifetime (docs/findings.md): verify places the restart
+// where the entries require one, exactly when the interval is given, and with the largest
+// interval the entries allow when it is not; a producer snapshot there corroborates it. None
+// of this is a problem.
+func TestRestartPlacedFromEntries(t *testing.T) {
+	dir := writeRestartedSegment(t)
+	for _, given := range []bool{true, false} {
+		r, err := Verify([]string{dir}, VerifyOptions{HaveInterval: given, IndexIntervalBytes: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Problems() != 0 {
+			t.Fatalf("given=%v: problems %v", given, r.Findings)
+		}
+		rs := r.Partitions[0].Segments[0].Restarts
+		if len(rs) != 1 || rs[0].Position != 1000 || rs[0].Offset != 10 || rs[0].UntilPosition != 1200 || rs[0].Snapshot != "" {
+			t.Fatalf("given=%v: restarts %+v, want one before batch 10 (byte 1000) until the entry at 1200", given, rs)
+		}
+	}
+	snap := filepath.Join(dir, FilenamePrefixFromOffset(10)+SnapshotSuffix)
+	mustWrite(t, snap, nil)
+	r, err := Verify([]string{dir}, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := r.Partitions[0].Segments[0].Restarts
+	if len(rs) != 1 || rs[0].Position != 1000 || rs[0].Snapshot != snap {
+		t.Fatalf("restart with a snapshot: %+v", rs)
+	}
+}
+
+// Restarts only delay entries: an entry closer to the previous one than index.interval.bytes
+// allows is explained by no restart, and is an error (LogSegment.append: an entry only when
+// bytesSinceLastIndexEntry > indexIntervalBytes).
+func TestIntervalRuleTooClose(t *testing.T) {
+	dir := writeRestartedSegment(t) // entries 200 bytes apart
+	r, err := Verify([]string{dir}, VerifyOptions{HaveInterval: true, IndexIntervalBytes: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range r.Findings {
+		if f.Check == CheckIntervalRule {
+			n++
+			if f.Severity != SeverityError || !strings.HasSuffix(f.File, IndexSuffix) {
+				t.Fatalf("finding %v", f)
+			}
+		}
+	}
+	// Entries at 200, 400, 600, 800 (each 200 after the last), 1200 (400 after 800: fine),
+	// 1400, 1600, 1800 (200 each): 7 too close.
+	if n != 7 {
+		t.Fatalf("%d interval-rule findings, want 7: %v", n, r.Findings)
+	}
+}
+
+// A live segment (indexes preallocated, not yet trimmed) is healthy. What Kafka 2.0-2.2 would
+// do with it at a start after an unclean shutdown is its sanityCheck on the reopened files:
+// the time index's zero tail makes its last timestamp 0 (semantics §6, §13.2), and the broker
+// logs LogLoader's "Found a corrupted index file ..." and recovers the segment.
+func TestLiveSegmentUncleanStart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "topic-0")
+	cfg := DefaultConfig()
+	cfg.IndexIntervalBytes = 100
+	cfg.SegmentIndexBytes = 4096
+	l, err := CreateLog(dir, cfg, PerBatch, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := int64(0); i < 5; i++ {
+		b, _ := BuildSizedBatch(i, 1, 150, 1700000000000+i)
+		if _, err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	era, _ := EraByID("2.0-2.2")
+	r, err := Verify([]string{dir}, VerifyOptions{Era: &era})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Problems() != 0 {
+		t.Fatalf("a live segment judged broken: %v", r.Findings)
+	}
+	live := r.Partitions[0].Segments[0].Live
+	if live == nil || live.IndexSlots != 512 || live.IndexValid != 4 || !live.Newest {
+		t.Fatalf("live state %+v", live)
+	}
+	for _, want := range []string{"Found a corrupted index file corresponding to log file", "last timestamp is 0 which is less than the first timestamp", "recovering segment and rebuilding index files..."} {
+		if !strings.Contains(live.UncleanNote, want) {
+			t.Errorf("unclean-start note lacks %q: %s", want, live.UncleanNote)
+		}
+	}
+	// Teeth: a bogus entry in the zero tail is a warning at its slot.
+	idx := filepath.Join(dir, FilenamePrefixFromOffset(0)+IndexSuffix)
+	f, err := os.OpenFile(idx, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte{0, 0, 0, 9, 0, 0, 1, 0}, 40*8)
+	f.Close()
+	r, _ = Verify([]string{dir}, VerifyOptions{})
+	found := false
+	for _, f := range r.Findings {
+		found = found || (f.Check == CheckZeroTailGarbage && f.File == idx && f.Pos == 40*8 && f.Severity == SeverityWarning)
+	}
+	if !found {
+		t.Fatalf("bogus tail entry not reported: %v", r.Findings)
+	}
+}
+
+// Every kind of file a healthy log directory holds (semantics §13.4) is recognized and never
+// counted as a segment; stray indexes and .swap files are warnings.
+func TestScanRoles(t *testing.T) {
+	root := t.TempDir()
+	part := filepath.Join(root, "orders-3")
+	os.Mkdir(part, 0o755)
+	logData := threeBatches()
+	files := map[string][]byte{
+		"00000000000000000000.log": logData, "00000000000000000000.index": nil, "00000000000000000000.timeindex": nil,
+		"00000000000000000002.snapshot": nil, "00000000000000000000.txnindex": nil, "leader-epoch-checkpoint": []byte("0\n0\n"),
+		"partition.metadata": []byte("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n"), "00000000000000000001.log.deleted": nil,
+		"00000000000000000005.log.swap": nil, "00000000000000000009.index": nil, "leader-epoch-checkpoint.tmp": nil,
+	}
+	for name, data := range files {
+		mustWrite(t, filepath.Join(part, name), data)
+	}
+	for _, name := range []string{"meta.properties", "recovery-point-offset-checkpoint", ".kafka_cleanshutdown", ".lock", "cleaner-offset-checkpoint"} {
+		mustWrite(t, filepath.Join(root, name), nil)
+	}
+	os.Mkdir(filepath.Join(root, "orders-1.0123456789abcdef0123456789abcdef-delete"), 0o755)
+	os.Mkdir(filepath.Join(root, "orders-2.0123456789abcdef0123456789abcdef-future"), 0o755)
+	ds, err := ScanDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Partitions) != 2 {
+		t.Fatalf("partitions %+v", ds.Partitions)
+	}
+	var p, fut *PartitionDir
+	for i := range ds.Partitions {
+		if ds.Partitions[i].State == "future" {
+			fut = &ds.Partitions[i]
+		} else {
+			p = &ds.Partitions[i]
+		}
+	}
+	if fut == nil || fut.Topic != "orders" || fut.Partition != 2 || p.Topic != "orders" || p.Partition != 3 {
+		t.Fatalf("partitions %+v", ds.Partitions)
+	}
+	if len(p.LogSegments()) != 1 || len(p.Segments) != 2 {
+		t.Fatalf("segments %+v (want one with a .log and the stray 9.index)", p.Segments)
+	}
+	roles := map[Role]int{}
+	for _, f := range p.Files {
+		roles[f.Role]++
+	}
+	want := map[Role]int{RoleProducerSnapshot: 1, RoleLeaderEpochCheckpoint: 1, RolePartitionMetadata: 1, RoleDeleted: 1, RoleSwap: 1, RoleTempFile: 1}
+	for k, v := range want {
+		if roles[k] != v {
+			t.Errorf("role %s: %d, want %d (%v)", k, roles[k], v, roles)
+		}
+	}
+	if got := p.SnapshotOffsets(); len(got) != 1 || got[0] != 2 {
+		t.Errorf("snapshot offsets %v", got)
+	}
+	for _, f := range ds.RootFiles {
+		if f.Role == RoleUnknown {
+			t.Errorf("root file %s not recognized", f.Path)
+		}
+	}
+	r, err := Verify([]string{root}, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	for _, f := range r.Findings {
+		if f.Severity != SeverityInfo {
+			problems = append(problems, filepath.Base(f.File)+" "+f.Check)
+		}
+	}
+	if r.Segments != 1 || len(problems) != 2 || !containsPrefix(problems, "00000000000000000005.log.swap transitional") || !containsPrefix(problems, "00000000000000000009.index missing-log") {
+		t.Fatalf("segments %d, problems %v", r.Segments, problems)
+	}
+}
+
+func containsPrefix(l []string, s string) bool {
+	for _, x := range l {
+		if strings.HasPrefix(x, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,216 @@
+package segment
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// LiveState describes a segment whose indexes are untrimmed: preallocated to
+// segment.index.bytes and zero-filled after their entries. Kafka trims an index when its
+// segment rolls and at a clean shutdown (LogSegment.onBecomeInactiveSegment, close), so this
+// is the active segment of a running broker, or a segment an unclean shutdown left.
+type LiveState struct {
+	Newest      bool  `json:"newest"` // the partition's newest segment (else an unclean shutdown left it)
+	IndexSlots  int   `json:"indexSlots"`
+	IndexValid  int   `json:"indexValid"`
+	TimeSlots   int   `json:"timeIndexSlots"`
+	TimeValid   int   `json:"timeIndexValid"`
+	LogBytes    int64 `json:"logBytes"`
+	Recovered   bool  `json:"recoveredAtUncleanStart"` // recovery would rebuild it (2.3+: from the recovery point on)
+	UncleanNote string `json:"uncleanStart"`           // what Kafka does with it at a start after an unclean shutdown
+}
+
+// describeLive reports a live segment as what it is (info), and separately what Kafka would
+// do with its files at its next start after an unclean shutdown, per era: the log line
+// operators search for ("Found a corrupted index file ... rebuilding index files") and how
+// much log that recovery reads.
+func (w *segmentWalk) describeLive(newest bool) {
+	seg := w.seg
+	ix, tx := seg.Index, seg.TimeIndex
+	untrimmedIndex := ix != nil && ix.Untrimmed()
+	untrimmedTime := tx != nil && tx.Untrimmed()
+	if !untrimmedIndex && !untrimmedTime {
+		return
+	}
+	ls := &LiveState{Newest: newest, LogBytes: seg.Log.Size()}
+	var files []string
+	if ix != nil {
+		ls.IndexSlots, ls.IndexValid = ix.Len(), ix.ValidLen()
+		if untrimmedIndex {
+			files = append(files, fmt.Sprintf(".index of %d bytes (%d slots) with %s", ix.FileSize, ix.Len(), plural(ix.ValidLen(), "valid entry")))
+		}
+	}
+	if tx != nil {
+		ls.TimeSlots, ls.TimeValid = tx.Len(), tx.ValidLen()
+		if untrimmedTime {
+			files = append(files, fmt.Sprintf(".timeindex of %d bytes (%d slots) with %s", tx.FileSize, tx.Len(), plural(tx.ValidLen(), "valid entry")))
+		}
+	}
+	where := "the active segment of a running broker (or one an unclean shutdown left): Kafka trims its indexes at roll and at a clean shutdown"
+	if !newest {
+		where = "not the newest segment, so an unclean shutdown left it untrimmed (Kafka trims a segment's indexes when it rolls)"
+	}
+	path := w.sf.Log
+	if ix != nil && untrimmedIndex {
+		path = ix.Path
+	} else if tx != nil {
+		path = tx.Path
+	}
+	w.r.add(Finding{File: path, Pos: -1, Severity: SeverityInfo, Check: CheckLive,
+		Message: fmt.Sprintf("live segment: preallocated %s; %s", strings.Join(files, " and "), where)})
+	w.verdict.Live = ls
+}
+
+// uncleanStart says, per load rule of the segment's eras, what a start after an unclean
+// shutdown does with the live segment's files.
+func (w *segmentWalk) uncleanStart() {
+	ls := w.verdict.Live
+	if ls == nil {
+		return
+	}
+	eras := w.verdict.eras
+	if g := w.ctx.opts.Era; g != nil {
+		eras = EraSetOf(*g)
+	}
+	if eras.Empty() {
+		eras = AllEras
+	}
+	seg := w.seg
+	var idxSanity, timeSanity error
+	if seg.Index != nil && seg.Index.Untrimmed() {
+		idxSanity = seg.Index.SanityCheck()
+	}
+	if seg.TimeIndex != nil && seg.TimeIndex.Untrimmed() {
+		timeSanity = seg.TimeIndex.SanityCheck()
+	}
+	recovered := true // from the recovery point on
+	if rp := w.ctx.recoveryPoint; rp != nil && w.nextBase >= 0 && w.nextBase <= *rp {
+		recovered = false // the whole segment lies below the recovery point
+	}
+	ls.Recovered = recovered
+	var say []string
+	seen := map[LoadRule]bool{}
+	for i := len(Eras) - 1; i >= 0; i-- {
+		e := Eras[i]
+		if !eras.Has(e) || seen[e.Load] {
+			continue
+		}
+		seen[e.Load] = true
+		say = append(say, w.loadOutcome(e.Load, idxSanity, timeSanity, recovered))
+	}
+	var dls []string
+	if idxSanity != nil {
+		dls = append(dls, "on the .index: "+sanityText(idxSanity))
+	} else if seg.Index != nil && seg.Index.Untrimmed() {
+		dls = append(dls, "the .index passes")
+	}
+	if timeSanity != nil {
+		dls = append(dls, "on the .timeindex: "+sanityText(timeSanity))
+	} else if seg.TimeIndex != nil && seg.TimeIndex.Untrimmed() {
+		dls = append(dls, "the .timeindex passes")
+	}
+	note := strings.Join(say, " ")
+	if len(dls) > 0 {
+		note += " kafka-dump-log --index-sanity-check on these files as they are (Kafka's reopened view: every slot an entry): " + strings.Join(dls, "; ") + "."
+	}
+	ls.UncleanNote = note
+	w.r.add(Finding{File: w.sf.Log, Pos: -1, Severity: SeverityInfo, Check: CheckUncleanStart, Message: "at a start after an unclean shutdown: " + note})
+}
+
+func sanityText(err error) string {
+	if fe, ok := err.(*FormatError); ok {
+		return fmt.Sprintf("%q", fe.Msg)
+	}
+	return fmt.Sprintf("%q", err.Error())
+}
+
+// loadOutcome is one era family's startup behaviour for the live segment.
+func (w *segmentWalk) loadOutcome(rule LoadRule, idxSanity, timeSanity error, recovered bool) string {
+	logPath, n := absPath(w.sf.Log), w.seg.Log.Size()
+	reads := fmt.Sprintf("LogSegment.recover reads its %s again and rebuilds both indexes", plural(int(n), "log byte"))
+	switch rule {
+	case LoadRecoversFromCheckpoint:
+		if !recovered {
+			return fmt.Sprintf("Kafka 2.3 and later run no sanity check on offset or time indexes at startup (KAFKA-7283) and recover only the segments from the recovery point (%d) on: this one lies below it, so its untrimmed index is reopened as it is, every slot counted as an entry.", *w.ctx.recoveryPoint)
+		}
+		rp := "the recovery point"
+		if w.ctx.recoveryPoint != nil {
+			rp = fmt.Sprintf("the recovery point (%d, recovery-point-offset-checkpoint)", *w.ctx.recoveryPoint)
+		}
+		return fmt.Sprintf("Kafka 2.3 and later run no sanity check on offset or time indexes at startup (KAFKA-7283); LogLoader recovers every segment from %s on, this one included: %s.", rp, reads)
+	case LoadSanityRebuildsTime:
+		if timeSanity != nil {
+			return fmt.Sprintf("Kafka 2.0-2.2 check each segment's indexes at load (LogSegment.sanityCheck); the offset index passes (KAFKA-7076 made its check \"less than\"), the time index does not, and the broker logs \"Found a corrupted index file corresponding to log file %s due to %s}, recovering segment and rebuilding index files...\": %s.", logPath, timeSanityMsg(timeSanity), reads)
+		}
+		return "Kafka 2.0-2.2 check each segment's indexes at load; both pass here, and the segment is recovered only if it lies past the recovery point."
+	case LoadSanityRebuildsOffset:
+		if w.seg.Index != nil && w.seg.Index.Untrimmed() && w.seg.Index.Len() > 0 {
+			return fmt.Sprintf("Kafka 0.9-1.1 check each segment's offset index at load (KAFKA-2012): reopened untrimmed, its last slot is a zero entry, whose offset %d is not above the base offset, so the check fails (\"...no larger than the base offset\"; 1.1, KAFKA-6324: \"no greater than\"), the broker warns that it found a corrupted index file and deletes and rebuilds it: %s.", w.base, reads)
+		}
+		return "Kafka 0.9-1.1 check each segment's offset index at load (KAFKA-2012); an untrimmed time index alone is rebuilt only when its own check fails."
+	default:
+		return "Kafka 0.8 recovers the active segment (0.8.1+: every segment from the recovery point, KAFKA-615) and then requires every index's last offset to be above its base offset (KAFKA-1112): an untrimmed index that recovery does not rebuild stops the log from loading."
+	}
+}
+
+func timeSanityMsg(err error) string {
+	if fe, ok := err.(*FormatError); ok {
+		return fe.Msg
+	}
+	return err.Error()
+}
+
+// zeroFrom reports whether the file holds only zeros from pos to its end (and how many
+// bytes), reading only its data regions: a preallocated .log is a sparse file past its
+// batches.
+func zeroFrom(lf *LogFile, pos int64) (int64, bool) {
+	size := lf.Size()
+	if pos >= size {
+		return 0, true
+	}
+	buf := make([]byte, 1<<16)
+	for _, r := range dataRegions(lf.f, size) {
+		lo, hi := max(r.off, pos), r.off+r.len
+		for p := lo; p < hi; {
+			n := min(hi-p, int64(len(buf)))
+			got, err := lf.f.ReadAt(buf[:n], p)
+			if !allZero(buf[:got]) {
+				return 0, false
+			}
+			if err != nil {
+				break
+			}
+			p += n
+		}
+	}
+	return size - pos, true
+}
+
+// readRecoveryPoints reads a recovery-point-offset-checkpoint: "0", a count, then "topic
+// partition offset" lines (OffsetCheckpointFile).
+func readRecoveryPoints(path string) (map[string]int64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	m := map[string]int64{}
+	for _, l := range lines[min(2, len(lines)):] {
+		var topic string
+		var part int
+		var off int64
+		if _, err := fmt.Sscanf(l, "%s %d %d", &topic, &part, &off); err == nil {
+			m[fmt.Sprintf("%s-%d", topic, part)] = off
+		}
+	}
+	return m, nil
+}
+
+// legacyFirstOffset is a compressed legacy wrapper's first inner offset.
+func legacyFirstOffset(lf *LogFile, b BatchInfo, prevLast int64) (int64, error) {
+	if prevLast >= lf.BaseOffset {
+		return prevLast + 1, nil
+	}
+	return lf.BaseOffset, nil
+}

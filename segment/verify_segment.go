@@ -1,0 +1,625 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+)
+
+// observation is a check whose verdict depends on the release that wrote the file: it is
+// explained when one of the eras in allowed (and in the segment's other constraints) writes
+// files this way, and a problem otherwise.
+type observation struct {
+	f       Finding
+	allowed EraSet
+	why     string // the rule that explains it, for the explanation
+	// DumpLogSegments' pair for its stderr summary: kind "index", "time-not-found",
+	// "time-mismatch" (only reported there when nothing explains it).
+	kind string
+	pair [2]int64
+}
+
+// segmentWalk is the state of one segment's check: a single pass over the batch headers,
+// merged with the offset index's entries (by position) and the time index's (by offset).
+type segmentWalk struct {
+	r    *VerifyReport
+	ctx  *partitionCtx
+	seg  *Segment
+	sf   SegmentFiles
+	obs  []observation
+	base int64
+
+	entries  []IndexEntry // valid offset-index entries, in file order
+	byPos    []int        // their slots, by position
+	ep       int          // next in byPos
+	times    []TimeIndexEntry
+	byOffset []int
+	tp       int
+
+	pending *appendEntry // an entry naming an offset past its batch: does its append end there?
+
+	// Constraints on the eras from the data itself.
+	magics    [3]int // batches per magic
+	legacyZip int    // compressed legacy wrappers
+	life      *lifetimeTracker
+	verdict   *SegmentVerdict
+	nextBase  int64 // the next segment's base offset (-1: this is the newest)
+}
+
+// appendEntry is an offset-index entry whose offset lies past the batch at its position:
+// under Kafka 2.0 to 3.9.0/4.0.0 it names the last offset of a multi-batch append that starts
+// there (KAFKA-6530), which is true when a batch ending at exactly that offset follows before
+// the next entry's position.
+type appendEntry struct {
+	obs     int // its observation in segmentWalk.obs
+	slot    int
+	e       IndexEntry
+	nextPos int64 // the next entry's position (or the end of the log)
+	first   int64 // the batch at the entry's position
+	last    int64
+}
+
+var (
+	erasAppendFirst = erasWhere(func(e Era) bool { return e.OffsetEntry == EntryAppendFirst })
+	erasAppendLast  = erasWhere(func(e Era) bool { return e.OffsetEntry == EntryAppendLast })
+	erasBatchLast   = erasWhere(func(e Era) bool { return e.OffsetEntry == EntryBatchLast })
+	erasTimeIndex   = erasWhere(func(e Era) bool { return e.TimeEntry != TimeNone })
+	erasExactTime   = erasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord })
+	// Legacy compressed wrappers appended by a follower are named by their own offset (their
+	// last inner offset) from 0.10.0 (KAFKA-3047): the era "0.9.0-0.10.0" holds 0.10.0.
+	erasWrapperOffset = erasWhere(func(e Era) bool {
+		return e.OffsetEntry != EntryAppendFirst || e.ID == "0.9.0-0.10.0" || e.ID == "0.10.1-0.10.2" || e.ID == "0.11-1.1"
+	})
+	erasMagic1 = erasWhere(func(e Era) bool { return e.ID != "0.8.0" && e.ID != "0.8.1-0.8.2" })
+	erasMagic2 = erasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord || e.TimeEntry == TimeBatchLast })
+)
+
+func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest bool, nextBase int64) SegmentVerdict {
+	v := SegmentVerdict{BaseOffset: sf.BaseOffset, Log: sf.Log, Restarts: []Restart{}, EraIDs: []string{}}
+	access := AccessPread
+	seg, err := OpenSegmentWith(sf.Log, access)
+	if err != nil {
+		r.add(Finding{File: sf.Log, Pos: -1, Severity: SeverityError, Check: CheckUnreadable, Message: err.Error()})
+		return v
+	}
+	defer seg.Close()
+	if sf.Index == "" && seg.Index != nil {
+		seg.Index.Close()
+		seg.Index = nil
+	}
+	if sf.TimeIndex == "" && seg.TimeIndex != nil {
+		seg.TimeIndex.Close()
+		seg.TimeIndex = nil
+	}
+	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase}
+	w.checkIndexFiles(newest)
+	// Producer snapshots strictly inside the segment mark clean shutdowns (a snapshot at the
+	// base offset is the roll's).
+	var marks []snapshotMark
+	for _, m := range ctx.snapshots {
+		if m.offset > sf.BaseOffset && (nextBase < 0 || m.offset < nextBase) {
+			marks = append(marks, m)
+		}
+	}
+	if ctx.intervalKnown {
+		w.life = newLifetimeTracker(ctx.interval, ctx.opts.HaveInterval, marks)
+	}
+	w.walk()
+	w.judge()
+	w.uncleanStart()
+	if w.life != nil && w.lifetimesInferable() && len(w.life.restarts) > 0 {
+		v.Restarts = w.life.restarts
+		for _, rs := range v.Restarts {
+			r.add(Finding{File: sf.Log, Pos: rs.Position, Severity: SeverityInfo, Check: CheckRestart, Message: rs.String()})
+		}
+	}
+	if seg.Index != nil {
+		v.IndexEntries = seg.Index.ValidLen()
+	}
+	if seg.TimeIndex != nil {
+		v.TimeIndexEntries = seg.TimeIndex.ValidLen()
+	}
+	return v
+}
+
+// lifetimesInferable: restarts are placed from gaps between entries under the per-batch rule,
+// and under the per-append rule when the segment is v2 data showing no multi-batch append (a
+// leader's produce requests carry one batch per partition since ProduceRequest v3, so its
+// appends are single batches; a follower's appends of several batches show as entries naming
+// a later batch's offset). Legacy messages come many to an append: no placement there.
+func (w *segmentWalk) lifetimesInferable() bool {
+	if w.ctx.opts.Era != nil && w.ctx.opts.Era.PerBatch() {
+		return true
+	}
+	if w.magics[0]+w.magics[1] > 0 {
+		return false // legacy produce requests append many messages at once
+	}
+	for _, o := range w.obs {
+		if o.allowed == erasAppendLast || o.allowed == erasAppendFirst {
+			return false // entries name offsets past their batch: appends of several batches
+		}
+	}
+	return true
+}
+
+// checkIndexFiles looks at the index files before the walk: order of the valid entries,
+// Kafka's sanity check, the zero tail, what a live segment is.
+func (w *segmentWalk) checkIndexFiles(newest bool) {
+	seg, r := w.seg, w.r
+	if seg.Index == nil && w.sf.Index == "" {
+		sev, msg := SeverityWarning, "no .index for this segment: Kafka rebuilds it at the next start (LogLoader: \"Could not find offset index file corresponding to log file …, recovering segment and rebuilding index files...\")"
+		if newest {
+			sev, msg = SeverityInfo, "no .index yet: Kafka (2.3+) creates an active segment's index on first use (LazyIndex), and shutdown writes it (KAFKA-13603, 3.2)"
+		}
+		r.add(Finding{File: w.sf.Log, Pos: -1, Severity: sev, Check: CheckMissingIndex, Message: msg, Expected: FilenamePrefixFromOffset(w.base) + IndexSuffix})
+	}
+	if x := seg.Index; x != nil {
+		w.entries = x.Entries(x.ValidLen())
+		for i := 1; i < len(w.entries); i++ {
+			e, p := w.entries[i], w.entries[i-1]
+			if e.Offset <= p.Offset || e.Position <= p.Position {
+				r.add(Finding{File: x.Path, Pos: int64(i) * OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIndexOrder,
+					Message:  fmt.Sprintf("entry %d (offset %d, position %d) does not follow (offset %d, position %d)", i, e.Offset, e.Position, p.Offset, p.Position),
+					Expected: "offsets and positions strictly increasing"})
+			}
+		}
+		w.byPos = make([]int, len(w.entries))
+		for i := range w.byPos {
+			w.byPos[i] = i
+		}
+		sort.SliceStable(w.byPos, func(a, b int) bool { return w.entries[w.byPos[a]].Position < w.entries[w.byPos[b]].Position })
+		w.checkTail(x.Path, x.Untrimmed(), x.TailGarbage(), x.ValidLen(), OffsetIndexEntrySize, x.SanityCheck())
+	}
+	if x := seg.TimeIndex; x != nil {
+		w.times = x.Entries(x.ValidLen())
+		prevTs, prevOff := NoTimestamp, int64(-1)
+		ap := absPath(x.Path)
+		for i, e := range w.times {
+			at := int64(i) * TimeIndexEntrySize
+			if e.Offset < prevOff {
+				r.add(Finding{File: x.Path, Pos: at + 8, Severity: SeverityError, Check: CheckIndexOrder,
+					Message: fmt.Sprintf("entry %d offset %d is below the previous entry's %d", i, e.Offset, prevOff), Expected: "offsets never decrease"})
+			}
+			// DumpLogSegments: out of order when the previous timestamp is >= this one
+			// (TimeIndex.maybeAppend appends only a strictly larger timestamp).
+			if prevTs >= e.Timestamp {
+				r.TimeOutOfOrder[ap] = append(r.TimeOutOfOrder[ap], [2]int64{e.Timestamp, prevTs})
+				r.add(Finding{File: x.Path, Pos: at, Severity: SeverityError, Check: CheckTimeIndexOutOfOrder,
+					Message: fmt.Sprintf("Index timestamp: %d, Previously indexed timestamp: %d", e.Timestamp, prevTs), Expected: "timestamps strictly increasing"})
+			}
+			prevTs, prevOff = e.Timestamp, max(prevOff, e.Offset)
+		}
+		w.byOffset = make([]int, len(w.times))
+		for i := range w.byOffset {
+			w.byOffset[i] = i
+		}
+		sort.SliceStable(w.byOffset, func(a, b int) bool { return w.times[w.byOffset[a]].Offset < w.times[w.byOffset[b]].Offset })
+		w.checkTail(x.Path, x.Untrimmed(), x.TailGarbage(), x.ValidLen(), TimeIndexEntrySize, x.SanityCheck())
+	}
+	w.describeLive(newest)
+}
+
+// checkTail reports what lies after an index's valid entries. A trimmed file has nothing
+// there, and Kafka's sanityCheck on it is a real verdict. An untrimmed one is live (the
+// caller says so): its tail must be zeros, and its sanityCheck verdict is only what Kafka
+// would say at an unclean start (describeLive).
+func (w *segmentWalk) checkTail(path string, untrimmed bool, garbage, valid, entrySize int, sanity error) {
+	if !untrimmed {
+		// A trimmed file, or one whose length is no multiple of the entry size (corrupt).
+		if sanity != nil {
+			w.r.add(findingFromErr(path, SeverityError, CheckIndexSanity, sanity))
+		}
+		return
+	}
+	if garbage >= 0 {
+		w.r.add(Finding{File: path, Pos: int64(garbage) * int64(entrySize), Severity: SeverityWarning, Check: CheckZeroTailGarbage,
+			Message: fmt.Sprintf("slot %d holds non-zero bytes after the %d valid entries: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, valid),
+			Expected: "zeros after the valid entries"})
+	}
+}
+
+// findingFromErr turns an error into a finding, at the error's byte when it is a FormatError.
+func findingFromErr(path string, sev Severity, check string, err error) Finding {
+	f := Finding{File: path, Pos: -1, Severity: sev, Check: check, Message: err.Error()}
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		f.Pos, f.Message = fe.Pos, fe.Msg
+	}
+	return f
+}
+
+// walk is the single pass over the batches.
+func (w *segmentWalk) walk() {
+	lf := w.seg.Log
+	deep := w.ctx.opts.Deep
+	if deep {
+		// A sequential walk reads best through 1 MiB preads: mapping the file costs a page
+		// fault per 4 KiB (measured: 5 GB/s mapped against 11 GB/s read, CRC included).
+		lf.SetReadAhead(1 << 20)
+	} else {
+		lf.SetReadAhead(headerWindow)
+	}
+	prevLast := w.base - 1
+	res := lf.Walk(0, 0, func(b BatchInfo) bool {
+		w.r.Batches++
+		w.verdict.Batches++
+		first, last := w.batchOffsets(lf, b, prevLast)
+		w.checkBatch(b, first, prevLast)
+		prevLast = max(prevLast, last)
+		w.resolvePending(b, last)
+		indexed := w.entriesAt(b, first, last)
+		if w.life != nil {
+			if d := w.life.batch(b.Position, first, indexed); d >= 0 {
+				w.r.add(Finding{File: w.seg.Index.Path, Pos: int64(w.slotAt(b.Position)) * OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIntervalRule,
+					Message:  fmt.Sprintf("the entry at position %d lies %d bytes after the previous entry (or the segment's start): index.interval.bytes=%d adds an entry only after more than %d bytes (LogSegment.append: bytesSinceLastIndexEntry > indexIntervalBytes)", b.Position, d, w.ctx.interval, w.ctx.interval),
+					Expected: fmt.Sprintf("more than %d bytes between entries", w.ctx.interval)})
+			}
+		}
+		w.timesIn(b, first, last)
+		return true
+	})
+	w.verdict.LogBytes = res.ValidBytes
+	w.r.LogBytes += res.ValidBytes
+	w.endOfLog(res)
+}
+
+// headerWindow is what one read fetches when only headers are wanted: a page, so that small
+// batches share reads and a large batch costs one page (docs/segment.md, "Reading only what
+// is needed").
+const headerWindow = 4096
+
+// batchOffsets is the range of offsets a batch holds: the v2 header's, a legacy message's own
+// offset, and for a legacy compressed wrapper (whose offset field is its last inner offset)
+// the first inner offset.
+func (w *segmentWalk) batchOffsets(lf *LogFile, b BatchInfo, prevLast int64) (int64, int64) {
+	if !b.IsLegacy() {
+		return b.BaseOffset(), b.LastOffset()
+	}
+	w.magics[b.Magic]++
+	if b.Legacy.Attributes&7 == 0 {
+		return b.Legacy.Offset, b.Legacy.Offset
+	}
+	w.legacyZip++
+	first, err := legacyFirstOffset(lf, b, prevLast)
+	if err != nil {
+		return b.Legacy.Offset, b.Legacy.Offset
+	}
+	return first, b.Legacy.Offset
+}
+
+func (w *segmentWalk) checkBatch(b BatchInfo, first, prevLast int64) {
+	r, path := w.r, w.sf.Log
+	if !b.IsLegacy() {
+		if b.Magic > 2 {
+			r.add(Finding{File: path, Pos: b.Position + magicOffset, Severity: SeverityError, Check: CheckMagic, Message: fmt.Sprintf("unknown magic %d", b.Magic), Expected: "magic 0, 1 or 2"})
+		} else {
+			w.magics[2]++
+		}
+		if b.LastOffset() < b.BaseOffset() {
+			r.add(Finding{File: path, Pos: b.Position + 23, Severity: SeverityError, Check: CheckOffsetOrder, Message: fmt.Sprintf("lastOffsetDelta %d is negative", b.Header.LastOffsetDelta), Expected: "lastOffsetDelta >= 0"})
+		}
+	}
+	if first <= prevLast {
+		r.add(Finding{File: path, Pos: b.Position, Severity: SeverityError, Check: CheckOffsetOrder,
+			Message: fmt.Sprintf("batch first offset %d is not above the previous last offset %d", first, prevLast), Expected: fmt.Sprintf("first offset > %d", prevLast)})
+	}
+	if w.ctx.opts.Deep {
+		if err := w.seg.Log.CheckBatch(b); err != nil {
+			f := findingFromErr(path, SeverityError, CheckCRC, err)
+			f.Expected = "stored CRC == computed CRC"
+			r.add(f)
+		}
+	}
+}
+
+// slotAt is the slot of the (first) entry at a position, for findings.
+func (w *segmentWalk) slotAt(pos int64) int {
+	for _, s := range w.byPos {
+		if w.entries[s].Position == pos {
+			return s
+		}
+	}
+	return 0
+}
+
+// entriesAt consumes the entries up to batch b: entries before it point inside the previous
+// batch, entries at its start are judged against it. It reports whether b is indexed.
+func (w *segmentWalk) entriesAt(b BatchInfo, first, last int64) bool {
+	indexed := false
+	for w.ep < len(w.byPos) {
+		slot := w.byPos[w.ep]
+		e := w.entries[slot]
+		if e.Position > b.Position {
+			break
+		}
+		w.ep++
+		if e.Position < b.Position {
+			w.offBoundary(slot, e)
+			continue
+		}
+		indexed = true
+		w.entryAt(slot, e, b, first, last)
+	}
+	return indexed
+}
+
+func (w *segmentWalk) nextEntryPos() int64 {
+	if w.ep < len(w.byPos) {
+		return w.entries[w.byPos[w.ep]].Position
+	}
+	return w.seg.Log.Size()
+}
+
+// entryAt judges an entry at the start of batch b (DumpLogSegments.dumpIndex compares the
+// entry's offset with the last offset of the first batch at its position).
+func (w *segmentWalk) entryAt(slot int, e IndexEntry, b BatchInfo, first, last int64) {
+	x := w.seg.Index
+	at := int64(slot) * OffsetIndexEntrySize
+	if e.Position == 0 {
+		w.r.add(Finding{File: x.Path, Pos: at, Severity: SeverityWarning, Check: CheckFirstBatchIndexed,
+			Message:  fmt.Sprintf("entry %d (offset %d) indexes the segment's first batch (position 0); LogSegment.append never does (the counter starts at 0, the check is a strict >)", slot, e.Offset),
+			Expected: "no entry at position 0"})
+	}
+	mismatch := Finding{File: x.Path, Pos: at, Check: CheckIndexMismatch,
+		Message:  fmt.Sprintf("Index offset: %d, log offset: %d", e.Offset, last),
+		Expected: fmt.Sprintf("the batch at position %d to end at offset %d", e.Position, e.Offset)}
+	obs := observation{f: mismatch, kind: "index", pair: [2]int64{e.Offset, last}}
+	switch {
+	case e.Offset == last:
+		// The batch's own last offset: every era since 2.0, and the older ones when the entry
+		// is also the append's first offset or a follower's wrapper offset.
+		allowed := erasAppendLast | erasBatchLast
+		if first == last {
+			allowed |= erasAppendFirst
+		} else if b.IsLegacy() {
+			allowed |= erasWrapperOffset
+		}
+		w.obs = append(w.obs, observation{allowed: allowed})
+	case e.Offset == first:
+		obs.allowed, obs.why = erasAppendFirst, "up to 1.1 an entry names the append's first offset, the log end offset before it (KAFKA-6530 changed it in 2.0)"
+		w.obs = append(w.obs, obs)
+	case e.Offset > last:
+		w.pending = &appendEntry{obs: len(w.obs), slot: slot, e: e, nextPos: w.nextEntryPos(), first: first, last: last}
+		w.obs = append(w.obs, obs) // judged when the append's end is found (resolvePending)
+	default:
+		w.obs = append(w.obs, obs) // explained by no era
+	}
+}
+
+// resolvePending decides a pending multi-batch-append entry with the next batch: its append
+// ends at the first batch whose last offset is the entry's, before the next entry's position.
+func (w *segmentWalk) resolvePending(b BatchInfo, last int64) {
+	p := w.pending
+	if p == nil {
+		return
+	}
+	o := &w.obs[p.obs]
+	switch {
+	case b.Position >= p.nextPos || last > p.e.Offset:
+		w.pending = nil // no batch ends at the entry's offset within its append: unexplained
+	case last == p.e.Offset:
+		o.allowed = erasAppendLast
+		o.why = "from 2.0 to 3.9.0/4.0.0 an entry names the last offset of its append, here several batches (KAFKA-6530; one check per batch since KAFKA-806)"
+		w.pending = nil
+	}
+}
+
+// offBoundary judges an entry that points inside a batch, reading there as DumpLogSegments
+// does (the first batch of slice(position, maxMessageSize)).
+func (w *segmentWalk) offBoundary(slot int, e IndexEntry) {
+	x, lf := w.seg.Index, w.seg.Log
+	at := int64(slot) * OffsetIndexEntrySize
+	w.r.add(Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexBoundary,
+		Message: fmt.Sprintf("entry %d position %d is not the start of a batch in the walk from 0", slot, e.Position), Expected: "a batch boundary"})
+	w.dlsRead(slot, e, at, lf)
+}
+
+// dlsRead is DumpLogSegments' read of the batch at an entry's position, for entries the
+// walk did not meet at a boundary.
+func (w *segmentWalk) dlsRead(slot int, e IndexEntry, at int64, lf *LogFile) {
+	x := w.seg.Index
+	old := lf.readAhead
+	lf.SetReadAhead(RecordBatchOverhead)
+	defer lf.SetReadAhead(old)
+	b, err := lf.NextBatch(e.Position, min(lf.Size(), e.Position+w.ctx.opts.MaxMessageSize))
+	if err != nil {
+		msg := "no batch readable at this position (DumpLogSegments would throw NoSuchElementException)"
+		if err != errNoBatch {
+			msg = err.Error()
+		}
+		w.r.add(Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexMismatch, Message: msg, Expected: fmt.Sprintf("a batch ending at offset %d at position %d", e.Offset, e.Position)})
+		return
+	}
+	if b.LastOffset() != e.Offset {
+		w.obs = append(w.obs, observation{f: Finding{File: x.Path, Pos: at, Check: CheckIndexMismatch,
+			Message:  fmt.Sprintf("Index offset: %d, log offset: %d", e.Offset, b.LastOffset()),
+			Expected: fmt.Sprintf("the batch at position %d to end at offset %d", e.Position, e.Offset)}, kind: "index", pair: [2]int64{e.Offset, b.LastOffset()}})
+	}
+}
+
+// timesIn judges the time-index entries that fall in batch b (and those that fall in the
+// offset gap before it). DumpLogSegments.dumpTimeIndex finds the first batch whose last
+// offset is >= the entry's, then wants that last offset to be the entry's and the batch's
+// max record timestamp to be the entry's.
+func (w *segmentWalk) timesIn(b BatchInfo, first, last int64) {
+	x := w.seg.TimeIndex
+	var recs *recordScan
+	for w.tp < len(w.byOffset) {
+		slot := w.byOffset[w.tp]
+		e := w.times[slot]
+		if e.Offset > last {
+			return
+		}
+		w.tp++
+		at := int64(slot) * TimeIndexEntrySize
+		if e.Offset == last {
+			maxTs := b.MaxTimestamp()
+			if w.ctx.opts.Deep {
+				if recs == nil {
+					recs = scanRecords(w.seg.Log, b)
+				}
+				if recs.ok {
+					maxTs = recs.maxTs
+				}
+			}
+			w.obs = append(w.obs, observation{allowed: erasTimeIndex})
+			if maxTs != e.Timestamp {
+				w.obs = append(w.obs, observation{f: Finding{File: x.Path, Pos: at, Check: CheckTimeIndexMismatch,
+					Message:  fmt.Sprintf("Index timestamp: %d, log timestamp: %d", e.Timestamp, maxTs),
+					Expected: "the max record timestamp of the batch ending at the indexed offset"}, kind: "time-mismatch", pair: [2]int64{e.Timestamp, maxTs}})
+			}
+			continue
+		}
+		o := observation{f: Finding{File: x.Path, Pos: at + 8, Check: CheckTimeIndexNotFound,
+			Message:  fmt.Sprintf("Indexed offset: %d, found log offset: %d", e.Offset, last),
+			Expected: "a batch ending at the indexed offset"}, kind: "time-not-found", pair: [2]int64{e.Offset, last}}
+		// Kafka 0.11 to 3.6 name, for a leader's uncompressed CreateTime v2 batch, the first
+		// record holding the batch's max timestamp (LogValidator).
+		if e.Offset >= first && !b.IsLegacy() && b.Header.Compression() == 0 && b.Header.TimestampType() == "CreateTime" && e.Timestamp == b.MaxTimestamp() {
+			exact := true
+			if w.ctx.opts.Deep {
+				if recs == nil {
+					recs = scanRecords(w.seg.Log, b)
+				}
+				exact = recs.ok && recs.firstMax == e.Offset && recs.maxTs == e.Timestamp
+			}
+			if exact {
+				o.allowed = erasExactTime
+				o.why = "from 0.11 to 3.6 a leader's uncompressed CreateTime batch is time-indexed at the record holding its max timestamp (LogValidator; at the batch's last offset since 3.7, #14697)"
+			}
+		}
+		w.obs = append(w.obs, o)
+	}
+}
+
+// recordScan is what one batch's records say about timestamps.
+type recordScan struct {
+	ok       bool
+	maxTs    int64
+	firstMax int64 // offset of the first record with maxTs
+}
+
+func scanRecords(lf *LogFile, b BatchInfo) *recordScan {
+	s := &recordScan{maxTs: NoTimestamp, firstMax: -1}
+	err := lf.RecordTimestamps(b, func(off, ts int64) bool {
+		if ts > s.maxTs {
+			s.maxTs, s.firstMax = ts, off
+		}
+		return true
+	})
+	s.ok = err == nil
+	return s
+}
+
+// endOfLog reports how the walk ended and the entries left past the last batch.
+func (w *segmentWalk) endOfLog(res WalkResult) {
+	r, lf := w.r, w.seg.Log
+	switch {
+	case res.Err != nil:
+		if zeros, ok := zeroFrom(lf, res.ValidBytes); ok && zeros > 0 {
+			r.add(Finding{File: lf.Path, Pos: res.ValidBytes, Severity: SeverityInfo, Check: CheckPreallocatedLog,
+				Message: fmt.Sprintf("%d zero bytes after the last batch: a .log preallocated to segment.bytes (log.preallocate=true, FileRecords.open); Kafka trims it at roll and close, and a recovery stops at the zeros", zeros)})
+			break
+		}
+		r.add(findingFromErr(lf.Path, SeverityError, CheckLogCorrupt, res.Err))
+	case res.TrailingBytes() > 0:
+		r.add(Finding{File: lf.Path, Pos: res.ValidBytes, Severity: SeverityError, Check: CheckTrailingBytes,
+			Message: fmt.Sprintf("Found %d invalid bytes at the end of %s", res.TrailingBytes(), filepath.Base(lf.Path)), Expected: fmt.Sprintf("a whole batch or end of file at byte %d", res.ValidBytes)})
+	}
+	if w.pending != nil {
+		w.pending = nil
+	}
+	for ; w.ep < len(w.byPos); w.ep++ {
+		slot := w.byPos[w.ep]
+		e := w.entries[slot]
+		at := int64(slot) * OffsetIndexEntrySize
+		if e.Position < 0 || e.Position >= lf.Size() {
+			r.add(Finding{File: w.seg.Index.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexPastLog,
+				Message: fmt.Sprintf("entry %d position %d is outside the log (%d bytes)", slot, e.Position, lf.Size()), Expected: fmt.Sprintf("position < %d", lf.Size())})
+			continue
+		}
+		r.add(Finding{File: w.seg.Index.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexPastLog,
+			Message: fmt.Sprintf("entry %d position %d is past the last whole batch (which ends at byte %d)", slot, e.Position, res.ValidBytes), Expected: fmt.Sprintf("position < %d", res.ValidBytes)})
+	}
+	for ; w.tp < len(w.byOffset); w.tp++ {
+		slot := w.byOffset[w.tp]
+		e := w.times[slot]
+		w.obs = append(w.obs, observation{f: Finding{File: w.seg.TimeIndex.Path, Pos: int64(slot)*TimeIndexEntrySize + 8, Check: CheckTimeIndexNotFound,
+			Message:  fmt.Sprintf("Indexed offset: %d, found log offset: %d", e.Offset, -1),
+			Expected: "a batch ending at the indexed offset"}, kind: "time-not-found", pair: [2]int64{e.Offset, -1}})
+	}
+	if n := w.magics[0] + w.magics[1]; n > 0 {
+		msg := fmt.Sprintf("%s in the legacy formats (magic 0: %d, magic 1: %d)", plural(n, "message"), w.magics[0], w.magics[1])
+		if w.legacyZip > 0 {
+			msg += fmt.Sprintf(", %d of them compressed wrappers holding several messages each", w.legacyZip)
+		}
+		r.add(Finding{File: lf.Path, Pos: -1, Severity: SeverityInfo, Check: CheckLegacy, Message: msg})
+	}
+}
+
+// judge decides the era-dependent observations once the whole segment was seen.
+func (w *segmentWalk) judge() {
+	constraints := AllEras
+	if w.magics[2] > 0 {
+		constraints &= erasMagic2
+	}
+	if w.magics[1] > 0 {
+		constraints &= erasMagic1
+	}
+	if len(w.times) > 0 {
+		constraints &= erasTimeIndex
+	}
+	set := constraints
+	for _, o := range w.obs {
+		set &= o.allowed
+	}
+	w.verdict.eras = set
+	w.verdict.EraIDs = set.IDs()
+	w.verdict.Eras = set.String()
+	if set.Empty() {
+		w.verdict.Eras = "no single Kafka release (the entries mix rules)"
+	}
+	given := w.ctx.opts.Era
+	mixed := false
+	for _, o := range w.obs {
+		if o.f.File == "" {
+			continue // a check that passed
+		}
+		explained := o.allowed & constraints
+		ok := !explained.Empty()
+		if given != nil {
+			ok = explained.Has(*given)
+		}
+		f := o.f
+		if ok {
+			f.Severity = SeverityInfo
+			f.Explanation = "explained: " + explained.String() + " (" + o.why + ")"
+			if given != nil {
+				f.Explanation = "explained: " + given.String() + " (" + o.why + ")"
+			}
+			if (o.allowed & set).Empty() {
+				mixed = true
+			}
+		} else {
+			f.Severity = SeverityError
+			if given != nil && !explained.Empty() {
+				f.Explanation = fmt.Sprintf("not what %s writes (%s would: %s)", given, explained, o.why)
+			}
+			ap := absPath(f.File)
+			switch o.kind {
+			case "index":
+				w.r.IndexMismatches[ap] = append(w.r.IndexMismatches[ap], o.pair)
+			case "time-not-found":
+				w.r.TimeNotFound[ap] = append(w.r.TimeNotFound[ap], o.pair)
+			case "time-mismatch":
+				w.r.TimeMismatches[ap] = append(w.r.TimeMismatches[ap], o.pair)
+			}
+		}
+		w.r.add(f)
+	}
+	if mixed && given == nil {
+		w.r.add(Finding{File: w.sf.Log, Pos: -1, Severity: SeverityInfo, Check: CheckEras,
+			Message: "each index entry is one a Kafka release writes, but no single release writes them all: the segment was written across a broker upgrade (or its index was damaged)"})
+	}
+}
