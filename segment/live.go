@@ -11,14 +11,14 @@ import (
 // segment rolls and at a clean shutdown (LogSegment.onBecomeInactiveSegment, close), so this
 // is the active segment of a running broker, or a segment an unclean shutdown left.
 type LiveState struct {
-	Newest      bool  `json:"newest"` // the partition's newest segment (else an unclean shutdown left it)
-	IndexSlots  int   `json:"indexSlots"`
-	IndexValid  int   `json:"indexValid"`
-	TimeSlots   int   `json:"timeIndexSlots"`
-	TimeValid   int   `json:"timeIndexValid"`
-	LogBytes    int64 `json:"logBytes"`
-	Recovered   bool  `json:"recoveredAtUncleanStart"` // recovery would rebuild it (2.3+: from the recovery point on)
-	UncleanNote string `json:"uncleanStart"`           // what Kafka does with it at a start after an unclean shutdown
+	Newest      bool   `json:"newest"` // the partition's newest segment (else an unclean shutdown left it)
+	IndexSlots  int    `json:"indexSlots"`
+	IndexValid  int    `json:"indexValid"`
+	TimeSlots   int    `json:"timeIndexSlots"`
+	TimeValid   int    `json:"timeIndexValid"`
+	LogBytes    int64  `json:"logBytes"`
+	Recovered   bool   `json:"recoveredAtUncleanStart"` // recovery would rebuild it (2.3+: from the recovery point on)
+	UncleanNote string `json:"uncleanStart"`            // what Kafka does with it at a start after an unclean shutdown
 }
 
 // describeLive reports a live segment as what it is (info), and separately what Kafka would

@@ -214,7 +214,7 @@ func (w *segmentWalk) checkTail(path string, untrimmed bool, garbage, valid, ent
 	}
 	if garbage >= 0 {
 		w.r.add(Finding{File: path, Pos: int64(garbage) * int64(entrySize), Severity: SeverityWarning, Check: CheckZeroTailGarbage,
-			Message: fmt.Sprintf("slot %d holds non-zero bytes after the %d valid entries: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, valid),
+			Message:  fmt.Sprintf("slot %d holds non-zero bytes after the %d valid entries: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, valid),
 			Expected: "zeros after the valid entries"})
 	}
 }
