@@ -9,28 +9,37 @@ import (
 	"kidx/segment"
 )
 
-// AnalyzeOptions configure AnalyzeDir.
+// AnalyzeOptions configure AnalyzeDirs.
 type AnalyzeOptions struct {
 	// Top keeps the N partitions with the worst lookup cost (largest max scan, then mean);
 	// 0 keeps all.
 	Top         int
 	MaxMapCount int64
+	// Judge is how the files are judged (era, interval), as segment.Verify takes it; Deep is
+	// ignored (analyze reads headers only).
+	Judge segment.VerifyOptions
+	// Broker names the machine in the report (fleet merges group by it).
+	Broker string
 	// Progress, if set, is called with the log bytes of each segment analyzed.
 	Progress func(bytes int64)
 }
 
-// Analysis is the report of `kidx analyze`: one log directory (or one partition), read only.
+// Analysis is the report of `kidx analyze`: one broker's log directories (or one partition),
+// read only.
 type Analysis struct {
-	Root        string
-	Partitions  []*PartitionReport // worst first; only the top N with AnalyzeOptions.Top
-	Analyzed    int                // partitions analyzed (before --top)
-	Findings    []segment.Finding  // directory-level findings (unreadable entries, stray files)
-	Problems    int                // findings of severity error or warning, everywhere
-	Maps        int64              // 2 per segment, every partition
-	Segments    int
-	MaxMapCount int64
-	LogBytes    int64
-	Elapsed     time.Duration
+	Broker       string
+	Roots        []string
+	Partitions   []*PartitionReport // worst first; only the top N with AnalyzeOptions.Top
+	Analyzed     int                // partitions analyzed (before --top)
+	Findings     []segment.Finding  // directory-level findings (unreadable entries, stray files)
+	Problems     int                // findings of severity error or warning, everywhere
+	Maps         int64              // 2 per segment, every partition
+	Segments     int
+	LiveSegments int
+	Restarts     int
+	MaxMapCount  int64
+	LogBytes     int64
+	Elapsed      time.Duration
 }
 
 // PartitionReport is one partition's actual figures.
@@ -39,7 +48,7 @@ type PartitionReport struct {
 	Topic     string
 	Partition int
 
-	Segments           int
+	Segments           int // segment sets with a .log
 	Batches            int64
 	LogBytes           int64
 	MaxBatchBytes      int64
@@ -52,6 +61,9 @@ type PartitionReport struct {
 	BytesPerEntry   float64
 	BatchesPerEntry float64
 	MaxEntries      int // entries of the fullest segment
+	// MaxLastBatchPos is the largest position at which a segment's last batch starts: with no
+	// entry anywhere, index.interval.bytes is at least that (no counter ever passed it).
+	MaxLastBatchPos int64
 
 	Scan  model.ScanStats
 	ScanQ map[Quantile]int64
@@ -62,47 +74,79 @@ type PartitionReport struct {
 	Phase1           Phase1
 	Passes           int
 
+	// Eras names the releases whose rules explain the newest segment's files (or the given
+	// release's era).
+	Eras     string
+	Live     []LiveReport
+	Restarts []RestartReport
+
 	Maps            int64
 	Findings        []segment.Finding // verify findings (segment.Verify) and skipped statistics
 	Problems        int
 	Recommendations []string
 }
 
-// AnalyzeDir reads dir (a broker's log.dirs entry or a single partition directory) without
-// writing anything, and reports per partition: segments, actual index density, the exact scan
-// statistics of every offset computed from the real .log headers and .index entries, the
+// LiveReport is a live segment of a partition (preallocated indexes: the active segment of a
+// running broker).
+type LiveReport struct {
+	BaseOffset int64
+	segment.LiveState
+}
+
+// RestartReport is a byte-counter restart inside a segment and what it costs lookups: the
+// offsets after it and before the next entry start at the last entry before it.
+type RestartReport struct {
+	BaseOffset int64
+	segment.Restart
+	Offsets        int64 // offsets whose lookup crosses the restart
+	MaxScanBytes   int64 // their largest scan
+	TotalScanBytes int64
+}
+
+// AnalyzeDir is AnalyzeDirs of one directory.
+func AnalyzeDir(dir string, opts AnalyzeOptions) (*Analysis, error) {
+	return AnalyzeDirs([]string{dir}, opts)
+}
+
+// AnalyzeDirs reads dirs (a broker's log.dirs entries, or partition directories) without
+// writing anything, and reports per partition: segments, actual index density, the exact
+// scan statistics of every offset computed from the real .log headers and the indexes' valid
+// entries, the eras the files show, live segments, byte-counter restarts and their cost, the
 // verify findings, the map count and recommendations. Memory is one partition's figures at a
 // time: logs are streamed header by header, never loaded.
-func AnalyzeDir(dir string, opts AnalyzeOptions) (*Analysis, error) {
+func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 	start := time.Now()
 	if opts.MaxMapCount <= 0 {
 		opts.MaxMapCount = DefaultMaxMapCount
 	}
-	ds, err := segment.ScanDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	a := &Analysis{Root: dir, MaxMapCount: opts.MaxMapCount, Findings: ds.Findings}
-	if a.Findings == nil {
-		a.Findings = []segment.Finding{}
-	}
-	for _, f := range ds.Findings {
-		if f.Severity != segment.SeverityInfo {
-			a.Problems++
+	a := &Analysis{Broker: opts.Broker, Roots: dirs, MaxMapCount: opts.MaxMapCount, Findings: []segment.Finding{}}
+	for _, dir := range dirs {
+		ds, err := segment.ScanDir(dir)
+		if err != nil {
+			return nil, err
 		}
-	}
-	for i := range ds.Partitions {
-		pr := analyzePartition(&ds.Partitions[i], opts)
-		a.Analyzed++
-		a.Problems += pr.Problems
-		a.Maps += pr.Maps
-		a.Segments += pr.Segments
-		a.LogBytes += pr.LogBytes
-		a.Partitions = append(a.Partitions, pr)
-		// Keep memory flat for 10 000 partitions: only the worst N survive.
-		if opts.Top > 0 && len(a.Partitions) > 2*opts.Top {
-			sortWorst(a.Partitions)
-			a.Partitions = a.Partitions[:opts.Top]
+		for _, f := range ds.Findings {
+			a.Findings = append(a.Findings, f)
+			if f.Severity != segment.SeverityInfo {
+				a.Problems++
+			}
+		}
+		points := segment.RecoveryPoints(ds)
+		for i := range ds.Partitions {
+			pr := analyzePartition(&ds.Partitions[i], points, opts)
+			a.Analyzed++
+			a.Problems += pr.Problems
+			a.Maps += pr.Maps
+			a.Segments += pr.Segments
+			a.LogBytes += pr.LogBytes
+			a.LiveSegments += len(pr.Live)
+			a.Restarts += len(pr.Restarts)
+			a.Partitions = append(a.Partitions, pr)
+			// Keep memory flat for 10 000 partitions: only the worst N survive.
+			if opts.Top > 0 && len(a.Partitions) > 2*opts.Top {
+				sortWorst(a.Partitions)
+				a.Partitions = a.Partitions[:opts.Top]
+			}
 		}
 	}
 	sortWorst(a.Partitions)
@@ -130,23 +174,57 @@ func sortWorst(ps []*PartitionReport) {
 	})
 }
 
-func analyzePartition(pd *segment.PartitionDir, opts AnalyzeOptions) *PartitionReport {
-	pr := &PartitionReport{Path: pd.Path, Topic: pd.Topic, Partition: pd.Partition, Segments: len(pd.Segments),
-		Maps: 2 * int64(len(pd.Segments))}
+func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts AnalyzeOptions) *PartitionReport {
+	logSegs := pd.LogSegments()
+	pr := &PartitionReport{Path: pd.Path, Topic: pd.Topic, Partition: pd.Partition, Segments: len(logSegs),
+		Maps: 2 * int64(len(logSegs)), Findings: []segment.Finding{}}
+	judge := opts.Judge
+	judge.Deep = false
+	report := segment.VerifyPartition(pd, points, judge)
+	pr.Findings = append(pr.Findings, report.Findings...)
+	verdicts := map[int64]segment.SegmentVerdict{}
+	if len(report.Partitions) == 1 {
+		pv := report.Partitions[0]
+		for _, v := range pv.Segments {
+			verdicts[v.BaseOffset] = v
+			if v.Live != nil {
+				pr.Live = append(pr.Live, LiveReport{BaseOffset: v.BaseOffset, LiveState: *v.Live})
+			}
+			for _, r := range v.Restarts {
+				pr.Restarts = append(pr.Restarts, RestartReport{BaseOffset: v.BaseOffset, Restart: r})
+			}
+		}
+		if n := len(pv.Segments); n > 0 {
+			pr.Eras = pv.Segments[n-1].Eras
+		}
+	}
+
 	scan, hops := NewDist(), NewDist()
 	var stats model.ScanStats
 	firstPass := true
-	onRun := func(c, s, h int64) {
-		scan.Add(c, s)
-		hops.Add(c, h)
-		if firstPass {
-			stats.Add(c, s, h)
+	var restarts []*RestartReport // of the segment being walked
+	onRun := func(r costRun) {
+		scan.Add(r.count, r.scanBytes)
+		hops.Add(r.count, r.hops)
+		if !firstPass {
+			return
+		}
+		stats.Add(r.count, r.scanBytes, r.hops)
+		for _, rs := range restarts {
+			if r.pos >= rs.Position && (rs.UntilPosition < 0 || r.pos < rs.UntilPosition) {
+				rs.Offsets += r.count
+				rs.TotalScanBytes += r.count * r.scanBytes
+				rs.MaxScanBytes = max(rs.MaxScanBytes, r.scanBytes)
+			}
 		}
 	}
 	var last segmentFigures
-	for _, sf := range pd.Segments {
-		if sf.Log == "" {
-			continue // segment.Verify reports the missing .log
+	for _, sf := range logSegs {
+		restarts = restarts[:0]
+		for i := range pr.Restarts {
+			if pr.Restarts[i].BaseOffset == sf.BaseOffset {
+				restarts = append(restarts, &pr.Restarts[i])
+			}
 		}
 		fig, err := segmentRuns(sf, onRun)
 		if err != nil {
@@ -169,8 +247,10 @@ func analyzePartition(pd *segment.PartitionDir, opts AnalyzeOptions) *PartitionR
 		pr.IndexFileBytes += fig.indexFileSize
 		pr.TimeIndexFileBytes += fig.timeFileSize
 		pr.MaxEntries = max(pr.MaxEntries, fig.entries)
+		pr.MaxLastBatchPos = max(pr.MaxLastBatchPos, fig.lastBatchPos)
 		last = fig
 	}
+	restarts = nil
 	pr.Passes = 1
 	firstPass = false
 	// Exact quantiles: replay the partition's headers while a quantile's bucket holds several
@@ -183,10 +263,8 @@ func analyzePartition(pd *segment.PartitionDir, opts AnalyzeOptions) *PartitionR
 		scan.BeginRefine()
 		hops.BeginRefine()
 		pr.Passes++
-		for _, sf := range pd.Segments {
-			if sf.Log != "" {
-				_, _ = segmentRuns(sf, onRun)
-			}
+		for _, sf := range logSegs {
+			_, _ = segmentRuns(sf, onRun)
 		}
 	}
 	pr.Scan = stats
@@ -200,14 +278,6 @@ func analyzePartition(pd *segment.PartitionDir, opts AnalyzeOptions) *PartitionR
 	}
 	pr.WarmCoveredBytes = last.warmCovered
 	pr.Phase1 = phase1For(pr.MaxEntries)
-
-	report, err := segment.Verify([]string{pd.Path}, segment.VerifyOptions{})
-	if err != nil {
-		pr.Findings = append(pr.Findings, segment.Finding{File: pd.Path, Pos: -1, Severity: segment.SeverityError,
-			Check: segment.CheckUnreadable, Message: err.Error()})
-	} else {
-		pr.Findings = append(pr.Findings, report.Findings...)
-	}
 	for _, f := range pr.Findings {
 		if f.Severity != segment.SeverityInfo {
 			pr.Problems++
@@ -216,34 +286,83 @@ func analyzePartition(pd *segment.PartitionDir, opts AnalyzeOptions) *PartitionR
 	return pr
 }
 
-// recommendPartition derives advice from a partition's actual figures.
+// recommendPartition derives advice from a partition's actual figures; every claim is checked
+// against them.
 func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 	var out []string
 	if pr.Batches == 0 {
 		return []string{"No batches: nothing to tune."}
 	}
-	densest := pr.Batches - int64(pr.Segments)
+	// The densest index the append rule allows: every batch but the first of each segment and
+	// the first after each byte-counter restart.
+	unindexable := int64(pr.Segments + len(pr.Restarts))
+	densest := pr.Batches - unindexable
 	switch {
-	case pr.OffsetIndexEntries == 0 && pr.Batches > int64(pr.Segments):
-		out = append(out, fmt.Sprintf("The offset indexes are empty over %d batches: every lookup walks headers from byte 0, up to %d bytes "+
-			"and %d hops. index.interval.bytes is at or near segment.bytes; lower it.", pr.Batches, pr.Scan.MaxScanBytes, pr.Scan.MaxHops))
-	case densest > 0 && pr.OffsetIndexEntries >= densest:
-		out = append(out, fmt.Sprintf("Every batch after each segment's first is indexed (%d entries, %d batches): the index is as dense as "+
-			"the batching allows. Lowering index.interval.bytes changes nothing; the largest batch (%d bytes) sets the max scan (%d bytes).",
-			pr.OffsetIndexEntries, pr.Batches, pr.MaxBatchBytes, pr.Scan.MaxScanBytes))
+	case pr.OffsetIndexEntries == 0 && densest > 0 && pr.MaxLastBatchPos <= defaultIndexInterval:
+		out = append(out, fmt.Sprintf("No entries: no segment has a batch more than %s in (the default index.interval.bytes is %d), so every lookup walks from byte 0, at most %s and %s. Nothing to tune at this size.",
+			plural(pr.MaxLastBatchPos, "byte"), defaultIndexInterval, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.Scan.MaxHops, "hop")))
+	case pr.OffsetIndexEntries == 0 && densest > 0:
+		out = append(out, fmt.Sprintf("The offset indexes are empty over %s: index.interval.bytes is at least %d (a batch starts that far into a segment without an entry), so every lookup walks headers from byte 0, up to %s and %s. Lower index.interval.bytes.",
+			plural(pr.Batches, "batch"), pr.MaxLastBatchPos, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.Scan.MaxHops, "hop")))
+	case densest > 0 && pr.OffsetIndexEntries == densest:
+		what := "each segment's first"
+		switch n := len(pr.Restarts); {
+		case n == 1:
+			what += " and the first after the byte-counter restart"
+		case n > 1:
+			what += fmt.Sprintf(" and the first after each of the %d byte-counter restarts", n)
+		}
+		claim := fmt.Sprintf("Every batch except %s is indexed (%s over %s): the index is as dense as the batching allows, and lowering index.interval.bytes changes nothing. ",
+			what, plural(pr.OffsetIndexEntries, "entry"), plural(pr.Batches, "batch"))
+		if pr.Scan.MaxScanBytes == 0 {
+			claim += "Every lookup starts at its own batch: no header is walked past."
+		} else {
+			claim += fmt.Sprintf("A lookup walks at most one batch, the one before the batch holding its offset: here up to %s.", plural(pr.Scan.MaxScanBytes, "byte"))
+		}
+		out = append(out, claim)
 	case densest > 0:
-		out = append(out, fmt.Sprintf("One entry per %.1f batches (%.0f log bytes per entry): lookups walk up to %d bytes, p99 %d, mean %.1f hops.",
-			pr.BatchesPerEntry, pr.BytesPerEntry, pr.Scan.MaxScanBytes, pr.ScanQ[P99], pr.Scan.MeanHops()))
+		out = append(out, fmt.Sprintf("One entry per %.1f batches (%.0f log bytes per entry): lookups walk up to %s, p99 %s, mean %.1f hops.",
+			pr.BatchesPerEntry, pr.BytesPerEntry, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.ScanQ[P99], "byte"), pr.Scan.MeanHops()))
+	}
+	for _, r := range pr.Restarts {
+		if r.Offsets > 0 {
+			out = append(out, fmt.Sprintf("A byte-counter restart in segment %d (%s) leaves %s without an entry of their own lifetime: their lookups walk up to %s.",
+				r.BaseOffset, restartWhere(r.Restart), plural(r.Offsets, "offset"), plural(r.MaxScanBytes, "byte")))
+		}
 	}
 	if pr.MaxEntries > model.WarmEntries(model.OffsetIndexEntrySize)+1 {
-		out = append(out, fmt.Sprintf("The warm section of the active segment covers %s of log: consumers lagging further search cold index pages (up to %d pages against %d at the tail).",
-			Bytes(pr.WarmCoveredBytes), pr.Phase1.ColdPages, pr.Phase1.TailPages))
+		out = append(out, fmt.Sprintf("The warm section of the active segment covers %s of log: consumers lagging further search cold index pages (up to %s against %s at the tail).",
+			Bytes(pr.WarmCoveredBytes), plural(int64(pr.Phase1.ColdPages), "page"), plural(int64(pr.Phase1.TailPages), "page")))
 	}
 	if pr.Problems > 0 {
-		out = append(out, fmt.Sprintf("%d verify problems (see findings): check these files before trusting the figures.", pr.Problems))
+		out = append(out, fmt.Sprintf("%s (see findings): check these files before trusting the figures.", plural(int64(pr.Problems), "verify problem")))
 	}
 	if a.Maps > a.MaxMapCount {
-		out = append(out, fmt.Sprintf("This directory alone needs %d maps (2 per segment) against vm.max_map_count=%d.", a.Maps, a.MaxMapCount))
+		out = append(out, fmt.Sprintf("This broker alone needs %d maps (2 per segment) against vm.max_map_count=%d.", a.Maps, a.MaxMapCount))
 	}
 	return out
+}
+
+// defaultIndexInterval is index.interval.bytes' default (LogConfig).
+const defaultIndexInterval = 4096
+
+func restartWhere(r segment.Restart) string {
+	if r.Snapshot != "" {
+		return fmt.Sprintf("before offset %d, a clean shutdown by its producer snapshot", r.Offset)
+	}
+	return fmt.Sprintf("before offset %d", r.Offset)
+}
+
+// plural writes "1 byte", "2 bytes", "1 entry", "3 entries", "1 batch", "2 batches".
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	switch {
+	case len(what) > 2 && (what[len(what)-2:] == "ch" || what[len(what)-1] == 's'):
+		return fmt.Sprintf("%d %ses", n, what)
+	case len(what) > 1 && what[len(what)-1] == 'y':
+		return fmt.Sprintf("%d %sies", n, what[:len(what)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

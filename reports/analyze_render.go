@@ -18,10 +18,10 @@ func (pr *PartitionReport) name() string {
 }
 
 func (a *Analysis) table() *table {
-	t := &table{header: []string{"partition", "segs", "batches", "log B", "entries", "B/entry", "batches/entry",
+	t := &table{header: []string{"partition", "segs", "live", "restarts", "batches", "log B", "entries", "B/entry", "batches/entry",
 		"max scan B", "mean scan B", "p50 B", "p99 B", "p99.9 B", "max hops", "mean hops", "warm covers B", "maps", "problems"}}
 	for _, p := range a.Partitions {
-		t.add(p.name(), fmt.Sprint(p.Segments), itoa(p.Batches), itoa(p.LogBytes), itoa(p.OffsetIndexEntries),
+		t.add(p.name(), fmt.Sprint(p.Segments), fmt.Sprint(len(p.Live)), fmt.Sprint(len(p.Restarts)), itoa(p.Batches), itoa(p.LogBytes), itoa(p.OffsetIndexEntries),
 			fmt.Sprintf("%.0f", p.BytesPerEntry), fmt.Sprintf("%.2f", p.BatchesPerEntry), itoa(p.Scan.MaxScanBytes),
 			fmt.Sprintf("%.1f", p.Scan.MeanScanBytes()), itoa(p.ScanQ[P50]), itoa(p.ScanQ[P99]), itoa(p.ScanQ[P999]),
 			itoa(p.Scan.MaxHops), fmt.Sprintf("%.2f", p.Scan.MeanHops()), itoa(p.WarmCoveredBytes), itoa(p.Maps), fmt.Sprint(p.Problems))
@@ -34,14 +34,56 @@ func (a *Analysis) headline() string {
 	if len(a.Partitions) < a.Analyzed {
 		shown = fmt.Sprintf(" (worst %d shown)", len(a.Partitions))
 	}
-	return fmt.Sprintf("directory: %s\n%d partitions%s, %d segments, %d log bytes; %d maps against vm.max_map_count %d (headroom %d); %d problems",
-		a.Root, a.Analyzed, shown, a.Segments, a.LogBytes, a.Maps, a.MaxMapCount, a.MaxMapCount-a.Maps, a.Problems)
+	broker := ""
+	if a.Broker != "" {
+		broker = "broker: " + a.Broker + "\n"
+	}
+	what := "directory"
+	if len(a.Roots) > 1 {
+		what = "directories"
+	}
+	return fmt.Sprintf("%s%s: %s\n%s%s, %s (%d live), %s, %s; %d maps against vm.max_map_count %d (headroom %d); %s",
+		broker, what, strings.Join(a.Roots, ", "), plural(int64(a.Analyzed), "partition"), shown, plural(int64(a.Segments), "segment"), a.LiveSegments,
+		plural(int64(a.Restarts), "byte-counter restart"), plural(a.LogBytes, "log byte"), a.Maps, a.MaxMapCount, a.MaxMapCount-a.Maps, plural(int64(a.Problems), "problem"))
 }
 
-func (a *Analysis) allFindings() []segment.Finding {
+// allFindings lists every finding; problemsOnly keeps errors and warnings (the text forms
+// leave the notes to the per-partition lines and --format json).
+func (a *Analysis) allFindings(problemsOnly bool) []segment.Finding {
 	out := append([]segment.Finding(nil), a.Findings...)
 	for _, p := range a.Partitions {
 		out = append(out, p.Findings...)
+	}
+	if !problemsOnly {
+		return out
+	}
+	kept := out[:0]
+	for _, f := range out {
+		if f.Severity != segment.SeverityInfo {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// notes are a partition's facts that are not advice: the releases its files show, its live
+// segments and their fate at an unclean start, its restarts.
+func (p *PartitionReport) notes() []string {
+	var out []string
+	if p.Eras != "" {
+		out = append(out, "the newest segment's files are as "+p.Eras+" writes them")
+	}
+	for _, l := range p.Live {
+		what := "live segment"
+		if !l.Newest {
+			what = "untrimmed segment (not the newest: left by an unclean shutdown)"
+		}
+		out = append(out, fmt.Sprintf("%s %d: %s of %s valid, %s of %s valid. At a start after an unclean shutdown: %s",
+			what, l.BaseOffset, plural(int64(l.IndexValid), ".index entry"), plural(int64(l.IndexSlots), "slot"),
+			plural(int64(l.TimeValid), ".timeindex entry"), plural(int64(l.TimeSlots), "slot"), l.UncleanNote))
+	}
+	for _, r := range p.Restarts {
+		out = append(out, fmt.Sprintf("segment %d: %s", r.BaseOffset, r.Restart))
 	}
 	return out
 }
@@ -52,10 +94,10 @@ func (a *Analysis) WriteText(w io.Writer) error {
 	a.table().writeText(w)
 	fmt.Fprintln(w, "\nScan figures are exact over every offset, from the real .log headers and .index entries.")
 	for _, p := range a.Partitions {
-		writeBullets(w, false, p.name(), p.Recommendations)
+		writeBullets(w, false, p.name(), append(p.notes(), p.Recommendations...))
 	}
-	if fs := a.allFindings(); len(fs) > 0 {
-		fmt.Fprintln(w, "\nfindings:")
+	if fs := a.allFindings(true); len(fs) > 0 {
+		fmt.Fprintln(w, "\nproblems:")
 		for _, f := range fs {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
@@ -72,10 +114,10 @@ func (a *Analysis) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(w)
 	a.table().writeMarkdown(w)
 	for _, p := range a.Partitions {
-		writeBullets(w, true, p.name(), p.Recommendations)
+		writeBullets(w, true, p.name(), append(p.notes(), p.Recommendations...))
 	}
-	if fs := a.allFindings(); len(fs) > 0 {
-		fmt.Fprintf(w, "\n## Findings\n\n")
+	if fs := a.allFindings(true); len(fs) > 0 {
+		fmt.Fprintf(w, "\n## Problems\n\n")
 		for _, f := range fs {
 			fmt.Fprintf(w, "- `%s`\n", f)
 		}
@@ -83,17 +125,21 @@ func (a *Analysis) WriteMarkdown(w io.Writer) error {
 	return nil
 }
 
-type analysisJSON struct {
-	Root        string              `json:"root"`
-	Analyzed    int                 `json:"analyzedPartitions"`
-	Segments    int                 `json:"segments"`
-	LogBytes    int64               `json:"logBytes"`
-	Maps        int64               `json:"maps"`
-	MaxMapCount int64               `json:"maxMapCount"`
-	Headroom    int64               `json:"headroom"`
-	Problems    int                 `json:"problems"`
-	Findings    []segment.Finding   `json:"findings"`
-	Partitions  []partitionJSONItem `json:"partitions"`
+type AnalysisDoc struct {
+	Broker       string              `json:"broker,omitempty"`
+	Root         string              `json:"root"`
+	Roots        []string            `json:"roots"`
+	LiveSegments int                 `json:"liveSegments"`
+	Restarts     int                 `json:"restarts"`
+	Analyzed     int                 `json:"analyzedPartitions"`
+	Segments     int                 `json:"segments"`
+	LogBytes     int64               `json:"logBytes"`
+	Maps         int64               `json:"maps"`
+	MaxMapCount  int64               `json:"maxMapCount"`
+	Headroom     int64               `json:"headroom"`
+	Problems     int                 `json:"problems"`
+	Findings     []segment.Finding   `json:"findings"`
+	Partitions   []partitionJSONItem `json:"partitions"`
 }
 
 type partitionJSONItem struct {
@@ -113,15 +159,35 @@ type partitionJSONItem struct {
 	Scan               ScanJSON          `json:"scan"`
 	WarmCoveredBytes   int64             `json:"warmCoveredBytes"`
 	Phase1             phase1JSON        `json:"phase1"`
+	Eras               string            `json:"eras"`
+	Live               []liveJSON        `json:"live"`
+	Restarts           []restartJSON     `json:"restarts"`
 	Maps               int64             `json:"maps"`
 	Problems           int               `json:"problems"`
 	Findings           []segment.Finding `json:"findings"`
 	Recommendations    []string          `json:"recommendations"`
 }
 
+type liveJSON struct {
+	BaseOffset int64 `json:"baseOffset"`
+	segment.LiveState
+}
+
+type restartJSON struct {
+	BaseOffset int64 `json:"baseOffset"`
+	segment.Restart
+	Offsets        int64 `json:"offsets"`
+	MaxScanBytes   int64 `json:"maxScanBytes"`
+	TotalScanBytes int64 `json:"totalScanBytes"`
+}
+
 // WriteJSON writes the analysis; every partition carries the SPEC §10 `scan` object.
 func (a *Analysis) WriteJSON(w io.Writer) error {
-	doc := analysisJSON{Root: a.Root, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
+	root := ""
+	if len(a.Roots) > 0 {
+		root = a.Roots[0]
+	}
+	doc := AnalysisDoc{Broker: a.Broker, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
 		MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Problems: a.Problems, Findings: a.Findings,
 		Partitions: []partitionJSONItem{}}
 	for _, p := range a.Partitions {
@@ -130,7 +196,14 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 			TimeIndexEntries: p.TimeIndexEntries, IndexFileBytes: p.IndexFileBytes, TimeIndexFileBytes: p.TimeIndexFileBytes,
 			BytesPerEntry: round1(p.BytesPerEntry), BatchesPerEntry: round2(p.BatchesPerEntry),
 			Scan: scanJSON(p.Scan, p.ScanQ, p.HopsQ), WarmCoveredBytes: p.WarmCoveredBytes, Phase1: phase1JSON(p.Phase1),
+			Eras: p.Eras, Live: []liveJSON{}, Restarts: []restartJSON{},
 			Maps: p.Maps, Problems: p.Problems, Findings: p.Findings, Recommendations: p.Recommendations}
+		for _, l := range p.Live {
+			item.Live = append(item.Live, liveJSON{l.BaseOffset, l.LiveState})
+		}
+		for _, r := range p.Restarts {
+			item.Restarts = append(item.Restarts, restartJSON{r.BaseOffset, r.Restart, r.Offsets, r.MaxScanBytes, r.TotalScanBytes})
+		}
 		if item.Findings == nil {
 			item.Findings = []segment.Finding{}
 		}
@@ -150,16 +223,16 @@ func (a *Analysis) WriteHTML(w io.Writer, figs []Figure) error {
 	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(a.headline()))
 	writeHTMLTable(w, a.table(), nil)
 	writeFigures(w, figs)
-	fmt.Fprintln(w, "<h2>Recommendations</h2>")
+	fmt.Fprintln(w, "<h2>Partitions</h2>")
 	for _, p := range a.Partitions {
 		fmt.Fprintf(w, "<h3>%s</h3>\n<ul>\n", html.EscapeString(p.name()))
-		for _, r := range p.Recommendations {
+		for _, r := range append(p.notes(), p.Recommendations...) {
 			fmt.Fprintf(w, "<li>%s</li>\n", html.EscapeString(r))
 		}
 		fmt.Fprintln(w, "</ul>")
 	}
-	if fs := a.allFindings(); len(fs) > 0 {
-		fmt.Fprintln(w, "<h2>Findings</h2>\n<ul>")
+	if fs := a.allFindings(true); len(fs) > 0 {
+		fmt.Fprintln(w, "<h2>Problems</h2>\n<ul>")
 		for _, f := range fs {
 			fmt.Fprintf(w, "<li><code>%s</code></li>\n", html.EscapeString(f.String()))
 		}

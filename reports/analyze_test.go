@@ -1,8 +1,11 @@
 package reports
 
 import (
+	"strings"
+
 	"encoding/json"
 	"io/fs"
+	"kidx/segment"
 	"os"
 	"path/filepath"
 	"sort"
@@ -215,5 +218,64 @@ func TestAnalyzeCorruptSegmentInTheMiddle(t *testing.T) {
 func TestAnalyzeMissingDir(t *testing.T) {
 	if _, err := AnalyzeDir(filepath.Join(t.TempDir(), "nope"), AnalyzeOptions{}); err == nil {
 		t.Fatal("no error for a missing directory")
+	}
+}
+
+// A byte-counter restart costs the lookups after it: with index.interval.bytes=100 and 20
+// one-record 100-byte batches, a clean restart before batch 10 leaves batches 10 and 11
+// without an entry of their own lifetime (semantics §2.2: entries at 200, 400, 600, 800, then
+// 1200, ...). Offsets 10 and 11 start at the entry of batch 8 (byte 800): scans of 200 and
+// 300 bytes, by hand. With index.interval.bytes=0 every batch but 0 and 10 is indexed: the
+// densest index the rule allows across a restart, and offset 10 scans 100 bytes from the
+// entry of batch 9. Analyze reports the restart, its cost, and says which batches lack an
+// entry.
+func TestAnalyzeRestartCost(t *testing.T) {
+	cases := []struct {
+		interval                int64
+		offsets, maxScan, total int64
+		dense                   bool
+	}{{100, 2, 300, 500, false}, {0, 1, 100, 100, true}}
+	for _, c := range cases {
+		dir := filepath.Join(t.TempDir(), "topic-0")
+		cfg := segment.DefaultConfig()
+		cfg.IndexIntervalBytes = c.interval
+		l, err := segment.CreateLog(dir, cfg, segment.PerBatch, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := int64(0); i < 20; i++ {
+			if i == 10 {
+				if err := l.Restart(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, _ := segment.BuildSizedBatch(i, 1, 100, 1700000000000+i)
+			if _, err := l.Append(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l.Close()
+		a, err := AnalyzeDir(dir, AnalyzeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := a.Partitions[0]
+		if len(p.Restarts) != 1 || a.Restarts != 1 {
+			t.Fatalf("I=%d: restarts %+v", c.interval, p.Restarts)
+		}
+		r := p.Restarts[0]
+		if r.Offset != 10 || r.Offsets != c.offsets || r.MaxScanBytes != c.maxScan || r.TotalScanBytes != c.total {
+			t.Fatalf("I=%d: restart cost %+v, want %d offsets, max %d, total %d", c.interval, r, c.offsets, c.maxScan, c.total)
+		}
+		dense := false
+		for _, rec := range p.Recommendations {
+			if strings.Contains(rec, "after each segment's first is indexed") {
+				t.Fatalf("I=%d: claims every batch after the first is indexed: %q", c.interval, rec)
+			}
+			dense = dense || strings.Contains(rec, "Every batch except each segment's first and the first after the byte-counter restart is indexed")
+		}
+		if dense != c.dense {
+			t.Fatalf("I=%d: densest-index claim %v, want %v: %q", c.interval, dense, c.dense, p.Recommendations)
+		}
 	}
 }

@@ -17,7 +17,8 @@ type segmentFigures struct {
 	batches       int64
 	logBytes      int64 // bytes of whole batches
 	maxBatch      int64
-	entries       int   // real offset-index entries (DumpLogSegments' count: no zero tail)
+	lastBatchPos  int64 // where the last batch starts
+	entries       int   // valid offset-index entries (before the zero tail of a live index)
 	timeEntries   int   // likewise for the time index
 	warmCovered   int64 // log bytes the warm section's entries span
 	bruteForce    bool  // the per-offset fallback was used
@@ -27,18 +28,34 @@ type segmentFigures struct {
 	timeFileSize  int64
 }
 
+// costRun is a run of consecutive offsets [first, first+count) of one batch (at position
+// pos) that share one phase-2 cost.
+type costRun struct {
+	first, count, scanBytes, hops, pos int64
+}
+
+// OffsetCosts computes, as analyze does, the exact phase-2 cost of every offset one real
+// segment holds, and calls fn for every run of consecutive offsets [first, last] that share
+// one scanBytes and hops (SPEC §5).
+func OffsetCosts(files segment.SegmentFiles, fn func(first, last, scanBytes, hops int64)) error {
+	_, err := segmentRuns(files, func(r costRun) { fn(r.first, r.first+r.count-1, r.scanBytes, r.hops) })
+	return err
+}
+
 // segmentRuns computes the exact phase-2 cost of every offset of one real segment and hands it
-// to fn as runs (count offsets of one scanBytes and hops), without keeping per-offset or
-// per-batch memory: it walks the batch headers and the index entries together, in offset
-// order (SPEC §5). Entries must name increasing offsets at increasing batch-start positions;
-// an entry's offset may lie beyond the batch at its position (the per-append rule). When that
-// does not hold (a corrupt index), every offset is looked up instead, as Kafka would.
-func segmentRuns(files segment.SegmentFiles, fn func(count, scanBytes, hops int64)) (segmentFigures, error) {
+// to fn as runs, without keeping per-offset or per-batch memory: it walks the batch headers
+// and the index's valid entries together, in offset order (SPEC §5), reading headers only.
+// Entries must name increasing offsets at increasing batch-start positions; an entry's offset
+// may lie beyond the batch at its position (the per-append rule) or at its first offset
+// (Kafka up to 1.1). When that does not hold (a corrupt index), every offset is looked up
+// instead, as Kafka would.
+func segmentRuns(files segment.SegmentFiles, fn func(costRun)) (segmentFigures, error) {
 	var fig segmentFigures
-	seg, err := segment.OpenSegment(files.Log)
+	seg, err := segment.OpenSegmentWith(files.Log, segment.AccessPread)
 	if err != nil {
 		return fig, err
 	}
+	seg.Log.SetReadAhead(segment.HeaderWindow)
 	defer seg.Close()
 	if files.Index == "" {
 		seg.Index = nil
@@ -48,17 +65,17 @@ func segmentRuns(files segment.SegmentFiles, fn func(count, scanBytes, hops int6
 	}
 	var entries []segment.IndexEntry
 	if seg.Index != nil {
-		fig.entries = seg.Index.DumpLen()
+		fig.entries = seg.Index.ValidLen()
 		fig.indexFileSize = seg.Index.FileSize
 		entries = seg.Index.Entries(fig.entries)
 	}
 	if seg.TimeIndex != nil {
-		fig.timeEntries = seg.TimeIndex.DumpLen()
+		fig.timeEntries = seg.TimeIndex.ValidLen()
 		fig.timeFileSize = seg.TimeIndex.FileSize
 	}
-	emit := func(c, s, h int64) {
-		if c > 0 {
-			fn(c, s, h)
+	emit := func(r costRun) {
+		if r.count > 0 {
+			fn(r)
 		}
 	}
 	// An index whose entries are not strictly increasing (in offset and position) or point
@@ -103,7 +120,7 @@ func warmCoverage(entries []segment.IndexEntry, logBytes int64) int64 {
 // Two things stop the walk early, with the offsets before them counted and the rest reported
 // as skipped: an entry that points inside a batch (Kafka's phase 2 would parse payload bytes
 // as a header) and a batch whose offsets do not follow the previous one's.
-func walkRegular(seg *segment.Segment, entries []segment.IndexEntry, fig *segmentFigures, emit func(c, s, h int64)) {
+func walkRegular(seg *segment.Segment, entries []segment.IndexEntry, fig *segmentFigures, emit func(costRun)) {
 	entryBatch := make([]int64, len(entries)) // batch number at each entry's position
 	posNext := 0                              // next entry to match to a batch start
 	offNext := 0                              // next entry not yet in force
@@ -115,7 +132,12 @@ func walkRegular(seg *segment.Segment, entries []segment.IndexEntry, fig *segmen
 		return false
 	}
 	res := seg.Log.Walk(0, 0, func(b segment.BatchInfo) bool {
-		p, base, last := b.Position, b.BaseOffset(), b.LastOffset()
+		p, last := b.Position, b.LastOffset()
+		base, err := seg.Log.FirstOffset(b)
+		if err != nil {
+			fig.skipped = fmt.Sprintf("%v: offsets from %d on are not counted", err, last)
+			return false
+		}
 		if base <= prevLast || last < base {
 			return stop(b, "batch offsets out of order")
 		}
@@ -127,35 +149,36 @@ func walkRegular(seg *segment.Segment, entries []segment.IndexEntry, fig *segmen
 			entryBatch[posNext] = k
 			posNext++
 		}
-		runAt := func(count int64) {
+		runAt := func(first, count int64) {
 			if count <= 0 {
 				return
 			}
 			if cur < 0 {
-				emit(count, p, k+1)
+				emit(costRun{first, count, p, k + 1, p})
 				return
 			}
 			e := entries[cur]
 			if posNext <= cur {
 				// The entry in force points past this batch: Kafka starts there, and the first
 				// batch from there holds a larger offset, so the hit is that batch: no walk.
-				emit(count, 0, 1)
+				emit(costRun{first, count, 0, 1, p})
 				return
 			}
-			emit(count, p-e.Position, k-entryBatch[cur]+1)
+			emit(costRun{first, count, p - e.Position, k - entryBatch[cur] + 1, p})
 		}
 		o := base
 		for offNext < len(entries) && entries[offNext].Offset <= last {
 			if e := entries[offNext]; e.Offset > o {
-				runAt(e.Offset - o)
+				runAt(o, e.Offset-o)
 				o = e.Offset
 			}
 			cur = offNext
 			offNext++
 		}
-		runAt(last - o + 1)
+		runAt(o, last-o+1)
 		fig.batches++
 		fig.maxBatch = max(fig.maxBatch, b.Size)
+		fig.lastBatchPos = p
 		k++
 		return true
 	})
@@ -165,20 +188,30 @@ func walkRegular(seg *segment.Segment, entries []segment.IndexEntry, fig *segmen
 
 // walkBrute looks every offset up through segment.Segment.Lookup (Kafka's search on the file
 // as it is, then the header walk), for indexes the one-pass walk cannot follow.
-func walkBrute(seg *segment.Segment, fig *segmentFigures, emit func(c, s, h int64)) error {
+func walkBrute(seg *segment.Segment, fig *segmentFigures, emit func(costRun)) error {
 	var offsets int64
-	type span struct{ base, last int64 }
+	type span struct{ base, last, pos int64 }
 	var spans []span
+	var ferr error
 	res := seg.Log.Walk(0, 0, func(b segment.BatchInfo) bool {
 		fig.batches++
 		fig.maxBatch = max(fig.maxBatch, b.Size)
-		if b.LastOffset() >= b.BaseOffset() {
-			spans = append(spans, span{b.BaseOffset(), b.LastOffset()})
-			offsets += b.LastOffset() - b.BaseOffset() + 1
+		fig.lastBatchPos = b.Position
+		first, err := seg.Log.FirstOffset(b)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		if b.LastOffset() >= first {
+			spans = append(spans, span{first, b.LastOffset(), b.Position})
+			offsets += b.LastOffset() - first + 1
 		}
 		return offsets <= bruteForceLimit
 	})
 	fig.logBytes, fig.walkErr = res.ValidBytes, res.Err
+	if ferr != nil {
+		return ferr
+	}
 	if offsets > bruteForceLimit {
 		return fmt.Errorf("index entries are not in order or not at batch starts, and the segment has more than %d offsets to look up one by one: scan statistics skipped", bruteForceLimit)
 	}
@@ -189,7 +222,7 @@ func walkBrute(seg *segment.Segment, fig *segmentFigures, emit func(c, s, h int6
 				return err
 			}
 			if r.Found {
-				emit(1, r.ScanBytes(), int64(r.Hops))
+				emit(costRun{o, 1, r.ScanBytes(), int64(r.Hops), s.pos})
 			}
 		}
 	}

@@ -312,17 +312,18 @@ func (x *OffsetIndex) lookupReopened(target int64) IndexEntry {
 	return x.entry(slot)
 }
 
-// SanityCheck is OffsetIndex.sanityCheck: a non-empty index whose last
+// SanityCheck is OffsetIndex.sanityCheck (its messages name the file by its absolute path,
+// as Kafka's do): a non-empty index whose last
 // offset is below the base offset, or a length not a multiple of 8, is
 // corrupt. Nothing else is checked (ordering and positions are not).
 func (x *OffsetIndex) SanityCheck() error {
 	if x.n != 0 {
 		if last := x.key(x.n - 1); last < x.BaseOffset {
-			return formatErr(x.Path, int64(x.n-1)*8, "Corrupt index found, index file (%s) has non-zero size but the last offset is %d which is less than the base offset %d", x.Path, last, x.BaseOffset)
+			return formatErr(x.Path, int64(x.n-1)*8, "Corrupt index found, index file (%s) has non-zero size but the last offset is %d which is less than the base offset %d", absPath(x.Path), last, x.BaseOffset)
 		}
 	}
 	if x.FileSize%OffsetIndexEntrySize != 0 {
-		return formatErr(x.Path, x.FileSize-x.FileSize%8, "Index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d", x.Path, x.FileSize, OffsetIndexEntrySize)
+		return formatErr(x.Path, x.FileSize-x.FileSize%8, "Index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d", absPath(x.Path), x.FileSize, OffsetIndexEntrySize)
 	}
 	return nil
 }
@@ -419,14 +420,14 @@ func (x *TimeIndex) SanityCheck() error {
 	if x.n != 0 {
 		last, first := x.entry(x.n-1), x.entry(0)
 		if last.Timestamp < first.Timestamp {
-			return formatErr(x.Path, int64(x.n-1)*12, "Corrupt time index found, time index file (%s) has non-zero size but the last timestamp is %d which is less than the first timestamp %d", x.Path, last.Timestamp, first.Timestamp)
+			return formatErr(x.Path, int64(x.n-1)*12, "Corrupt time index found, time index file (%s) has non-zero size but the last timestamp is %d which is less than the first timestamp %d", absPath(x.Path), last.Timestamp, first.Timestamp)
 		}
 		if last.Offset < x.BaseOffset {
-			return formatErr(x.Path, int64(x.n-1)*12+8, "Corrupt time index found, time index file (%s) has non-zero size but the last offset is %d which is less than the first offset %d", x.Path, last.Offset, x.BaseOffset)
+			return formatErr(x.Path, int64(x.n-1)*12+8, "Corrupt time index found, time index file (%s) has non-zero size but the last offset is %d which is less than the first offset %d", absPath(x.Path), last.Offset, x.BaseOffset)
 		}
 	}
 	if x.FileSize%TimeIndexEntrySize != 0 {
-		return formatErr(x.Path, x.FileSize-x.FileSize%12, "Time index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d", x.Path, x.FileSize, TimeIndexEntrySize)
+		return formatErr(x.Path, x.FileSize-x.FileSize%12, "Time index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d", absPath(x.Path), x.FileSize, TimeIndexEntrySize)
 	}
 	return nil
 }

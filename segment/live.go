@@ -101,18 +101,18 @@ func (w *segmentWalk) uncleanStart() {
 	}
 	var dls []string
 	if idxSanity != nil {
-		dls = append(dls, "on the .index: "+sanityText(idxSanity))
+		dls = append(dls, ".index: "+sanityText(idxSanity))
 	} else if seg.Index != nil && seg.Index.Untrimmed() {
-		dls = append(dls, "the .index passes")
+		dls = append(dls, ".index passes")
 	}
 	if timeSanity != nil {
-		dls = append(dls, "on the .timeindex: "+sanityText(timeSanity))
+		dls = append(dls, ".timeindex: "+sanityText(timeSanity))
 	} else if seg.TimeIndex != nil && seg.TimeIndex.Untrimmed() {
-		dls = append(dls, "the .timeindex passes")
+		dls = append(dls, ".timeindex passes")
 	}
 	note := strings.Join(say, " ")
 	if len(dls) > 0 {
-		note += " kafka-dump-log --index-sanity-check on these files as they are (Kafka's reopened view: every slot an entry): " + strings.Join(dls, "; ") + "."
+		note += " kafka-dump-log --index-sanity-check now: " + strings.Join(dls, "; ") + "."
 	}
 	ls.UncleanNote = note
 	w.r.add(Finding{File: w.sf.Log, Pos: -1, Severity: SeverityInfo, Check: CheckUncleanStart, Message: "at a start after an unclean shutdown: " + note})
@@ -127,30 +127,29 @@ func sanityText(err error) string {
 
 // loadOutcome is one era family's startup behaviour for the live segment.
 func (w *segmentWalk) loadOutcome(rule LoadRule, idxSanity, timeSanity error, recovered bool) string {
-	logPath, n := absPath(w.sf.Log), w.seg.Log.Size()
-	reads := fmt.Sprintf("LogSegment.recover reads its %s again and rebuilds both indexes", plural(int(n), "log byte"))
+	logPath, n := absPath(w.sf.Log), plural(int(w.seg.Log.Size()), "log byte")
 	switch rule {
 	case LoadRecoversFromCheckpoint:
 		if !recovered {
-			return fmt.Sprintf("Kafka 2.3 and later run no sanity check on offset or time indexes at startup (KAFKA-7283) and recover only the segments from the recovery point (%d) on: this one lies below it, so its untrimmed index is reopened as it is, every slot counted as an entry.", *w.ctx.recoveryPoint)
+			return fmt.Sprintf("Kafka 2.3+ checks no offset or time index at startup (KAFKA-7283) and recovers from the recovery point (%d) on: this segment lies below it and its index is reopened as it is, every slot an entry.", *w.ctx.recoveryPoint)
 		}
 		rp := "the recovery point"
 		if w.ctx.recoveryPoint != nil {
-			rp = fmt.Sprintf("the recovery point (%d, recovery-point-offset-checkpoint)", *w.ctx.recoveryPoint)
+			rp = fmt.Sprintf("the recovery point (%d)", *w.ctx.recoveryPoint)
 		}
-		return fmt.Sprintf("Kafka 2.3 and later run no sanity check on offset or time indexes at startup (KAFKA-7283); LogLoader recovers every segment from %s on, this one included: %s.", rp, reads)
+		return fmt.Sprintf("Kafka 2.3+ checks no offset or time index at startup (KAFKA-7283) and recovers every segment from %s on (LogLoader): %s read again, both indexes rebuilt.", rp, n)
 	case LoadSanityRebuildsTime:
 		if timeSanity != nil {
-			return fmt.Sprintf("Kafka 2.0-2.2 check each segment's indexes at load (LogSegment.sanityCheck); the offset index passes (KAFKA-7076 made its check \"less than\"), the time index does not, and the broker logs \"Found a corrupted index file corresponding to log file %s due to %s}, recovering segment and rebuilding index files...\": %s.", logPath, timeSanityMsg(timeSanity), reads)
+			return fmt.Sprintf("Kafka 2.0-2.2 check indexes at load: the time index fails and the broker logs \"Found a corrupted index file corresponding to log file %s due to %s}, recovering segment and rebuilding index files...\", then reads %s.", logPath, timeSanityMsg(timeSanity), n)
 		}
-		return "Kafka 2.0-2.2 check each segment's indexes at load; both pass here, and the segment is recovered only if it lies past the recovery point."
+		return "Kafka 2.0-2.2 check indexes at load: both pass here; the segment is recovered only past the recovery point."
 	case LoadSanityRebuildsOffset:
 		if w.seg.Index != nil && w.seg.Index.Untrimmed() && w.seg.Index.Len() > 0 {
-			return fmt.Sprintf("Kafka 0.9-1.1 check each segment's offset index at load (KAFKA-2012): reopened untrimmed, its last slot is a zero entry, whose offset %d is not above the base offset, so the check fails (\"...no larger than the base offset\"; 1.1, KAFKA-6324: \"no greater than\"), the broker warns that it found a corrupted index file and deletes and rebuilds it: %s.", w.base, reads)
+			return fmt.Sprintf("Kafka 0.9-1.1 check the offset index at load (KAFKA-2012): its last slot names the base offset, the check fails (\"...no larger than the base offset\"; 1.1: \"no greater than\"), and the index is deleted and rebuilt from %s.", n)
 		}
-		return "Kafka 0.9-1.1 check each segment's offset index at load (KAFKA-2012); an untrimmed time index alone is rebuilt only when its own check fails."
+		return "Kafka 0.9-1.1 check the offset index at load (KAFKA-2012); it passes here."
 	default:
-		return "Kafka 0.8 recovers the active segment (0.8.1+: every segment from the recovery point, KAFKA-615) and then requires every index's last offset to be above its base offset (KAFKA-1112): an untrimmed index that recovery does not rebuild stops the log from loading."
+		return "Kafka 0.8 recovers the active segment (0.8.1+: from the recovery point, KAFKA-615), then requires every index's last offset above its base offset (KAFKA-1112): an untrimmed index recovery leaves alone stops the log from loading."
 	}
 }
 
@@ -213,4 +212,9 @@ func legacyFirstOffset(lf *LogFile, b BatchInfo, prevLast int64) (int64, error) 
 		return prevLast + 1, nil
 	}
 	return lf.BaseOffset, nil
+}
+
+// FirstOffset (temporary until record decoding lands) is the first offset a batch holds.
+func (l *LogFile) FirstOffset(b BatchInfo) (int64, error) {
+	return b.BaseOffset(), nil
 }

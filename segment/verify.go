@@ -145,7 +145,7 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 				return nil, err
 			}
 			r.Findings = append(r.Findings, ds.Findings...)
-			points := recoveryPoints(ds)
+			points := RecoveryPoints(ds)
 			for i := range ds.Partitions {
 				pd := &ds.Partitions[i]
 				if key := absPath(pd.Path); !seen[key] {
@@ -176,6 +176,19 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 		verifyPartition(r, pd, nil, opts)
 	}
 	return r, nil
+}
+
+// VerifyPartition verifies one scanned partition directory; points are the log directory's
+// recovery points (RecoveryPoints), or nil.
+func VerifyPartition(pd *PartitionDir, points map[string]int64, opts VerifyOptions) *VerifyReport {
+	if opts.MaxMessageSize <= 0 {
+		opts.MaxMessageSize = 5242880
+	}
+	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{},
+		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
+		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
+	verifyPartition(r, pd, points, opts)
+	return r
 }
 
 func slicesHasBase(sets []SegmentFiles, base int64) bool {
@@ -309,19 +322,19 @@ func intervalBound(pd *PartitionDir) (int64, bool) {
 	return bound, ok
 }
 
-// recoveryPoints reads the log directory's recovery-point-offset-checkpoint ("topic-p" ->
+// RecoveryPoints reads the log directory's recovery-point-offset-checkpoint ("topic-p" ->
 // offset), nil when there is none.
-func recoveryPoints(ds *DirScan) map[string]int64 {
-	for _, f := range ds.RootFiles {
-		if filepath.Base(f.Path) == "recovery-point-offset-checkpoint" {
-			m, err := readRecoveryPoints(f.Path)
-			if err != nil {
-				return nil
-			}
-			return m
-		}
+// For a single partition directory, the checkpoint is its parent's (the log directory's).
+func RecoveryPoints(ds *DirScan) map[string]int64 {
+	path := filepath.Join(ds.Root, "recovery-point-offset-checkpoint")
+	if len(ds.Partitions) == 1 && ds.Partitions[0].Path == ds.Root {
+		path = filepath.Join(filepath.Dir(ds.Root), "recovery-point-offset-checkpoint")
 	}
-	return nil
+	m, err := readRecoveryPoints(path)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 func absPath(p string) string {
@@ -402,8 +415,8 @@ func (p PartitionVerdict) summary() string {
 	if restarts > 0 {
 		parts = append(parts, plural(restarts, "byte-counter restart"))
 	}
-	if n := len(p.Segments); n > 0 {
-		parts = append(parts, "newest segment written under "+p.Segments[n-1].Eras)
+	if n := len(p.Segments); n > 0 && p.Segments[n-1].Eras != "" {
+		parts = append(parts, "the newest segment's files are as "+p.Segments[n-1].Eras+" writes them")
 	}
 	var roles []string
 	for role, n := range p.Files {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -18,20 +20,33 @@ func newAnalyzeCmd(stdout, stderr io.Writer) *cobra.Command {
 		out         reportOutput
 		top         int
 		maxMapCount int64
+		judge       judgeFlags
+		broker      string
+		merge       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "analyze DIR",
-		Short: "Analyze a broker's log directory (read-only): actual index density, exact lookup cost, findings, maps",
-		Long: `analyze reads DIR, a broker's log.dirs entry or a single partition directory, without writing
-anything, and reports per partition: segments, the actual index density, the exact phase-2 scan
-statistics of every offset computed from the real .log batch headers and .index entries (max,
-mean, p50, p99, p99.9 of scan bytes and hops), the verify findings (as kidx verify), the map count
-and recommendations. Logs are streamed header by header, never loaded whole.
+		Use:   "analyze DIR... | analyze --merge REPORT.json...",
+		Short: "Analyze a broker's log directories (read-only): index density, exact lookup cost, live segments, restarts, maps",
+		Long: `analyze reads each DIR, a broker's log.dirs entry or a single partition directory, without
+writing anything, and reports per partition: segments, the actual index density, the exact
+phase-2 scan statistics of every offset computed from the real .log batch headers and the
+indexes' valid entries (max, mean, p50, p99, p99.9 of scan bytes and hops), the releases whose
+rules the files show, live segments (with what a start after an unclean shutdown does with
+them), byte-counter restarts inside segments and what they cost lookups, the verify findings
+(as kidx verify judges them), the map count and recommendations. Only batch headers and the
+index files are read.
+
+Give every entry of one broker's log.dirs to one run. To cover a fleet, run analyze --format
+json on each broker (any job runner will do) and merge the reports anywhere:
+  kidx analyze --merge broker1.json broker2.json ...
+which lists the brokers by memory-map headroom, the worst partitions of the fleet and its live
+segments.
 Exit 0: no problems; 1: verify found problems (the report says which); 2: usage or input error.`,
 		Example: `  kidx analyze /var/lib/kafka/data --top 20
-  kidx analyze /var/lib/kafka/data/orders-3 --format json
-  kidx analyze /var/lib/kafka/data --format html --out analyze.html`,
-		Args: cobra.ExactArgs(1),
+  kidx analyze /data1/kafka /data2/kafka --format json --out $(hostname).json
+  kidx analyze --merge broker-*.json
+  kidx analyze /var/lib/kafka/data/orders-3 --kafka-version 3.6.1 --format html --out analyze.html`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.check(); err != nil {
 				return err
@@ -39,15 +54,33 @@ Exit 0: no problems; 1: verify found problems (the report says which); 2: usage 
 			if top < 0 {
 				return usageErr("--top %d: must be >= 0 (0: every partition)", top)
 			}
+			if merge {
+				return mergeReports(args, top, &out, stdout)
+			}
+			opts := reports.AnalyzeOptions{Top: top, MaxMapCount: maxMapCount, Broker: broker}
+			if err := judge.options(&opts.Judge); err != nil {
+				return err
+			}
 			if !cmd.Flags().Changed("max-map-count") {
-				maxMapCount = systemMaxMapCount()
+				opts.MaxMapCount = systemMaxMapCount()
+			} else if maxMapCount <= 0 {
+				return usageErr("--max-map-count %d: must be > 0", maxMapCount)
+			}
+			if !cmd.Flags().Changed("broker") {
+				opts.Broker, _ = os.Hostname()
+			}
+			for _, d := range args {
+				if st, err := os.Stat(d); err != nil || !st.IsDir() {
+					return usageErr("%s: no such directory", d)
+				}
 			}
 			prog, done := progress(stderr, "log bytes")
-			a, err := reports.AnalyzeDir(args[0], reports.AnalyzeOptions{Top: top, MaxMapCount: maxMapCount, Progress: prog})
+			opts.Progress = prog
+			a, err := reports.AnalyzeDirs(args, opts)
 			done()
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
-					return usageErr("%s: no such directory", args[0])
+					return usageErr("%v: no such directory", err)
 				}
 				return usageErr("%v", err)
 			}
@@ -76,7 +109,42 @@ Exit 0: no problems; 1: verify found problems (the report says which); 2: usage 
 		},
 	}
 	out.register(cmd.Flags())
+	judge.register(cmd)
 	cmd.Flags().IntVar(&top, "top", 0, "show only the N partitions with the worst lookup cost (0: all)")
 	cmd.Flags().Int64Var(&maxMapCount, "max-map-count", reports.DefaultMaxMapCount, "vm.max_map_count (default: read from /proc/sys/vm/max_map_count, else 65530)")
+	cmd.Flags().StringVar(&broker, "broker", "", "the broker's name in the report (default: this host's name)")
+	cmd.Flags().BoolVar(&merge, "merge", false, "merge analyze --format json reports of several brokers (the arguments are report files)")
 	return cmd
+}
+
+// mergeReports reads brokers' analyze JSON reports and writes the fleet report.
+func mergeReports(files []string, top int, out *reportOutput, stdout io.Writer) error {
+	if out.format != "text" && out.format != "json" {
+		return usageErr("--merge writes text or json, not %s", out.format)
+	}
+	var docs []*reports.AnalysisDoc
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		d, err := reports.ReadAnalysisJSON(f, filepath.Base(path))
+		f.Close()
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		docs = append(docs, d)
+	}
+	fleet := reports.MergeFleet(docs, top)
+	render := fleet.WriteText
+	if out.format == "json" {
+		render = fleet.WriteJSON
+	}
+	if err := out.write(stdout, render); err != nil {
+		return err
+	}
+	if fleet.Problems > 0 {
+		return problemsFound
+	}
+	return nil
 }

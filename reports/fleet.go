@@ -1,0 +1,176 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// A Fleet merges the `kidx analyze --format json` reports of several brokers: each broker
+// runs analyze on its own log.dirs (with any job runner), and the JSON files merge anywhere.
+// Nothing is re-read: the figures are the brokers' own.
+type Fleet struct {
+	Brokers []FleetBroker
+	// Worst are the partitions with the worst lookup cost across the fleet (largest max scan,
+	// then mean), each named with its broker.
+	Worst []FleetPartition
+	// Live lists every live segment (preallocated indexes) of the fleet.
+	Live []FleetLive
+	// Partitions, Segments, LogBytes, Problems are fleet totals.
+	Partitions, Segments, LiveSegments, Restarts, Problems int
+	LogBytes                                                int64
+}
+
+// FleetBroker is one broker's totals, with its memory maps against its own vm.max_map_count.
+type FleetBroker struct {
+	Broker       string   `json:"broker"`
+	Roots        []string `json:"roots"`
+	Partitions   int      `json:"partitions"`
+	Segments     int      `json:"segments"`
+	LiveSegments int      `json:"liveSegments"`
+	Restarts     int      `json:"restarts"`
+	LogBytes     int64    `json:"logBytes"`
+	Maps         int64    `json:"maps"`
+	MaxMapCount  int64    `json:"maxMapCount"`
+	Headroom     int64    `json:"headroom"`
+	Problems     int      `json:"problems"`
+}
+
+// FleetPartition is one partition of one broker.
+type FleetPartition struct {
+	Broker    string   `json:"broker"`
+	Partition string   `json:"partition"`
+	Path      string   `json:"path"`
+	Segments  int      `json:"segments"`
+	Eras      string   `json:"eras"`
+	Scan      ScanJSON `json:"scan"`
+	Problems  int      `json:"problems"`
+}
+
+// FleetLive is one live segment of one broker.
+type FleetLive struct {
+	Broker     string `json:"broker"`
+	Partition  string `json:"partition"`
+	BaseOffset int64  `json:"baseOffset"`
+	IndexValid int    `json:"indexValid"`
+	IndexSlots int    `json:"indexSlots"`
+	LogBytes   int64  `json:"logBytes"`
+}
+
+// ReadAnalysisJSON decodes one `kidx analyze --format json` report. name stands for the
+// broker when the report has none (its file name, say).
+func ReadAnalysisJSON(r io.Reader, name string) (*AnalysisDoc, error) {
+	var doc AnalysisDoc
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: not a kidx analyze JSON report: %v", name, err)
+	}
+	if doc.Roots == nil && doc.Root == "" {
+		return nil, fmt.Errorf("%s: not a kidx analyze JSON report (no root)", name)
+	}
+	if doc.Broker == "" {
+		doc.Broker = name
+	}
+	return &doc, nil
+}
+
+// MergeFleet merges brokers' reports; top bounds Worst (0: every partition).
+func MergeFleet(docs []*AnalysisDoc, top int) *Fleet {
+	f := &Fleet{}
+	for _, d := range docs {
+		roots := d.Roots
+		if roots == nil {
+			roots = []string{d.Root}
+		}
+		b := FleetBroker{Broker: d.Broker, Roots: roots, Partitions: d.Analyzed, Segments: d.Segments, LiveSegments: d.LiveSegments,
+			Restarts: d.Restarts, LogBytes: d.LogBytes, Maps: d.Maps, MaxMapCount: d.MaxMapCount, Headroom: d.MaxMapCount - d.Maps, Problems: d.Problems}
+		f.Brokers = append(f.Brokers, b)
+		f.Partitions += b.Partitions
+		f.Segments += b.Segments
+		f.LiveSegments += b.LiveSegments
+		f.Restarts += b.Restarts
+		f.Problems += b.Problems
+		f.LogBytes += b.LogBytes
+		for _, p := range d.Partitions {
+			name := p.Path
+			if p.Topic != "" {
+				name = fmt.Sprintf("%s-%d", p.Topic, p.Partition)
+			}
+			f.Worst = append(f.Worst, FleetPartition{Broker: d.Broker, Partition: name, Path: p.Path, Segments: p.Segments, Eras: p.Eras, Scan: p.Scan, Problems: p.Problems})
+			for _, l := range p.Live {
+				f.Live = append(f.Live, FleetLive{Broker: d.Broker, Partition: name, BaseOffset: l.BaseOffset, IndexValid: l.IndexValid, IndexSlots: l.IndexSlots, LogBytes: l.LogBytes})
+			}
+		}
+	}
+	sort.SliceStable(f.Brokers, func(i, j int) bool { return f.Brokers[i].Headroom < f.Brokers[j].Headroom })
+	sort.SliceStable(f.Worst, func(i, j int) bool {
+		a, b := f.Worst[i].Scan, f.Worst[j].Scan
+		if a.MaxScanBytes != b.MaxScanBytes {
+			return a.MaxScanBytes > b.MaxScanBytes
+		}
+		if a.MeanScanBytes != b.MeanScanBytes {
+			return a.MeanScanBytes > b.MeanScanBytes
+		}
+		return f.Worst[i].Broker+f.Worst[i].Path < f.Worst[j].Broker+f.Worst[j].Path
+	})
+	if top > 0 && len(f.Worst) > top {
+		f.Worst = f.Worst[:top]
+	}
+	return f
+}
+
+// WriteText writes the fleet report: brokers by map headroom (tightest first), the worst
+// partitions, the live segments.
+func (f *Fleet) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "kidx analyze --merge\n%s, %s, %s (%d live), %s, %s; %s\n\n", plural(int64(len(f.Brokers)), "broker"),
+		plural(int64(f.Partitions), "partition"), plural(int64(f.Segments), "segment"), f.LiveSegments,
+		plural(int64(f.Restarts), "byte-counter restart"), plural(f.LogBytes, "log byte"), plural(int64(f.Problems), "problem"))
+	bt := &table{header: []string{"broker", "partitions", "segments", "live", "restarts", "log B", "maps", "vm.max_map_count", "headroom", "problems"}}
+	for _, b := range f.Brokers {
+		bt.add(b.Broker, fmt.Sprint(b.Partitions), fmt.Sprint(b.Segments), fmt.Sprint(b.LiveSegments), fmt.Sprint(b.Restarts), itoa(b.LogBytes),
+			itoa(b.Maps), itoa(b.MaxMapCount), itoa(b.Headroom), fmt.Sprint(b.Problems))
+	}
+	bt.writeText(w)
+	fmt.Fprintln(w, "\nworst partitions:")
+	pt := &table{header: []string{"broker", "partition", "segs", "max scan B", "mean scan B", "p99 B", "max hops", "problems", "written under"}}
+	for _, p := range f.Worst {
+		pt.add(p.Broker, p.Partition, fmt.Sprint(p.Segments), itoa(p.Scan.MaxScanBytes), fmt.Sprintf("%.1f", p.Scan.MeanScanBytes),
+			itoa(p.Scan.P99ScanBytes), itoa(p.Scan.MaxHops), fmt.Sprint(p.Problems), strings.TrimPrefix(p.Eras, "Kafka "))
+	}
+	pt.writeText(w)
+	for _, b := range f.Brokers {
+		if b.Headroom < 0 {
+			fmt.Fprintf(w, "\n%s needs %d maps against vm.max_map_count=%d: raise it before the broker runs out of mappings.\n", b.Broker, b.Maps, b.MaxMapCount)
+		}
+	}
+	if len(f.Live) > 0 {
+		fmt.Fprintf(w, "\nlive segments (%d):\n", len(f.Live))
+		for _, l := range f.Live {
+			fmt.Fprintf(w, "  %s %s segment %d: %d of %d index slots used, %s\n", l.Broker, l.Partition, l.BaseOffset, l.IndexValid, l.IndexSlots, plural(l.LogBytes, "log byte"))
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the fleet report.
+func (f *Fleet) WriteJSON(w io.Writer) error {
+	doc := struct {
+		Brokers      []FleetBroker    `json:"brokers"`
+		Partitions   int              `json:"partitions"`
+		Segments     int              `json:"segments"`
+		LiveSegments int              `json:"liveSegments"`
+		Restarts     int              `json:"restarts"`
+		LogBytes     int64            `json:"logBytes"`
+		Problems     int              `json:"problems"`
+		Worst        []FleetPartition `json:"worstPartitions"`
+		Live         []FleetLive      `json:"live"`
+	}{f.Brokers, f.Partitions, f.Segments, f.LiveSegments, f.Restarts, f.LogBytes, f.Problems, f.Worst, f.Live}
+	if doc.Live == nil {
+		doc.Live = []FleetLive{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
