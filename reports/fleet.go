@@ -20,7 +20,7 @@ type Fleet struct {
 	Live []FleetLive
 	// Partitions, Segments, LogBytes, Problems are fleet totals.
 	Partitions, Segments, LiveSegments, Restarts, Problems int
-	LogBytes                                                int64
+	LogBytes                                               int64
 }
 
 // FleetBroker is one broker's totals, with its memory maps against its own vm.max_map_count.
