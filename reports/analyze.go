@@ -174,19 +174,47 @@ func sortWorst(ps []*PartitionReport) {
 	})
 }
 
+// replayLimit bounds the cost runs kept in memory for the exact-quantile refinement passes
+// (24 bytes each); past it the passes read the headers again.
+const replayLimit = 4 << 20
+
 func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts AnalyzeOptions) *PartitionReport {
 	logSegs := pd.LogSegments()
 	pr := &PartitionReport{Path: pd.Path, Topic: pd.Topic, Partition: pd.Partition, Segments: len(logSegs),
 		Maps: 2 * int64(len(logSegs)), Findings: []segment.Finding{}}
+
+	scan, hops := NewDist(), NewDist()
+	var stats model.ScanStats
+	type replayRun struct{ count, scanBytes, hops int64 }
+	var replay []replayRun
+	replayable := true
+	walks := map[int64]*costWalk{}
+	var order []int64
+	// One pass over the headers: verify's walk, with the cost walk riding along.
 	judge := opts.Judge
 	judge.Deep = false
+	judge.Visit = func(sf segment.SegmentFiles, seg *segment.Segment) segment.SegmentVisitor {
+		cw := newCostWalk(seg, func(r costRun) {
+			scan.Add(r.count, r.scanBytes)
+			hops.Add(r.count, r.hops)
+			stats.Add(r.count, r.scanBytes, r.hops)
+			if replayable {
+				if len(replay) < replayLimit {
+					replay = append(replay, replayRun{r.count, r.scanBytes, r.hops})
+				} else {
+					replay, replayable = nil, false
+				}
+			}
+		})
+		walks[sf.BaseOffset] = cw
+		order = append(order, sf.BaseOffset)
+		return cw
+	}
 	report := segment.VerifyPartition(pd, points, judge)
 	pr.Findings = append(pr.Findings, report.Findings...)
-	verdicts := map[int64]segment.SegmentVerdict{}
 	if len(report.Partitions) == 1 {
 		pv := report.Partitions[0]
 		for _, v := range pv.Segments {
-			verdicts[v.BaseOffset] = v
 			if v.Live != nil {
 				pr.Live = append(pr.Live, LiveReport{BaseOffset: v.BaseOffset, LiveState: *v.Live})
 			}
@@ -198,40 +226,10 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 			pr.Eras = pv.Segments[n-1].Eras
 		}
 	}
-
-	scan, hops := NewDist(), NewDist()
-	var stats model.ScanStats
-	firstPass := true
-	var restarts []*RestartReport // of the segment being walked
-	onRun := func(r costRun) {
-		scan.Add(r.count, r.scanBytes)
-		hops.Add(r.count, r.hops)
-		if !firstPass {
-			return
-		}
-		stats.Add(r.count, r.scanBytes, r.hops)
-		for _, rs := range restarts {
-			if r.pos >= rs.Position && (rs.UntilPosition < 0 || r.pos < rs.UntilPosition) {
-				rs.Offsets += r.count
-				rs.TotalScanBytes += r.count * r.scanBytes
-				rs.MaxScanBytes = max(rs.MaxScanBytes, r.scanBytes)
-			}
-		}
-	}
 	var last segmentFigures
-	for _, sf := range logSegs {
-		restarts = restarts[:0]
-		for i := range pr.Restarts {
-			if pr.Restarts[i].BaseOffset == sf.BaseOffset {
-				restarts = append(restarts, &pr.Restarts[i])
-			}
-		}
-		fig, err := segmentRuns(sf, onRun)
-		if err != nil {
-			pr.Findings = append(pr.Findings, segment.Finding{File: sf.Log, Pos: -1, Severity: segment.SeverityError,
-				Check: segment.CheckUnreadable, Message: err.Error()})
-			continue
-		}
+	for _, base := range order {
+		fig := walks[base].fig
+		sf := segmentFilesAt(logSegs, base)
 		if fig.skipped != "" {
 			pr.Findings = append(pr.Findings, segment.Finding{File: sf.Log, Pos: -1, Severity: segment.SeverityWarning,
 				Check: "scan-stats-skipped", Message: fig.skipped})
@@ -250,11 +248,12 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 		pr.MaxLastBatchPos = max(pr.MaxLastBatchPos, fig.lastBatchPos)
 		last = fig
 	}
-	restarts = nil
+	if len(pr.Restarts) > 0 {
+		restartCosts(pr, logSegs)
+	}
 	pr.Passes = 1
-	firstPass = false
-	// Exact quantiles: replay the partition's headers while a quantile's bucket holds several
-	// values (the directory is read again, still only headers).
+	// Exact quantiles: replay the runs while a quantile's bucket holds several values, from
+	// memory, or (past replayLimit) by reading the headers again.
 	for {
 		scanDone := scan.Resolve()
 		if hopsDone := hops.Resolve(); scanDone && hopsDone {
@@ -263,8 +262,18 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 		scan.BeginRefine()
 		hops.BeginRefine()
 		pr.Passes++
+		if replayable {
+			for _, r := range replay {
+				scan.Add(r.count, r.scanBytes)
+				hops.Add(r.count, r.hops)
+			}
+			continue
+		}
 		for _, sf := range logSegs {
-			_, _ = segmentRuns(sf, onRun)
+			_, _ = segmentRuns(sf, func(r costRun) {
+				scan.Add(r.count, r.scanBytes)
+				hops.Add(r.count, r.hops)
+			})
 		}
 	}
 	pr.Scan = stats
@@ -284,6 +293,41 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 		}
 	}
 	return pr
+}
+
+func segmentFilesAt(segs []segment.SegmentFiles, base int64) segment.SegmentFiles {
+	for _, s := range segs {
+		if s.BaseOffset == base {
+			return s
+		}
+	}
+	return segment.SegmentFiles{}
+}
+
+// restartCosts sums, per restart, the cost of the offsets whose lookups cross it: those in
+// the batches from the restart to the next entry or restart. Only the segments with a restart
+// are read again (headers only).
+func restartCosts(pr *PartitionReport, segs []segment.SegmentFiles) {
+	for _, sf := range segs {
+		var rs []*RestartReport
+		for i := range pr.Restarts {
+			if pr.Restarts[i].BaseOffset == sf.BaseOffset {
+				rs = append(rs, &pr.Restarts[i])
+			}
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		_, _ = segmentRuns(sf, func(r costRun) {
+			for _, x := range rs {
+				if r.pos >= x.Position && (x.UntilPosition < 0 || r.pos < x.UntilPosition) {
+					x.Offsets += r.count
+					x.TotalScanBytes += r.count * r.scanBytes
+					x.MaxScanBytes = max(x.MaxScanBytes, r.scanBytes)
+				}
+			}
+		})
+	}
 }
 
 // recommendPartition derives advice from a partition's actual figures; every claim is checked

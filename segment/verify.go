@@ -56,6 +56,17 @@ type VerifyOptions struct {
 	// MaxMessageSize is DumpLogSegments' --max-message-size (slice used by the .index check
 	// of entries that are not at a batch boundary); 0 means its default 5242880.
 	MaxMessageSize int64
+	// Visit, if set, is asked for a visitor of each segment's walk, so that other figures are
+	// computed in the same pass over the headers (analyze's lookup costs).
+	Visit func(sf SegmentFiles, seg *Segment) SegmentVisitor
+}
+
+// A SegmentVisitor follows one segment's walk in Verify: Batch sees every batch in file
+// order with the offsets it holds (its return value is ignored: the walk goes on for
+// verify's own checks), End sees how the walk ended, the files still open.
+type SegmentVisitor interface {
+	Batch(b BatchInfo, first, last int64) bool
+	End(seg *Segment, res WalkResult)
 }
 
 // VerifyReport collects what Verify found.
