@@ -77,8 +77,8 @@ func TestVersionWarnings(t *testing.T) {
 func TestWorkloadJSONRoundTrip(t *testing.T) {
 	for _, w := range []Workload{
 		{Config: map[string]int64{"segment.bytes": 65536}, Rule: "per-append", StartOffset: 7, SingleBatch: true,
-			Steps: []Step{AppendStep(Batch{79, 16350, 1700000000000}), AppendStep(Batch{1, 61, NoTimestamp})}},
-		{StartOffset: 0, Steps: []Step{AppendStep(Batch{1, 78, 5}, Batch{2, 100, 4}), {Restart: true}, {Recover: true}}},
+			Steps: []Step{AppendStep(Batch{Records: 79, Bytes: 16350, MaxTimestamp: 1700000000000}), AppendStep(Batch{Records: 1, Bytes: 61, MaxTimestamp: NoTimestamp})}},
+		{StartOffset: 0, Steps: []Step{AppendStep(Batch{Records: 1, Bytes: 78, MaxTimestamp: 5}, Batch{Records: 2, Bytes: 100, MaxTimestamp: 4}), {Restart: true}, {Recover: true}}},
 	} {
 		data, err := w.MarshalJSON()
 		if err != nil {
@@ -111,6 +111,37 @@ func TestEmptyWorkloadRoundTrip(t *testing.T) {
 		}
 		if _, err := ParseWorkload(out); err != nil {
 			t.Fatalf("%s -> %s: %v", in, out, err)
+		}
+	}
+}
+
+// A workload may replay legacy messages (SPEC §3 optional key "magic"): the smallest entry
+// is then LOG_OVERHEAD + LegacyRecord.RECORD_OVERHEAD_V0 (26) or _V1 (34), not a v2 batch's
+// 61, and the key survives a round trip.
+func TestWorkloadLegacyMagic(t *testing.T) {
+	good := `{"batches":[{"records":1,"bytes":26,"magic":0},{"records":254,"bytes":6290,"magic":1},{"records":3,"bytes":61,"magic":2}]}`
+	w, err := ParseWorkload([]byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []LegacyMagic{w.Steps[0].Append[0].Legacy, w.Steps[1].Append[0].Legacy, w.Steps[2].Append[0].Legacy}; got[0] != Magic0 || got[1] != Magic1 || got[2] != NotLegacy {
+		t.Fatalf("formats %v", got)
+	}
+	out, err := w.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"bytes":26,"magic":0`) || !strings.Contains(string(out), `"magic":1`) || strings.Count(string(out), "magic") != 2 {
+		t.Fatalf("round trip %s", out)
+	}
+	for _, bad := range []string{
+		`{"batches":[{"records":1,"bytes":25,"magic":0}]}`,
+		`{"batches":[{"records":1,"bytes":33,"magic":1}]}`,
+		`{"batches":[{"records":1,"bytes":60}]}`,
+		`{"batches":[{"records":1,"bytes":100,"magic":3}]}`,
+	} {
+		if _, err := ParseWorkload([]byte(bad)); err == nil {
+			t.Errorf("%s accepted", bad)
 		}
 	}
 }

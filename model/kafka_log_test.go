@@ -97,8 +97,8 @@ func TestLogSegmentIndexForMultipleBatchesInMemoryRecords(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.IndexIntervalBytes = 1
 	l := newLog(t, cfg, PerBatch, 0)
-	appendOK(t, l, Batch{1, 78, 0}, Batch{1, 78, 1})
-	appendOK(t, l, Batch{1, 78, 2})
+	appendOK(t, l, Batch{Records: 1, Bytes: 78, MaxTimestamp: 0}, Batch{Records: 1, Bytes: 78, MaxTimestamp: 1})
+	appendOK(t, l, Batch{Records: 1, Bytes: 78, MaxTimestamp: 2})
 	s := l.Active()
 	if got := s.OffsetIndex().All(); !slices.Equal(got, []OffsetPosition{{1, 78}, {2, 156}}) {
 		t.Errorf("offset index %v", got)
@@ -115,7 +115,7 @@ func TestLogSegmentNonMonotonicTimestampForMultipleBatches(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.IndexIntervalBytes = 1
 	l := newLog(t, cfg, PerBatch, 0)
-	appendOK(t, l, Batch{1, 78, 1}, Batch{1, 78, 0}, Batch{1, 78, 2})
+	appendOK(t, l, Batch{Records: 1, Bytes: 78, MaxTimestamp: 1}, Batch{Records: 1, Bytes: 78, MaxTimestamp: 0}, Batch{Records: 1, Bytes: 78, MaxTimestamp: 2})
 	s := l.Active()
 	if got := offsets(s.OffsetIndex().All()); !slices.Equal(got, []int64{1, 2}) {
 		t.Errorf("offset entries %v", got)
@@ -225,7 +225,7 @@ func TestWorkedExampleSection2_3(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		appendOK(t, nw, Batch{1, 78, NoTimestamp})
+		appendOK(t, nw, Batch{Records: 1, Bytes: 78, MaxTimestamp: NoTimestamp})
 	}
 	if got := nw.Active().OffsetIndex().All(); !slices.Equal(got, append(append([]OffsetPosition{}, newRule...), OffsetPosition{13, 1014})) {
 		t.Errorf("after restart: %v", got)
@@ -245,22 +245,22 @@ func TestOversizeAppendRejected(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.SegmentBytes = 1000
 	l := newLog(t, cfg, PerBatch, 0)
-	appendOK(t, l, Batch{1, 1001, NoTimestamp})
+	appendOK(t, l, Batch{Records: 1, Bytes: 1001, MaxTimestamp: NoTimestamp})
 	if ev := l.Events(); len(ev) != 1 || ev[0].Kind != EventRejected || ev[0].Step != 0 {
 		t.Fatalf("events %+v", ev)
 	}
 	if l.NextOffset() != 0 || l.Active().Size() != 0 {
 		t.Fatal("a rejected append must not assign offsets or write bytes")
 	}
-	appendOK(t, l, Batch{3, 1000, NoTimestamp})
+	appendOK(t, l, Batch{Records: 3, Bytes: 1000, MaxTimestamp: NoTimestamp})
 	if len(l.Segments()) != 1 || l.Active().Size() != 1000 || l.NextOffset() != 3 {
 		t.Fatalf("exactly segment.bytes: %d segments, size %d", len(l.Segments()), l.Active().Size())
 	}
 	// The size condition counts the whole append: 600 + 2×300 > 1000 rolls before writing.
-	appendOK(t, l, Batch{1, 61, NoTimestamp})
+	appendOK(t, l, Batch{Records: 1, Bytes: 61, MaxTimestamp: NoTimestamp})
 	l2 := newLog(t, cfg, PerBatch, 0)
-	appendOK(t, l2, Batch{1, 600, NoTimestamp})
-	appendOK(t, l2, Batch{1, 300, NoTimestamp}, Batch{1, 300, NoTimestamp})
+	appendOK(t, l2, Batch{Records: 1, Bytes: 600, MaxTimestamp: NoTimestamp})
+	appendOK(t, l2, Batch{Records: 1, Bytes: 300, MaxTimestamp: NoTimestamp}, Batch{Records: 1, Bytes: 300, MaxTimestamp: NoTimestamp})
 	if segs := l2.Segments(); len(segs) != 2 || segs[0].Size() != 600 || segs[0].RollReason() != RollSize {
 		t.Fatalf("whole-append size roll: %d segments", len(segs))
 	}
@@ -295,9 +295,9 @@ func TestTimeIndexFullRollsOneSlotEarly(t *testing.T) {
 // segment rolls when the append's last offset would not fit a relative int32 offset.
 func TestRelativeOffsetOverflowRolls(t *testing.T) {
 	l := newLog(t, DefaultConfig(), PerBatch, 0)
-	appendOK(t, l, Batch{math.MaxInt32, 100, NoTimestamp}) // offsets 0 .. 2^31-2
-	appendOK(t, l, Batch{1, 100, NoTimestamp})             // offset 2^31-1: relative 2^31-1 fits
-	appendOK(t, l, Batch{1, 100, NoTimestamp})             // offset 2^31: does not
+	appendOK(t, l, Batch{Records: math.MaxInt32, Bytes: 100, MaxTimestamp: NoTimestamp}) // offsets 0 .. 2^31-2
+	appendOK(t, l, Batch{Records: 1, Bytes: 100, MaxTimestamp: NoTimestamp})             // offset 2^31-1: relative 2^31-1 fits
+	appendOK(t, l, Batch{Records: 1, Bytes: 100, MaxTimestamp: NoTimestamp})             // offset 2^31: does not
 	segs := l.Segments()
 	if len(segs) != 2 || segs[0].RollReason() != RollOffsetOutOfRange || segs[1].BaseOffset() != math.MaxInt32+1 {
 		t.Fatalf("%+v", l.Summaries())
@@ -345,7 +345,7 @@ func TestTimeBasedRoll(t *testing.T) {
 	for _, rule := range []AppendRule{PerBatch, PerAppend} {
 		l := newLog(t, cfg, rule, 0)
 		for _, ts := range []int64{1000, 1100, 1150, 1151, 1200} {
-			appendOK(t, l, Batch{1, 100, ts})
+			appendOK(t, l, Batch{Records: 1, Bytes: 100, MaxTimestamp: ts})
 		}
 		segs := l.Segments()
 		// 1150 - 1000 = 150 is not > 150; 1151 rolls; the new segment's first batch is 1151.
@@ -357,7 +357,7 @@ func TestTimeBasedRoll(t *testing.T) {
 	// the model never rolls on time.
 	l := newLog(t, cfg, PerBatch, 0)
 	for range 5 {
-		appendOK(t, l, Batch{1, 100, NoTimestamp})
+		appendOK(t, l, Batch{Records: 1, Bytes: 100, MaxTimestamp: NoTimestamp})
 	}
 	if len(l.Segments()) != 1 {
 		t.Fatalf("no timestamps: %d segments", len(l.Segments()))

@@ -18,12 +18,31 @@ const RecordBatchOverhead = 61
 const NoTimestamp = -1
 
 // A Batch is one record batch as the log sees it: how many records (offsets) it holds, its
-// sizeInBytes on disk and its max timestamp.
+// sizeInBytes on disk and its max timestamp. Legacy marks a message of the formats before
+// 0.11 (magic 0 or 1: one message, or a compressed wrapper of several), which the log walks
+// like a batch (FileLogInputStream); it only changes the smallest size allowed.
 type Batch struct {
 	Records      int64
 	Bytes        int64
 	MaxTimestamp int64
+	Legacy       LegacyMagic
 }
+
+// LegacyMagic is a legacy message format: NotLegacy (a v2 batch, magic 2), Magic0 or Magic1.
+type LegacyMagic int8
+
+// Message formats.
+const (
+	NotLegacy LegacyMagic = iota
+	Magic0
+	Magic1
+)
+
+// Smallest entries on disk (LOG_OVERHEAD + LegacyRecord.RECORD_OVERHEAD_V0 / _V1).
+const (
+	minLegacyV0Bytes = 12 + 14
+	minLegacyV1Bytes = 12 + 22
+)
 
 // A Step is one thing that happens to a partition's log: an append of one or more batches
 // (one LogSegment.append call), a clean restart, or an unclean restart with recovery.
@@ -132,6 +151,7 @@ type (
 		Records      *json.Number `json:"records"`
 		Bytes        *json.Number `json:"bytes"`
 		MaxTimestamp *json.Number `json:"maxTimestamp"`
+		Magic        *json.Number `json:"magic"`
 	}
 	// The same with every step and batch left raw: decoded one by one only to say which
 	// step or batch a JSON type error or unknown key is in.
@@ -282,6 +302,21 @@ func (f *batchFile) batch(path string) (Batch, error) {
 			return b, err
 		}
 	}
+	if f.Magic != nil {
+		m, err := numberInt(*f.Magic, path+".magic")
+		if err != nil {
+			return b, err
+		}
+		switch m {
+		case 0:
+			b.Legacy = Magic0
+		case 1:
+			b.Legacy = Magic1
+		case 2:
+		default:
+			return b, &WorkloadError{Path: path + ".magic", Offset: -1, Err: fmt.Errorf("%d is no message format (want 0, 1 or 2)", m)}
+		}
+	}
 	if err := b.Validate(); err != nil {
 		var be *BatchError
 		if errors.As(err, &be) {
@@ -365,7 +400,11 @@ func (b Batch) Validate() error {
 		return &BatchError{"records", fmt.Errorf("%d does not fit the batch's int32 record count", b.Records)}
 	case b.Bytes < 0:
 		return &BatchError{"bytes", fmt.Errorf("%d is negative", b.Bytes)}
-	case b.Bytes < RecordBatchOverhead:
+	case b.Legacy == Magic0 && b.Bytes < minLegacyV0Bytes:
+		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the smallest magic-0 message (LegacyRecord.RECORD_OVERHEAD_V0 + 12)", b.Bytes, minLegacyV0Bytes)}
+	case b.Legacy == Magic1 && b.Bytes < minLegacyV1Bytes:
+		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the smallest magic-1 message (LegacyRecord.RECORD_OVERHEAD_V1 + 12)", b.Bytes, minLegacyV1Bytes)}
+	case b.Legacy == NotLegacy && b.Bytes < RecordBatchOverhead:
 		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the size of a v2 batch header (RECORD_BATCH_OVERHEAD)",
 			b.Bytes, RecordBatchOverhead)}
 	case b.Bytes > math.MaxInt32:
@@ -440,6 +479,7 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		Records      int64  `json:"records"`
 		Bytes        int64  `json:"bytes"`
 		MaxTimestamp *int64 `json:"maxTimestamp,omitempty"`
+		Magic        *int8  `json:"magic,omitempty"`
 	}
 	type head struct {
 		Config      map[string]int64 `json:"config,omitempty"`
@@ -451,6 +491,10 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		if b.MaxTimestamp != NoTimestamp {
 			ts := b.MaxTimestamp
 			o.MaxTimestamp = &ts
+		}
+		if b.Legacy != NotLegacy {
+			m := int8(b.Legacy) - 1
+			o.Magic = &m
 		}
 		return o
 	}

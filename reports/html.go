@@ -16,7 +16,7 @@ type Figure struct {
 
 const htmlStyle = `body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
 table{border-collapse:collapse;font-size:0.85em}th,td{border:1px solid #ccc;padding:0.2em 0.5em;text-align:right}
-th{background:#f0f0f0}td:first-child{text-align:left}.plateau{background:#e8f5e9}.thinning{background:#fff8e1}.cliff{background:#ffebee}
+th{background:#f0f0f0}td:first-child{text-align:left}.plateau{background:#e8f5e9}.thinning{background:#fff8e1}.cliff{background:#ffebee}.empty{background:#f5f5f5}
 figure{margin:1.5em 0}figcaption{font-weight:bold;margin-bottom:0.3em}pre{background:#f6f6f6;padding:0.5em}`
 
 func writeHTMLHead(w io.Writer, title string) {

@@ -27,6 +27,8 @@ const (
 	// Cliff: not on the plateau, and the index is empty or the interval is at least half of
 	// segment.bytes, so no segment can hold more than one entry.
 	Cliff Regime = "cliff"
+	// Empty: the workload has no batches (an empty partition): no regime at all.
+	Empty Regime = "empty"
 )
 
 // Point is one configuration of a what-if sweep with its exact figures.
@@ -157,7 +159,9 @@ func finishPoint(r *run, ref *run, shape sourceShape, rep *WhatIf) {
 
 	cfg := p.Config
 	switch {
-	case p.Batches > 0 && p.OffsetIndexEntries == p.DensestEntries:
+	case p.Batches == 0:
+		p.Regime = Empty
+	case p.OffsetIndexEntries == p.DensestEntries:
 		p.Regime = Plateau
 	case p.OffsetIndexEntries == 0 || 2*cfg.IndexIntervalBytes >= cfg.SegmentBytes:
 		p.Regime = Cliff

@@ -17,10 +17,13 @@ func recommend(p *Point, rep *WhatIf) []string {
 	}
 	switch p.Regime {
 	case Plateau:
+		walk := fmt.Sprintf("a lookup walks at most the batch before its own: here up to %s", Bytes(p.Scan.MaxScanBytes))
+		if p.Scan.MaxScanBytes == 0 {
+			walk = "every lookup starts at its own batch (no walk at all)"
+		}
 		out = append(out, fmt.Sprintf("On the plateau: %d of %d batches carry an entry, as many as index.interval.bytes=0 gives "+
 			"(every batch after each segment's first). Lowering index.interval.bytes (now %d) changes nothing; batching decides "+
-			"the density, and the largest batch (%s) decides the max scan (%s).",
-			p.OffsetIndexEntries, p.Batches, I, Bytes(p.MaxBatchBytes), Bytes(p.Scan.MaxScanBytes)))
+			"the density, and %s.", p.OffsetIndexEntries, p.Batches, I, walk))
 		if hi, ok := widestPlateau(p, rep); ok && hi > I {
 			out = append(out, fmt.Sprintf("In this sweep the index stays identical up to index.interval.bytes=%d: raising it that far costs nothing.", hi))
 		}
@@ -41,10 +44,13 @@ func recommend(p *Point, rep *WhatIf) []string {
 				p.OffsetIndexEntries, p.Segments, Bytes(p.Scan.MaxScanBytes), p.Scan.MaxHops))
 		}
 	}
-	if 2*I >= S && p.Regime != Cliff {
+	switch {
+	case I >= S:
+		out = append(out, fmt.Sprintf("index.interval.bytes=%d is at or above segment.bytes=%d: no segment can ever get an entry.", I, S))
+	case 2*I >= S && p.Regime != Cliff:
 		out = append(out, fmt.Sprintf("index.interval.bytes=%d is within 2x of segment.bytes=%d: at most one entry fits a segment; "+
 			"the index is about to go empty.", I, S))
-	} else if 2*I >= S {
+	case 2*I >= S:
 		out = append(out, fmt.Sprintf("index.interval.bytes=%d is within 2x of segment.bytes=%d: keep the interval well below the segment size.", I, S))
 	}
 	if p.BoundSlack < 0 && p.Rule == model.PerAppend {

@@ -132,11 +132,15 @@ type wireBatch struct {
 	Records      *int   `json:"records"`
 	Bytes        *int   `json:"bytes"`
 	MaxTimestamp *int64 `json:"maxTimestamp"`
+	Magic        *int   `json:"magic"`
 }
 
 func (w wireBatch) spec(where string) (BatchSpec, error) {
 	if w.Records == nil || w.Bytes == nil {
 		return BatchSpec{}, fmt.Errorf("%s: a batch needs \"records\" and \"bytes\"", where)
+	}
+	if w.Magic != nil && *w.Magic != 2 {
+		return BatchSpec{}, fmt.Errorf("%s: magic %d: the file writer writes v2 batches only (a legacy replay runs in the model: kidx sim, kidx whatif)", where, *w.Magic)
 	}
 	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp}
 	if w.MaxTimestamp != nil {

@@ -12,7 +12,8 @@ import (
 // with topic and partition naming the partition to replay.
 //
 // Every batch becomes one single-batch append, as a leader wrote it: the .log keeps no
-// trace of how batches were grouped into appends. A segment's batches are read with
+// trace of how batches were grouped into appends. A legacy (magic 0/1) message or compressed
+// wrapper replays as one batch of its size holding its offsets (inner ones included). A segment's batches are read with
 // segment.LogFile.Walk (FileLogInputStream.nextBatch's stop rules); a corrupt batch ends
 // that segment's replay with an error naming the file and byte.
 func NewLogDirSource(dir, topic string, partition int) (Source, error) {
@@ -71,7 +72,18 @@ func (s *logDirSource) Open() (Stream, error) {
 			if ts < model.NoTimestamp {
 				ts = model.NoTimestamp
 			}
-			batch := model.Batch{Records: b.LastOffset() - b.BaseOffset() + 1, Bytes: b.Size, MaxTimestamp: ts}
+			first, err := lf.FirstOffset(b)
+			if err != nil {
+				berr = err
+				return false
+			}
+			batch := model.Batch{Records: b.LastOffset() - first + 1, Bytes: b.Size, MaxTimestamp: ts}
+			switch b.Magic {
+			case 0:
+				batch.Legacy = model.Magic0
+			case 1:
+				batch.Legacy = model.Magic1
+			}
 			if err := batch.Validate(); err != nil {
 				berr = fmt.Errorf("%s at byte %d: %w", path, b.Position, err)
 				return false
