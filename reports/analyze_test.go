@@ -255,7 +255,8 @@ func TestAnalyzeRestartCost(t *testing.T) {
 			}
 		}
 		l.Close()
-		a, err := AnalyzeDir(dir, AnalyzeOptions{})
+		perBatch := segment.EraForRule(segment.PerBatch)
+		a, err := AnalyzeDir(dir, AnalyzeOptions{Judge: segment.VerifyOptions{Era: &perBatch}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -138,8 +138,9 @@ func writeRestartedSegment(t *testing.T) string {
 // of this is a problem.
 func TestRestartPlacedFromEntries(t *testing.T) {
 	dir := writeRestartedSegment(t)
+	perBatch := EraForRule(PerBatch)
 	for _, given := range []bool{true, false} {
-		r, err := Verify([]string{dir}, VerifyOptions{HaveInterval: given, IndexIntervalBytes: 100})
+		r, err := Verify([]string{dir}, VerifyOptions{HaveInterval: given, IndexIntervalBytes: 100, Era: &perBatch})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,9 +152,18 @@ func TestRestartPlacedFromEntries(t *testing.T) {
 			t.Fatalf("given=%v: restarts %+v, want one before batch 10 (byte 1000) until the entry at 1200", given, rs)
 		}
 	}
+	// Without the era, a gap is just as well a multi-batch append of the per-append releases:
+	// no restart is placed from it, only from a producer snapshot.
+	r, err := Verify([]string{dir}, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := r.Partitions[0].Segments[0].Restarts; len(rs) != 0 {
+		t.Fatalf("restart placed without the era: %+v", rs)
+	}
 	snap := filepath.Join(dir, FilenamePrefixFromOffset(10)+SnapshotSuffix)
 	mustWrite(t, snap, nil)
-	r, err := Verify([]string{dir}, VerifyOptions{})
+	r, err = Verify([]string{dir}, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,13 @@ type Restart struct {
 	EarliestPosition int64  `json:"earliestPosition"`
 	EarliestOffset   int64  `json:"earliestOffset"`
 	Snapshot         string `json:"snapshot,omitempty"` // the producer snapshot that corroborates it
+	// TimeIndexMark is the offset of the time-index entry a shutdown left at the batch before
+	// (LogSegment.close and recover append one when the max timestamp grew), -1 when none.
+	TimeIndexMark int64 `json:"timeIndexMark"`
+	// Unmarked: no snapshot and no time-index entry, though a shutdown or recovery here would
+	// have added one (the max timestamp had grown): only a follower's truncation
+	// (LogSegment.truncateTo, which resets the counter and writes nothing) explains it.
+	Unmarked bool `json:"unmarked"`
 	// UntilPosition ends the stretch after the restart that has no entry: the position of the
 	// next entry or restart (-1: the end of the segment). Lookups of the offsets in
 	// [Position, UntilPosition) start before the restart.
@@ -32,8 +39,13 @@ func (r Restart) String() string {
 	if r.EarliestPosition < r.Position {
 		where = fmt.Sprintf("between byte %d (offset %d) and byte %d (offset %d)", r.EarliestPosition, r.EarliestOffset, r.Position, r.Offset)
 	}
-	if r.Snapshot != "" {
+	switch {
+	case r.Snapshot != "":
 		return fmt.Sprintf("the byte counter restarted %s: a broker restart, as the producer snapshot %s shows", where, r.Snapshot)
+	case r.TimeIndexMark >= 0:
+		return fmt.Sprintf("the byte counter restarted %s: a broker restart or recovery, as the time-index entry at offset %d with no offset-index entry beside it shows (LogSegment.close and recover append one)", where, r.TimeIndexMark)
+	case r.Unmarked:
+		return fmt.Sprintf("the byte counter restarted %s, with no shutdown's marks (a restart or recovery would have added a time-index entry): a follower's truncation (LogSegment.truncateTo)", where)
 	}
 	return fmt.Sprintf("the byte counter restarted %s: a broker restart, a recovery or a truncation (the entries require one there)", where)
 }
@@ -65,10 +77,19 @@ func newLifetimeTracker(interval int64, exact bool, snapshots []snapshotMark) *l
 	return &lifetimeTracker{interval: interval, exact: exact, lastEntryPos: -1, snapshots: snapshots, open: -1}
 }
 
+// shutdownMarks is what the time index says about the batch before the current one: a
+// time-index entry in it with no offset-index entry (what LogSegment.close or recover
+// appends), or the max timestamp having grown past the last time-index entry (so a close or
+// recover there would have appended one).
+type shutdownMarks struct {
+	timeEntry int64 // offset of such an entry, -1 when none
+	wouldMark bool
+}
+
 // batch feeds the next batch in position order. It returns the distance to the previous
 // entry when an entry sits closer to it than the configured interval allows (a placement of
 // restarts cannot explain that: restarts only delay entries), else -1.
-func (t *lifetimeTracker) batch(pos, first int64, indexed bool) (tooClose int64) {
+func (t *lifetimeTracker) batch(pos, first int64, indexed bool, marks shutdownMarks) (tooClose int64) {
 	tooClose = -1
 	// A producer snapshot at this batch's offset marks a clean shutdown right before it: the
 	// next LogSegment object restarted the counter here (when the batch has no entry, as the
@@ -91,18 +112,22 @@ func (t *lifetimeTracker) batch(pos, first int64, indexed bool) (tooClose int64)
 		t.closeOpen(pos)
 		t.anchor, t.lastEntryPos, t.afterAnchor = pos, pos, false
 	case snapped != "":
-		t.place(pos, first, snapped)
+		t.place(pos, first, snapped, marks)
 	case pos-t.anchor > t.interval:
-		t.place(pos, first, "")
+		t.place(pos, first, "", marks)
 	}
 	return tooClose
 }
 
-func (t *lifetimeTracker) place(pos, first int64, snapshot string) {
+func (t *lifetimeTracker) place(pos, first int64, snapshot string, marks shutdownMarks) {
 	t.closeOpen(pos)
-	r := Restart{Position: pos, Offset: first, EarliestPosition: pos, EarliestOffset: first, Snapshot: snapshot, UntilPosition: -1}
-	if snapshot == "" && t.afterAnchor {
-		r.EarliestPosition, r.EarliestOffset = t.windowPos, t.windowOff
+	r := Restart{Position: pos, Offset: first, EarliestPosition: pos, EarliestOffset: first, Snapshot: snapshot, UntilPosition: -1,
+		TimeIndexMark: marks.timeEntry}
+	if snapshot == "" && marks.timeEntry < 0 {
+		r.Unmarked = marks.wouldMark
+		if t.afterAnchor {
+			r.EarliestPosition, r.EarliestOffset = t.windowPos, t.windowOff
+		}
 	}
 	t.restarts = append(t.restarts, r)
 	t.open = len(t.restarts) - 1

@@ -46,9 +46,13 @@ type segmentWalk struct {
 	magics    [3]int // batches per magic
 	legacyZip int    // compressed legacy wrappers
 	life      *lifetimeTracker
-	visitor   SegmentVisitor
-	verdict   *SegmentVerdict
-	nextBase  int64 // the next segment's base offset (-1: this is the newest)
+	// What the time index says about the last batch walked, for restart placement.
+	lastTimeTs   int64 // timestamp of the last time-index entry met so far
+	maxTsSoFar   int64 // the largest batch max timestamp so far
+	unpairedTime int64 // offset of a time-index entry in the last batch, which had no offset-index entry (-1: none)
+	visitor      SegmentVisitor
+	verdict      *SegmentVerdict
+	nextBase     int64 // the next segment's base offset (-1: this is the newest)
 }
 
 // appendEntry is an offset-index entry whose offset lies past the batch at its position:
@@ -102,7 +106,8 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 		seg.TimeIndex.Close()
 		seg.TimeIndex = nil
 	}
-	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, passed: AllEras}
+	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, passed: AllEras,
+		lastTimeTs: NoTimestamp, maxTsSoFar: NoTimestamp, unpairedTime: -1}
 	w.checkIndexFiles(newest)
 	// Producer snapshots strictly inside the segment mark clean shutdowns (a snapshot at the
 	// base offset is the roll's).
@@ -121,10 +126,22 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 	w.walk()
 	w.judge()
 	w.uncleanStart()
-	if w.life != nil && w.lifetimesInferable() && len(w.life.restarts) > 0 {
+	if w.life != nil && len(w.life.restarts) > 0 {
 		v.Restarts = w.life.restarts
+		if !w.lifetimesInferable() {
+			v.Restarts = snapshotRestarts(w.life.restarts)
+		}
+		// A restart no shutdown marked is a follower's truncation, or the files are not what
+		// the given release with the given interval writes: only both claims make it a
+		// problem.
+		claimed := ctx.opts.Era != nil && ctx.opts.HaveInterval
 		for _, rs := range v.Restarts {
-			r.add(Finding{File: sf.Log, Pos: rs.Position, Severity: SeverityInfo, Check: CheckRestart, Message: rs.String()})
+			f := Finding{File: sf.Log, Pos: rs.Position, Severity: SeverityInfo, Check: CheckRestart, Message: rs.String()}
+			if rs.Unmarked && claimed {
+				f.Severity = SeverityWarning
+				f.Expected = fmt.Sprintf("an entry here under %s with index.interval.bytes=%d, unless a follower truncated the log here", ctx.opts.Era, ctx.interval)
+			}
+			r.add(f)
 		}
 	}
 	if seg.Index != nil {
@@ -136,24 +153,26 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 	return v
 }
 
-// lifetimesInferable: restarts are placed from gaps between entries under the per-batch rule,
-// and under the per-append rule when the segment is v2 data showing no multi-batch append (a
-// leader's produce requests carry one batch per partition since ProduceRequest v3, so its
-// appends are single batches; a follower's appends of several batches show as entries naming
-// a later batch's offset). Legacy messages come many to an append: no placement there.
+// lifetimesInferable: restarts are placed from the gaps between entries only under the
+// per-batch rule (the given era, or the only one the files allow): under the per-append
+// releases a long gap is just as well an append of several batches, which they check once
+// (a follower's fetch, the cleaner). Producer snapshots place restarts in every era.
 func (w *segmentWalk) lifetimesInferable() bool {
-	if w.ctx.opts.Era != nil && w.ctx.opts.Era.PerBatch() {
-		return true
+	if g := w.ctx.opts.Era; g != nil {
+		return g.PerBatch()
 	}
-	if w.magics[0]+w.magics[1] > 0 {
-		return false // legacy produce requests append many messages at once
-	}
-	for _, o := range w.obs {
-		if o.allowed == erasAppendLast || o.allowed == erasAppendFirst {
-			return false // entries name offsets past their batch: appends of several batches
+	return !w.verdict.eras.Empty() && w.verdict.eras&^erasBatchLast == 0
+}
+
+// snapshotRestarts keeps the restarts a producer snapshot placed.
+func snapshotRestarts(rs []Restart) []Restart {
+	var out []Restart
+	for _, r := range rs {
+		if r.Snapshot != "" {
+			out = append(out, r)
 		}
 	}
-	return true
+	return out
 }
 
 // checkIndexFiles looks at the index files before the walk: order of the valid entries,
@@ -266,13 +285,16 @@ func (w *segmentWalk) walk() {
 		w.resolvePending(b, last)
 		indexed := w.entriesAt(b, first, last)
 		if w.life != nil {
-			if d := w.life.batch(b.Position, first, indexed); d >= 0 {
+			marks := shutdownMarks{timeEntry: w.unpairedTime, wouldMark: w.seg.TimeIndex != nil && w.maxTsSoFar > w.lastTimeTs}
+			if d := w.life.batch(b.Position, first, indexed, marks); d >= 0 {
 				w.r.add(Finding{File: w.seg.Index.Path, Pos: int64(w.slotAt(b.Position)) * OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIntervalRule,
 					Message:  fmt.Sprintf("the entry at position %d lies %d bytes after the previous entry (or the segment's start): index.interval.bytes=%d adds an entry only after more than %d bytes (LogSegment.append: bytesSinceLastIndexEntry > indexIntervalBytes)", b.Position, d, w.ctx.interval, w.ctx.interval),
 					Expected: fmt.Sprintf("more than %d bytes between entries", w.ctx.interval)})
 			}
 		}
-		w.timesIn(b, first, last)
+		w.unpairedTime = -1
+		w.timesIn(b, first, last, indexed)
+		w.maxTsSoFar = max(w.maxTsSoFar, b.MaxTimestamp())
 		return true
 	})
 	w.verdict.LogBytes = res.ValidBytes
@@ -463,7 +485,7 @@ func (w *segmentWalk) dlsRead(slot int, e IndexEntry, at int64, lf *LogFile) {
 // offset gap before it). DumpLogSegments.dumpTimeIndex finds the first batch whose last
 // offset is >= the entry's, then wants that last offset to be the entry's and the batch's
 // max record timestamp to be the entry's.
-func (w *segmentWalk) timesIn(b BatchInfo, first, last int64) {
+func (w *segmentWalk) timesIn(b BatchInfo, first, last int64, indexed bool) {
 	x := w.seg.TimeIndex
 	var recs *recordScan
 	for w.tp < len(w.byOffset) {
@@ -473,6 +495,10 @@ func (w *segmentWalk) timesIn(b BatchInfo, first, last int64) {
 			return
 		}
 		w.tp++
+		w.lastTimeTs = max(w.lastTimeTs, e.Timestamp)
+		if !indexed && e.Offset >= first {
+			w.unpairedTime = e.Offset
+		}
 		at := int64(slot) * TimeIndexEntrySize
 		if e.Offset == last {
 			maxTs := b.MaxTimestamp()
