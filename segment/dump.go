@@ -56,7 +56,7 @@ type DumpRecord struct {
 // DumpResult is the JSON form of one file's dump.
 type DumpResult struct {
 	File                string           `json:"file"`
-	Kind                string           `json:"kind"` // log, index, timeindex, unknown
+	Kind                string           `json:"kind"` // log, index, timeindex, snapshot, txnindex, kraft-snapshot, bootstrap-snapshot, leader-epoch-checkpoint, offset-checkpoint, partition-metadata, quorum-state, meta-properties, clean-shutdown, lock, unknown
 	BaseOffset          int64            `json:"baseOffset"`
 	Empty               bool             `json:"empty,omitempty"`
 	SanityCheck         string           `json:"sanityCheck,omitempty"` // "passed" or the error
@@ -69,7 +69,22 @@ type DumpResult struct {
 	OutOfOrder          [][2]int64       `json:"outOfOrderTimestamps,omitempty"`
 	NotFound            [][2]int64       `json:"offsetsNotFound,omitempty"` // [indexedOffset, foundLogOffset]
 	NonConsecutive      [][2]int64       `json:"nonConsecutiveOffsets,omitempty"`
-	Error               string           `json:"error,omitempty"`
+	// The other files of a log directory (dump_files.go, docs/logdir-files.md).
+	DecodedBy         string                  `json:"decodedBy,omitempty"`         // "kidx": kafka-dump-log does not decode this kind
+	SnapshotEndOffset *int64                  `json:"snapshotEndOffset,omitempty"` // kraft-snapshot: from the name
+	SnapshotEpoch     *int32                  `json:"snapshotEpoch,omitempty"`     // kraft-snapshot: from the name
+	ProducerEntries   []DumpProducerEntry     `json:"producerEntries,omitempty"`   // snapshot
+	AbortedTxns       []AbortedTxn            `json:"abortedTxns,omitempty"`       // txnindex
+	CheckpointKind    string                  `json:"checkpointKind,omitempty"`    // offset-checkpoint: recovery-point, replication, log-start, cleaner
+	CheckpointVersion *int                    `json:"checkpointVersion,omitempty"` // leader-epoch-checkpoint, offset-checkpoint
+	LeaderEpochs      []EpochEntry            `json:"leaderEpochs,omitempty"`      // leader-epoch-checkpoint
+	Offsets           []OffsetCheckpointEntry `json:"offsets,omitempty"`           // offset-checkpoint
+	PartitionMetadata *PartitionMetadata      `json:"partitionMetadata,omitempty"`
+	QuorumState       *QuorumState            `json:"quorumState,omitempty"`
+	MetaProperties    *MetaProperties         `json:"metaProperties,omitempty"`
+	CleanShutdown     *CleanShutdown          `json:"cleanShutdown,omitempty"`
+	FileSize          *int64                  `json:"fileSize,omitempty"` // clean-shutdown, lock
+	Error             string                  `json:"error,omitempty"`
 }
 
 // MarshalJSON keeps entry keys lower-case and stable.
@@ -116,8 +131,20 @@ func Dump(w io.Writer, path string, opts DumpOptions) error {
 	case ext == TimeIndexSuffix:
 		res.Kind = "timeindex"
 		err = dumpTimeIndex(tw, path, base, opts, res)
+	case ext == SnapshotSuffix:
+		res.Kind = "snapshot"
+		err = dumpProducerSnapshot(tw, path, opts, res)
+	case ext == TxnIndexSuffix && berr != nil:
+		res.Kind = "txnindex"
+		err = berr // TransactionIndex(offsetFromFile(file), file)
+	case ext == TxnIndexSuffix:
+		res.Kind = "txnindex"
+		err = dumpTxnIndex(tw, path, opts, res)
+	case ext == KRaftSnapshotSuffix:
+		err = dumpKRaftCheckpoint(tw, path, name, opts, res)
 	default:
-		if opts.Stderr != nil {
+		var known bool
+		if known, err = dumpLogDirFile(tw, path, name, res); !known && opts.Stderr != nil {
 			fmt.Fprintf(opts.Stderr, "Ignoring unknown file %s\n", path)
 		}
 	}
