@@ -84,7 +84,10 @@ type DumpResult struct {
 	MetaProperties    *MetaProperties         `json:"metaProperties,omitempty"`
 	CleanShutdown     *CleanShutdown          `json:"cleanShutdown,omitempty"`
 	FileSize          *int64                  `json:"fileSize,omitempty"` // clean-shutdown, lock
-	Error             string                  `json:"error,omitempty"`
+	// Notes are kidx's own remarks beside DumpLogSegments' output (a live index, a .log that
+	// is missing); the text form prints them on stderr as "kidx: note: ...".
+	Notes []string `json:"notes,omitempty"`
+	Error string   `json:"error,omitempty"`
 }
 
 // MarshalJSON keeps entry keys lower-case and stable.
@@ -168,6 +171,9 @@ func Dump(w io.Writer, path string, opts DumpOptions) error {
 }
 
 func writeDumpSummary(w io.Writer, path string, res *DumpResult) {
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "kidx: note: %s\n", n)
+	}
 	ap := absPath(path)
 	if len(res.IndexMismatches) > 0 {
 		fmt.Fprintf(w, "Mismatches in :%s\n", ap)

@@ -26,9 +26,13 @@ func dumpIndex(w io.Writer, path string, base int64, opts DumpOptions, res *Dump
 		fmt.Fprintf(w, "%s passed sanity check.\n", path)
 		return nil
 	}
-	lf, lerr := OpenLog(siblingPath(path, LogSuffix))
+	noteLive(res, x.Untrimmed(), x.ValidLen(), x.Len(), "index")
+	logPath := siblingPath(path, LogSuffix)
+	lf, lerr := OpenLog(logPath)
 	if lerr == nil {
 		defer lf.Close()
+	} else {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s cannot be read (%v): DumpLogSegments would stop here; the entries are listed without its check against the log", logPath, lerr))
 	}
 	res.IndexEntries = []IndexEntry{}
 	for i := 0; i < x.Len(); i++ {
@@ -36,18 +40,21 @@ func dumpIndex(w io.Writer, path string, base int64, opts DumpOptions, res *Dump
 		if e.Offset == base && i > 0 {
 			break
 		}
-		if lerr != nil {
-			return lerr
-		}
-		b, err := lf.NextBatch(e.Position, min(lf.Size(), e.Position+opts.MaxMessageSize))
-		if err == errNoBatch {
-			return fmt.Errorf("%s: entry %d: no batch at position %d of %s (java.util.NoSuchElementException)", path, i, e.Position, lf.Path)
-		}
-		if err != nil {
-			return err
-		}
-		if b.LastOffset() != e.Offset {
-			res.IndexMismatches = append(res.IndexMismatches, [2]int64{e.Offset, b.LastOffset()})
+		if lerr == nil {
+			b, err := lf.NextBatch(e.Position, min(lf.Size(), e.Position+opts.MaxMessageSize))
+			switch {
+			case err == errNoBatch && i == 0 && x.ValidLen() == 0:
+				// DumpLogSegments reads the all-zero slot 0 of a live index as the entry
+				// (base, 0); on an empty .log it then throws. Kafka's append rule never wrote
+				// it: it is no entry.
+				res.Notes = append(res.Notes, "slot 0 is all zero: the live index has no entry yet; DumpLogSegments reads it as the entry (base offset, position 0) and, with no batch at position 0, throws java.util.NoSuchElementException")
+			case err == errNoBatch:
+				return fmt.Errorf("%s: entry %d: no batch at position %d of %s (java.util.NoSuchElementException)", path, i, e.Position, lf.Path)
+			case err != nil:
+				return err
+			case b.LastOffset() != e.Offset:
+				res.IndexMismatches = append(res.IndexMismatches, [2]int64{e.Offset, b.LastOffset()})
+			}
 		}
 		res.IndexEntries = append(res.IndexEntries, e)
 		if !opts.VerifyOnly {
@@ -73,12 +80,14 @@ func dumpTimeIndex(w io.Writer, path string, base int64, opts DumpOptions, res *
 		fmt.Fprintf(w, "%s passed sanity check.\n", path)
 		return nil
 	}
-	seg, err := OpenSegment(siblingPath(path, LogSuffix))
-	if err != nil {
-		return err
+	noteLive(res, x.Untrimmed(), x.ValidLen(), x.Len(), "time index")
+	logPath := siblingPath(path, LogSuffix)
+	if seg, err := OpenSegment(logPath); err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s cannot be read (%v): DumpLogSegments would stop here; the entries are listed without its checks against the log", logPath, err))
+	} else {
+		defer seg.Close()
+		res.TimestampMismatches, res.OutOfOrder, res.NotFound = dumpTimeIndexChecks(seg, x)
 	}
-	defer seg.Close()
-	res.TimestampMismatches, res.OutOfOrder, res.NotFound = dumpTimeIndexChecks(seg, x)
 	n := x.DumpLen()
 	res.TimeIndexEntries = x.Entries(n)
 	if !opts.VerifyOnly {
@@ -133,4 +142,12 @@ func dumpTimeIndexChecks(seg *Segment, x *TimeIndex) (mismatches, outOfOrder, no
 		prevTs = e.Timestamp
 	}
 	return mismatches, outOfOrder, notFound
+}
+
+// noteLive says, beside DumpLogSegments' output, that an index is live: preallocated and
+// zero-filled after its valid entries (docs/logdirs.md, "Valid entries").
+func noteLive(res *DumpResult, untrimmed bool, valid, slots int, what string) {
+	if untrimmed {
+		res.Notes = append(res.Notes, fmt.Sprintf("a live (preallocated) %s: %s before its zero tail, of %s; DumpLogSegments reads every slot up to its stop rule", what, plural(valid, "valid entry"), plural(slots, "slot")))
+	}
 }

@@ -2,7 +2,6 @@ package segment
 
 import (
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -186,22 +185,15 @@ func zeroFrom(lf *LogFile, pos int64) (int64, bool) {
 	return size - pos, true
 }
 
-// readRecoveryPoints reads a recovery-point-offset-checkpoint: "0", a count, then "topic
-// partition offset" lines (OffsetCheckpointFile).
+// readRecoveryPoints reads a recovery-point-offset-checkpoint into "topic-p" -> offset.
 func readRecoveryPoints(path string) (map[string]int64, error) {
-	data, err := os.ReadFile(path)
+	entries, err := ReadOffsetCheckpoint(path)
 	if err != nil {
 		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	m := map[string]int64{}
-	for _, l := range lines[min(2, len(lines)):] {
-		var topic string
-		var part int
-		var off int64
-		if _, err := fmt.Sscanf(l, "%s %d %d", &topic, &part, &off); err == nil {
-			m[fmt.Sprintf("%s-%d", topic, part)] = off
-		}
+	m := make(map[string]int64, len(entries))
+	for _, e := range entries {
+		m[fmt.Sprintf("%s-%d", e.Topic, e.Partition)] = e.Offset
 	}
 	return m, nil
 }

@@ -167,16 +167,16 @@ func specialPartitionDir(name string) (topic string, partition int, suffix strin
 
 // rootFileRoles are the files Kafka keeps at the top of a log directory.
 var rootFileRoles = map[string]Role{
-	"meta.properties": RoleMetaProperties, "recovery-point-offset-checkpoint": RoleRootCheckpoint,
-	"log-start-offset-checkpoint": RoleRootCheckpoint, "replication-offset-checkpoint": RoleRootCheckpoint,
-	"cleaner-offset-checkpoint": RoleRootCheckpoint, ".lock": RoleLock, ".kafka_cleanshutdown": RoleCleanShutdown,
-	"bootstrap.checkpoint": RoleBootstrapSnapshot,
+	MetaPropertiesName: RoleMetaProperties, RecoveryPointCheckpointName: RoleRootCheckpoint,
+	LogStartOffsetCheckpointName: RoleRootCheckpoint, ReplicationCheckpointName: RoleRootCheckpoint,
+	CleanerOffsetCheckpointName: RoleRootCheckpoint, LockFileName: RoleLock, CleanShutdownName: RoleCleanShutdown,
+	BootstrapCheckpointName: RoleBootstrapSnapshot,
 }
 
 // partitionFileRoles are the partition-level files Kafka writes next to segments.
 var partitionFileRoles = map[string]Role{
-	"leader-epoch-checkpoint": RoleLeaderEpochCheckpoint, "partition.metadata": RolePartitionMetadata,
-	"quorum-state": RoleQuorumState,
+	LeaderEpochCheckpointName: RoleLeaderEpochCheckpoint, PartitionMetadataName: RolePartitionMetadata,
+	QuorumStateName: RoleQuorumState,
 }
 
 // ScanDir reads a log directory (holding topic-partition directories) or a single partition
@@ -350,30 +350,17 @@ func classifyPartitionFile(name string) (role Role, offset int64, isSegment bool
 		}
 		return "", 0, true, sn.BaseOffset, sn.Kind
 	}
-	if end, ok := kraftSnapshotEndOffset(name); ok {
-		return RoleKRaftSnapshot, end, false, 0, 0
+	if k, ok := ParseKRaftSnapshotFile(name); ok {
+		switch {
+		case k.Partial:
+			return RoleTempFile, k.EndOffset, false, 0, 0
+		case k.Deleted:
+			return RoleDeleted, k.EndOffset, false, 0, 0
+		}
+		return RoleKRaftSnapshot, k.EndOffset, false, 0, 0
 	}
-	if strings.HasSuffix(name, ".tmp") || strings.HasSuffix(name, ".checkpoint.part") {
+	if strings.HasSuffix(name, ".tmp") {
 		return RoleTempFile, 0, false, 0, 0
 	}
-	if strings.HasSuffix(name, ".checkpoint.deleted") {
-		return RoleDeleted, 0, false, 0, 0
-	}
 	return RoleUnknown, 0, false, 0, 0
-}
-
-// kraftSnapshotEndOffset parses a KRaft snapshot name, "<20-digit end offset>-<10-digit
-// epoch>.checkpoint" (Snapshots.filenameFromSnapshotId).
-func kraftSnapshotEndOffset(name string) (int64, bool) {
-	stem, ok := strings.CutSuffix(name, ".checkpoint")
-	if !ok || len(stem) != 31 || stem[20] != '-' {
-		return 0, false
-	}
-	for i, c := range stem {
-		if i != 20 && (c < '0' || c > '9') {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseInt(stem[:20], 10, 64)
-	return v, err == nil
 }
