@@ -11,7 +11,7 @@ FUZZTIME    ?= 30s
 # Native fuzz targets of fuzz/ (docs/fuzz.md). CI runs each for a fixed count: a duration can
 # end in a bare "context deadline exceeded" (golang/go#75804).
 FUZZ_TARGETS := FuzzIndexFile FuzzTimeIndexFile FuzzBatchHeader FuzzLogWalk FuzzRecordDecode \
-                FuzzSegmentName FuzzWorkloadJSON FuzzDifferential FuzzRapidDifferential
+                FuzzSegmentName FuzzWorkloadJSON FuzzDifferential FuzzRapidDifferential FuzzDecompress FuzzRecordsAnyBatch
 FUZZ_CI_COUNT ?= 2000x
 # New inputs are minimized for at most this many runs (the default, 60s per input, stalls
 # short runs).

@@ -26,3 +26,28 @@ func BenchmarkDecompress(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecompressRealKafka08/<codec>: the 22 wrappers of Kafka 0.8's Hamlet fixtures
+// (real producer output: gzip and xerial snappy, about 14 KB each decompressed), read in
+// place from /work/shared/realdata. Reports decompressed MB/s.
+func BenchmarkDecompressRealKafka08(b *testing.B) {
+	for _, c := range []struct {
+		dir   string
+		codec codec.Codec
+	}{{"hamlet-gzip-0", codec.Gzip}, {"hamlet-snappy-0", codec.Snappy}} {
+		ws := legacyEntries(b, realdata(b, "kafkalite/"+c.dir+"/00000000000000000000.log"))
+		b.Run(c.codec.String(), func(b *testing.B) {
+			total := 0
+			for b.Loop() {
+				for _, w := range ws {
+					out, err := codec.Decompress(c.codec, 0, w.Value, 0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					total += len(out)
+				}
+			}
+			b.ReportMetric(float64(total)/b.Elapsed().Seconds()/1e6, "MB/s")
+		})
+	}
+}

@@ -21,5 +21,5 @@ func ExampleDecompress() {
 	fmt.Println(err)
 	// Output:
 	// records section <nil>
-	// gzip: decompressed output exceeds the limit of 4 bytes (decompression bomb?)
+	// gzip: decompressed output (at least 15 bytes) exceeds the limit of 4 bytes (decompression bomb?)
 }

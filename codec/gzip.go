@@ -41,28 +41,25 @@ func gunzip(src []byte, s *sink) ([]byte, error) {
 		return nil, &Error{Codec: Gzip, Offset: 0, Msg: "member header", Err: err}
 	}
 	st.z.Multistream(false)
-	for members := 1; ; {
-		room, err := s.spare()
-		if err != nil {
-			return nil, err
-		}
-		n, rerr := st.z.Read(room)
-		s.buf = s.buf[:len(s.buf)+n]
-		if err := s.check(); err != nil {
-			return nil, err
-		}
-		if s.done() {
+	w := sinkWriter{s}
+	for {
+		// WriteTo hands the inflater's window straight to the sink (no
+		// intermediate Read buffer); the sink refuses bytes past the limit,
+		// which stops the inflater.
+		_, err := st.z.WriteTo(w)
+		switch {
+		case err == errPrefixDone:
 			return s.buf, nil
-		}
-		if rerr == nil {
-			continue
-		}
-		if rerr != io.EOF {
+		case err != nil:
+			var le *LimitError
+			if errors.As(err, &le) {
+				return nil, err
+			}
 			what := "member body"
-			if errors.Is(rerr, gzip.ErrChecksum) {
+			if errors.Is(err, gzip.ErrChecksum) {
 				what = "Corrupt GZIP trailer"
 			}
-			return nil, &Error{Codec: Gzip, Offset: pos(), Msg: what, Err: rerr}
+			return nil, &Error{Codec: Gzip, Offset: pos(), Msg: what, Err: err}
 		}
 		// End of a member, trailer checked.
 		if st.br.Len() == 0 {
@@ -73,6 +70,5 @@ func gunzip(src []byte, s *sink) ([]byte, error) {
 			return s.buf, nil
 		}
 		st.z.Multistream(false)
-		members++
 	}
 }

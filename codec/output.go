@@ -1,6 +1,9 @@
 package codec
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // sink is the bounded output of one decompression. Codecs ask it for room
 // before they write, so the buffer never grows past limit+1 bytes (plus one
@@ -30,7 +33,7 @@ func (s *sink) done() bool { return s.want > 0 && len(s.buf) >= s.want }
 // overLimit is the LimitError for n output bytes.
 func (s *sink) overLimit(n int64) error {
 	if n > s.limit+1 {
-		return &LimitError{Codec: s.codec, What: fmt.Sprintf("decompressed output (%d bytes)", n), Limit: s.limit}
+		return &LimitError{Codec: s.codec, What: fmt.Sprintf("decompressed output (at least %d bytes)", n), Limit: s.limit}
 	}
 	return &LimitError{Codec: s.codec, What: "decompressed output", Limit: s.limit}
 }
@@ -72,4 +75,26 @@ func (s *sink) spare() ([]byte, error) {
 		}
 	}
 	return s.buf[len(s.buf):cap(s.buf)], nil
+}
+
+// errPrefixDone stops a streaming codec once a prefix decode has its bytes.
+var errPrefixDone = errors.New("prefix decoded")
+
+// sinkWriter is the sink as an io.Writer for codecs that push their output
+// (gzip's WriteTo): bytes past the limit are refused with a LimitError.
+type sinkWriter struct{ s *sink }
+
+func (w sinkWriter) Write(p []byte) (int, error) {
+	s := w.s
+	if total := int64(len(s.buf)) + int64(len(p)); total > s.limit {
+		return 0, s.overLimit(total)
+	}
+	if err := s.reserve(len(p)); err != nil {
+		return 0, err
+	}
+	s.buf = append(s.buf, p...)
+	if s.done() {
+		return len(p), errPrefixDone
+	}
+	return len(p), nil
 }
