@@ -64,19 +64,6 @@ func (s *sink) reserve(n int) error {
 	return nil
 }
 
-// spare is the free capacity, growing it (to at most limit+1) when empty.
-func (s *sink) spare() ([]byte, error) {
-	if len(s.buf) == cap(s.buf) {
-		if int64(len(s.buf)) > s.limit {
-			return nil, s.overLimit(int64(len(s.buf)))
-		}
-		if err := s.reserve(min(max(cap(s.buf), 4096), int(s.limit+1-int64(len(s.buf))))); err != nil {
-			return nil, err
-		}
-	}
-	return s.buf[len(s.buf):cap(s.buf)], nil
-}
-
 // errPrefixDone stops a streaming codec once a prefix decode has its bytes.
 var errPrefixDone = errors.New("prefix decoded")
 
