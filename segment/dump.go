@@ -11,7 +11,7 @@ import (
 // DumpOptions mirror kafka-dump-log's flags.
 type DumpOptions struct {
 	JSON             bool      // --format json: one JSON object per file (keys in docs/segment.md)
-	Deep             bool      // --deep-iteration: one line per record (uncompressed batches)
+	Deep             bool      // --deep-iteration: one line per record (every batch kind, see Records)
 	VerifyOnly       bool      // --verify-index-only: no per-entry lines, mismatches still collected
 	IndexSanityCheck bool      // --index-sanity-check: only run sanityCheck
 	MaxMessageSize   int64     // --max-message-size (default 5242880)
@@ -41,6 +41,7 @@ type DumpBatch struct {
 	CRC                  uint32       `json:"crc"`
 	IsValid              bool         `json:"isValid"`
 	Records              []DumpRecord `json:"records,omitempty"`
+	RecordsError         string       `json:"recordsError,omitempty"` // deep iteration: why the records stopped
 }
 
 // DumpRecord is one record line of a deep dump.
@@ -51,6 +52,9 @@ type DumpRecord struct {
 	ValueSize  int      `json:"valueSize"`
 	Sequence   int32    `json:"sequence"`
 	HeaderKeys []string `json:"headerKeys"`
+	IsValid    *bool    `json:"isValid,omitempty"` // legacy records: LegacyRecord.isValid
+	CRC        *uint32  `json:"crc,omitempty"`     // legacy records: the stored CRC-32
+	Control    string   `json:"control,omitempty"` // control batches: DumpLogSegments' control text
 }
 
 // DumpResult is the JSON form of one file's dump.

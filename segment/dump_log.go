@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -22,19 +23,18 @@ func dumpLog(w io.Writer, path string, base int64, opts DumpOptions, res *DumpRe
 	}
 	lastOffset := int64(-1)
 	res.Batches = []DumpBatch{}
-	var recErr error
+	var recErrs []error
 	walk := lf.Walk(0, end, func(b BatchInfo) bool {
 		d := DumpBatch{BaseOffset: b.BaseOffset(), LastOffset: b.LastOffset(), Position: b.Position, Size: b.Size, Magic: b.Magic,
 			MaxTimestamp: b.MaxTimestamp(), TimestampType: "CreateTime", CompressCodec: "none"}
 		d.IsValid = lf.CheckBatch(b) == nil
 		if b.IsLegacy() {
+			// AbstractLegacyRecordBatch: countOrNull null, NO_SEQUENCE, NO_PRODUCER_ID,
+			// NO_PRODUCER_EPOCH, NO_PARTITION_LEADER_EPOCH.
+			d.BaseSequence, d.LastSequence, d.ProducerID, d.ProducerEpoch, d.PartitionLeaderEpoch = -1, -1, -1, -1, -1
 			d.CRC = b.Legacy.CRC
 			d.CompressCodec = Compression(b.Legacy.Attributes & 7).String()
-			if b.Magic == 0 {
-				d.TimestampType = "NoTimestampType"
-			} else if b.Legacy.Attributes&0x08 != 0 {
-				d.TimestampType = "LogAppendTime"
-			}
+			d.TimestampType = legacyType(b.Magic, b.Legacy.Attributes)
 			fmt.Fprintf(w, "offset: %d", d.LastOffset)
 		} else {
 			h := b.Header
@@ -53,54 +53,88 @@ func dumpLog(w io.Writer, path string, base int64, opts DumpOptions, res *DumpRe
 		}
 		fmt.Fprintf(w, " position: %d %s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %t\n",
 			d.Position, d.TimestampType, d.MaxTimestamp, d.Size, d.Magic, d.CompressCodec, d.CRC, d.IsValid)
-		if opts.Deep && !b.IsLegacy() {
-			data, err := lf.ReadBatch(b)
-			if err == nil {
-				var h BatchHeader
-				var recs []Record
-				h, recs, err = DecodeRecords(data, path, b.Position)
-				for _, r := range recs {
-					off := h.BaseOffset + int64(r.OffsetDelta)
-					if lastOffset != -1 && off != lastOffset+1 {
-						res.NonConsecutive = append(res.NonConsecutive, [2]int64{lastOffset, off})
-					}
-					lastOffset = off
-					seq := int32(-1)
-					if h.BaseSequence != -1 {
-						seq = h.BaseSequence + r.OffsetDelta
-					}
-					ts := h.BaseTimestamp + r.TimestampDelta
-					if h.TimestampType() == "LogAppendTime" {
-						ts = h.MaxTimestamp
-					}
-					dr := DumpRecord{Offset: off, Timestamp: ts, KeySize: len(r.Key), ValueSize: len(r.Value), Sequence: seq, HeaderKeys: []string{}}
-					if r.Key == nil {
-						dr.KeySize = -1
-					}
-					if r.Value == nil {
-						dr.ValueSize = -1
-					}
-					for _, hd := range r.Headers {
-						dr.HeaderKeys = append(dr.HeaderKeys, hd.Key)
-					}
-					d.Records = append(d.Records, dr)
-					fmt.Fprintf(w, "| offset: %d %s: %d keySize: %d valueSize: %d sequence: %d headerKeys: [%s]\n",
-						off, h.TimestampType(), ts, dr.KeySize, dr.ValueSize, seq, strings.Join(dr.HeaderKeys, ","))
+		if opts.Deep {
+			// DumpLogSegments.dumpLog's deep iteration: one "| offset: ..." line per record,
+			// every kind (Records), and non-consecutive offsets across batches, inner
+			// legacy offsets included. A batch whose records cannot be decoded (corrupt,
+			// or over the decompression limit) keeps the records it gave; its error is
+			// kept and the dump goes on with the next batch.
+			var line strings.Builder
+			err := lf.Records(b, RecordLimits{}, func(r DecodedRecord) bool {
+				if lastOffset != -1 && r.Offset != lastOffset+1 {
+					res.NonConsecutive = append(res.NonConsecutive, [2]int64{lastOffset, r.Offset})
 				}
-			}
-			if err != nil && recErr == nil {
-				recErr = err
+				lastOffset = r.Offset
+				dr := dumpRecord(r, b.IsLegacy())
+				d.Records = append(d.Records, dr)
+				line.Reset()
+				writeRecordLine(&line, r, dr, b.IsLegacy())
+				io.WriteString(w, line.String())
+				return true
+			})
+			if err != nil {
+				d.RecordsError = err.Error()
+				recErrs = append(recErrs, err)
 			}
 		}
 		res.Batches = append(res.Batches, d)
 		return true
 	})
 	if walk.Err != nil {
-		return walk.Err
+		return errors.Join(append(recErrs, walk.Err)...)
 	}
 	if tb := lf.Size() - walk.ValidBytes; tb > 0 && opts.MaxBytes <= 0 {
 		res.InvalidBytes = tb
 		fmt.Fprintf(w, "Found %d invalid bytes at the end of %s\n", tb, filepath.Base(path))
 	}
-	return recErr
+	return joinRecordErrors(recErrs)
+}
+
+// maxReportedRecordErrors bounds the errors one dump returns (each names its file and byte).
+const maxReportedRecordErrors = 20
+
+func joinRecordErrors(errs []error) error {
+	if len(errs) > maxReportedRecordErrors {
+		more := fmt.Errorf("and %d more batches whose records could not be decoded", len(errs)-maxReportedRecordErrors)
+		errs = append(errs[:maxReportedRecordErrors:maxReportedRecordErrors], more)
+	}
+	return errors.Join(errs...)
+}
+
+// dumpRecord is the JSON form of one deep-iteration record.
+func dumpRecord(r DecodedRecord, legacy bool) DumpRecord {
+	dr := DumpRecord{Offset: r.Offset, Timestamp: r.Timestamp, KeySize: len(r.Key), ValueSize: len(r.Value), Sequence: r.Sequence,
+		HeaderKeys: r.HeaderKeys, Control: r.Control}
+	if dr.HeaderKeys == nil {
+		dr.HeaderKeys = []string{}
+	}
+	if r.Key == nil {
+		dr.KeySize = -1
+	}
+	if r.Value == nil {
+		dr.ValueSize = -1
+	}
+	if legacy {
+		valid, crc := r.LegacyValid, r.LegacyCRC
+		dr.IsValid, dr.CRC = &valid, &crc
+	}
+	return dr
+}
+
+// writeRecordLine is DumpLogSegments.dumpLog's record line: "| offset: O <type>: T keySize:
+// K valueSize: V", then for magic >= 2 " sequence: S headerKeys: [a,b]", for a legacy
+// record " isValid: B crc: C}" (the stray brace is Kafka's: s" isValid: ${r.isValid} crc:
+// ${r.checksum}}"), then for a control batch the control text.
+func writeRecordLine(w *strings.Builder, r DecodedRecord, dr DumpRecord, legacy bool) {
+	fmt.Fprintf(w, "| offset: %d %s: %d keySize: %d valueSize: %d", r.Offset, r.TimestampType, r.Timestamp, dr.KeySize, dr.ValueSize)
+	if !legacy {
+		fmt.Fprintf(w, " sequence: %d headerKeys: [%s]", r.Sequence, strings.Join(dr.HeaderKeys, ","))
+	} else {
+		fmt.Fprintf(w, " isValid: %t crc: %d}", r.LegacyValid, r.LegacyCRC)
+	}
+	if r.Control != "" {
+		w.WriteString(" ")
+		w.WriteString(r.Control)
+	}
+	w.WriteString("\n")
 }

@@ -197,16 +197,3 @@ func readRecoveryPoints(path string) (map[string]int64, error) {
 	}
 	return m, nil
 }
-
-// legacyFirstOffset is a compressed legacy wrapper's first inner offset.
-func legacyFirstOffset(lf *LogFile, b BatchInfo, prevLast int64) (int64, error) {
-	if prevLast >= lf.BaseOffset {
-		return prevLast + 1, nil
-	}
-	return lf.BaseOffset, nil
-}
-
-// FirstOffset (temporary until record decoding lands) is the first offset a batch holds.
-func (l *LogFile) FirstOffset(b BatchInfo) (int64, error) {
-	return b.BaseOffset(), nil
-}

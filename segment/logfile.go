@@ -272,10 +272,11 @@ const crcChunk = 1 << 20
 // [21, end) / legacy CRC-32 over magic..end, streamed in 1 MiB chunks so a
 // batch of any size costs bounded memory.
 func (l *LogFile) CheckBatch(b BatchInfo) error {
-	from, stored := b.Position+attributesOffset, b.Header.CRC
+	from, stored, crcPos := b.Position+attributesOffset, b.Header.CRC, b.Position+crcOffset
 	table := castagnoli
 	if b.IsLegacy() {
-		from, stored, table = b.Position+magicOffset, b.Legacy.CRC, crc32.IEEETable
+		// LegacyRecord: the CRC is the message's first field, after offset and size.
+		from, stored, table, crcPos = b.Position+magicOffset, b.Legacy.CRC, crc32.IEEETable, b.Position+LogOverhead
 	}
 	if b.End() > l.size {
 		return formatErr(l.Path, b.Position, "batch runs past the end of the file (size %d)", l.size)
@@ -287,7 +288,7 @@ func (l *LogFile) CheckBatch(b BatchInfo) error {
 			return err
 		}
 		if c != stored {
-			return formatErr(l.Path, b.Position+crcOffset, "Record is corrupt (stored crc = %d, computed crc = %d)", stored, c)
+			return formatErr(l.Path, crcPos, "Record is corrupt (stored crc = %d, computed crc = %d)", stored, c)
 		}
 		return nil
 	}
@@ -301,7 +302,7 @@ func (l *LogFile) CheckBatch(b BatchInfo) error {
 		pos += int64(n)
 	}
 	if c != stored {
-		return formatErr(l.Path, b.Position+crcOffset, "Record is corrupt (stored crc = %d, computed crc = %d)", stored, c)
+		return formatErr(l.Path, crcPos, "Record is corrupt (stored crc = %d, computed crc = %d)", stored, c)
 	}
 	return nil
 }
@@ -319,32 +320,12 @@ func (l *LogFile) ReadBatch(b BatchInfo) ([]byte, error) {
 	return data, nil
 }
 
-// RecordTimestamps calls fn(offset, timestamp) for every record of an
-// uncompressed v2 batch, as Kafka's record iteration reports them
-// (LogAppendTime batches report the batch max timestamp).
+// RecordTimestamps calls fn(offset, timestamp) for every record of batch b,
+// as Kafka's record iteration reports them, whatever the batch's kind (it goes
+// through Records): LogAppendTime batches report the batch max timestamp,
+// compressed batches and legacy wrappers their inner records.
 func (l *LogFile) RecordTimestamps(b BatchInfo, fn func(offset, ts int64) bool) error {
-	if b.IsLegacy() {
-		fn(b.Legacy.Offset, b.Legacy.Timestamp)
-		return nil
-	}
-	data, err := l.ReadBatch(b)
-	if err != nil {
-		return err
-	}
-	h, recs, err := DecodeRecords(data, l.Path, b.Position)
-	if err != nil {
-		return err
-	}
-	for _, r := range recs {
-		ts := h.BaseTimestamp + r.TimestampDelta
-		if h.TimestampType() == "LogAppendTime" {
-			ts = h.MaxTimestamp
-		}
-		if !fn(h.BaseOffset+int64(r.OffsetDelta), ts) {
-			return nil
-		}
-	}
-	return nil
+	return l.Records(b, RecordLimits{}, func(r DecodedRecord) bool { return fn(r.Offset, r.Timestamp) })
 }
 
 func (b BatchInfo) String() string {

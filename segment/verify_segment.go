@@ -276,7 +276,7 @@ func (w *segmentWalk) walk() {
 	res := lf.Walk(0, 0, func(b BatchInfo) bool {
 		w.r.Batches++
 		w.verdict.Batches++
-		first, last := w.batchOffsets(lf, b, prevLast)
+		first, last := w.batchOffsets(lf, b)
 		if w.visitor != nil {
 			w.visitor.Batch(b, first, last)
 		}
@@ -313,7 +313,7 @@ const HeaderWindow = 4096
 // batchOffsets is the range of offsets a batch holds: the v2 header's, a legacy message's own
 // offset, and for a legacy compressed wrapper (whose offset field is its last inner offset)
 // the first inner offset.
-func (w *segmentWalk) batchOffsets(lf *LogFile, b BatchInfo, prevLast int64) (int64, int64) {
+func (w *segmentWalk) batchOffsets(lf *LogFile, b BatchInfo) (int64, int64) {
 	if !b.IsLegacy() {
 		return b.BaseOffset(), b.LastOffset()
 	}
@@ -322,8 +322,9 @@ func (w *segmentWalk) batchOffsets(lf *LogFile, b BatchInfo, prevLast int64) (in
 		return b.Legacy.Offset, b.Legacy.Offset
 	}
 	w.legacyZip++
-	first, err := legacyFirstOffset(lf, b, prevLast)
+	first, err := lf.FirstOffset(b)
 	if err != nil {
+		w.r.add(findingFromErr(lf.Path, SeverityError, CheckLogCorrupt, err))
 		return b.Legacy.Offset, b.Legacy.Offset
 	}
 	return first, b.Legacy.Offset

@@ -1,0 +1,305 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kidx/codec"
+	"kidx/segment"
+)
+
+// The decompression fuzz targets bound output by a limit, not by the input (a bomb is small
+// by design), so their allocation budget is the limit's: the output buffer doubling to
+// limit+1, zstd's decoder bound of max(limit, 8 MiB) (codec/zstd.go), deflate's 1032:1 for
+// FirstOffset's default-limit path, plus the usual per-input-byte allowance.
+const (
+	fuzzCodecLimit = 256 << 10
+	zstdBound      = 8 << 20
+)
+
+func codecBudget(n int) uint64 {
+	return uint64(3*zstdBound + 4*fuzzCodecLimit + 3*1032*n + allocFactor*n + allocFixed)
+}
+
+// checkAllocBudget is checkAllocN with a fixed budget: the second call of f is measured (the
+// first warms the codecs' pools), a third confirms an excess.
+func checkAllocBudget(t *testing.T, what string, budget uint64, f func()) {
+	t.Helper()
+	f()
+	for try := 0; ; try++ {
+		before := heapAllocated()
+		f()
+		got := heapAllocated() - before
+		if got <= budget {
+			return
+		}
+		if try == 1 {
+			t.Fatalf("%s allocated %d bytes (budget %d)", what, got, budget)
+		}
+	}
+}
+
+// franzCompress is franz-go's producer compressor: the bytes a real Go client writes.
+func franzCompress(c codec.Codec, src []byte) []byte {
+	cc := map[codec.Codec]kgo.CompressionCodec{codec.Gzip: kgo.GzipCompression(), codec.Snappy: kgo.SnappyCompression(),
+		codec.LZ4: kgo.Lz4Compression(), codec.Zstd: kgo.ZstdCompression()}[c]
+	comp, err := kgo.DefaultCompressor(cc)
+	if err != nil {
+		panic(err)
+	}
+	out, _ := comp.Compress(new(bytes.Buffer), src)
+	return bytes.Clone(out)
+}
+
+// seedRecords is a small v2 records section (DefaultRecord: zig-zag varints): three records
+// with keys, values and a header.
+func seedRecords() []byte {
+	var out []byte
+	for i, v := range []string{"first value", "second", "third value, longer than the others"} {
+		b := []byte{0}
+		b = binary.AppendVarint(b, int64(i*3))
+		b = binary.AppendVarint(b, int64(i))
+		b = binary.AppendVarint(b, 3)
+		b = append(b, "key"...)
+		b = binary.AppendVarint(b, int64(len(v)))
+		b = append(b, v...)
+		b = binary.AppendVarint(b, 1)
+		b = binary.AppendVarint(b, 1)
+		b = append(b, 'h')
+		b = binary.AppendVarint(b, -1)
+		out = binary.AppendVarint(out, int64(len(b)))
+		out = append(out, b...)
+	}
+	return out
+}
+
+// seedV2Batch lays out a v2 batch header (semantics §1.3) around a records section, with
+// Length and the CRC-32C filled in.
+func seedV2Batch(base int64, attrs int16, count int32, section []byte) []byte {
+	b := make([]byte, 61, 61+len(section))
+	be := binary.BigEndian
+	be.PutUint64(b, uint64(base))
+	be.PutUint32(b[8:], uint32(49+len(section)))
+	b[16] = 2
+	be.PutUint16(b[21:], uint16(attrs))
+	be.PutUint32(b[23:], uint32(count-1))
+	be.PutUint64(b[27:], 1700000000000)
+	be.PutUint64(b[35:], 1700000000006)
+	be.PutUint64(b[43:], 0xffffffffffffffff)
+	be.PutUint16(b[51:], 0xffff)
+	be.PutUint32(b[53:], 0xffffffff)
+	be.PutUint32(b[57:], uint32(count))
+	b = append(b, section...)
+	be.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return b
+}
+
+// seedLegacy lays out a v0/v1 message (LegacyRecord) with its offset and size.
+func seedLegacy(offset int64, magic, attrs byte, value []byte) []byte {
+	m := []byte{0, 0, 0, 0, magic, attrs}
+	if magic == 1 {
+		m = binary.BigEndian.AppendUint64(m, 1700000000000)
+	}
+	m = binary.BigEndian.AppendUint32(m, 0xffffffff) // null key
+	if value == nil {
+		m = binary.BigEndian.AppendUint32(m, 0xffffffff)
+	} else {
+		m = binary.BigEndian.AppendUint32(m, uint32(len(value)))
+		m = append(m, value...)
+	}
+	binary.BigEndian.PutUint32(m, crc32.ChecksumIEEE(m[4:]))
+	e := binary.BigEndian.AppendUint64(nil, uint64(offset))
+	return append(binary.BigEndian.AppendUint32(e, uint32(len(m))), m...)
+}
+
+// kafka3160Frame is a magic-0 LZ4 frame as Kafka 0.8/0.9 wrote it: FLG 0x60, BD 0x40, the
+// header checksum over the magic number too (0x1a, KAFKA-3160), one stored block.
+func kafka3160Frame(payload []byte) []byte {
+	f := []byte{0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x1a}
+	f = binary.LittleEndian.AppendUint32(f, uint32(len(payload))|0x80000000)
+	return append(append(f, payload...), 0, 0, 0, 0)
+}
+
+// realSeeds returns real Kafka 0.8 batches (the first entries of the kafkalite fixtures in
+// /work/shared/realdata, read in place, not copied), when present.
+func realSeeds() [][]byte {
+	var out [][]byte
+	for _, dir := range []string{"hamlet-gzip-0", "hamlet-snappy-0", "hamlet-none-0"} {
+		d, err := os.ReadFile(filepath.Join("..", "..", "shared", "realdata", "kafkalite", dir, "00000000000000000000.log"))
+		if err != nil || len(d) < 12 {
+			continue
+		}
+		n := min(len(d), 12+int(binary.BigEndian.Uint32(d[8:])))
+		out = append(out, d[:n])
+	}
+	return out
+}
+
+// FuzzDecompress: arbitrary bytes through every codec id (0-7: Kafka's five and unknown
+// ones) and both lz4 framings (magic 0: KAFKA-3160's checksum ignored; 1, 2: checked).
+// Checked: no panic; an error is *codec.Error or *codec.LimitError; output never over the
+// limit; allocation bounded by the limit, not by what the input declares; a prefix decode
+// is a prefix of the full output; where franz-go's consumer decompressor (pierrec's lz4
+// frame reader, s2 for snappy) also accepts the input, both give the same bytes.
+func FuzzDecompress(f *testing.F) {
+	section := seedRecords()
+	for _, c := range []codec.Codec{codec.Gzip, codec.Snappy, codec.LZ4, codec.Zstd} {
+		comp := franzCompress(c, section)
+		f.Add(uint8(c), uint8(2), comp)
+		f.Add(uint8(c), uint8(1), comp[:len(comp)*2/3])
+	}
+	f.Add(uint8(codec.LZ4), uint8(0), kafka3160Frame(section))
+	f.Add(uint8(codec.LZ4), uint8(1), kafka3160Frame(section))
+	f.Add(uint8(codec.Snappy), uint8(0), []byte{6, 1 << 2, 'a', 'b', 0x01, 0x00})         // raw snappy, offset-0 copy
+	f.Add(uint8(codec.Snappy), uint8(0), []byte{0xff, 0xff, 0xff, 0xff, 0x0f, 0x00, 'a'}) // raw snappy claiming 4 GiB
+	f.Add(uint8(codec.Gzip), uint8(0), append(franzCompress(codec.Gzip, []byte("a")), franzCompress(codec.Gzip, []byte("b"))...))
+	f.Add(uint8(codec.Zstd), uint8(2), append([]byte{0x50, 0x2a, 0x4d, 0x18, 1, 0, 0, 0, 'x'}, franzCompress(codec.Zstd, section)...))
+	f.Add(uint8(codec.Zstd), uint8(2), []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0, 0, 0, 0, 0, 1, 0, 0, 0x03, 0x00, 0x10, 0})
+	f.Add(uint8(5), uint8(2), section)
+	for _, b := range realSeeds() {
+		if len(b) > 26 && b[17]&7 != 0 {
+			f.Add(b[17]&7, uint8(0), b[26:]) // a magic-0 wrapper's value: after crc, magic, attrs, key -1, value length
+		}
+	}
+	dec := kgo.DefaultDecompressor()
+	f.Fuzz(func(t *testing.T, id, m uint8, src []byte) {
+		c, magic := codec.Codec(id%8), int8(m%3)
+		var out []byte
+		var err error
+		checkAllocBudget(t, "Decompress", codecBudget(len(src)), func() { out, err = codec.Decompress(c, magic, src, fuzzCodecLimit) })
+		if err != nil {
+			var ce *codec.Error
+			var le *codec.LimitError
+			if !errors.As(err, &ce) && !errors.As(err, &le) {
+				t.Fatalf("%s: error of type %T: %v", c, err, err)
+			}
+			return
+		}
+		if len(out) > fuzzCodecLimit {
+			t.Fatalf("%s: %d bytes over the %d limit", c, len(out), fuzzCodecLimit)
+		}
+		n := len(out)/2 + 1
+		p, perr := codec.DecompressPrefix(c, magic, src, n)
+		if perr != nil || !bytes.Equal(p, out[:min(n, len(out))]) {
+			t.Fatalf("%s: prefix of %d: %d bytes, %v", c, n, len(p), perr)
+		}
+		if c == codec.None || c > codec.Zstd || (c == codec.LZ4 && magic == 0) {
+			return
+		}
+		if other, oerr := dec.Decompress(src, kgo.CompressionCodecType(c)); oerr == nil && !bytes.Equal(other, out) {
+			t.Fatalf("%s: %d bytes, franz-go's decompressor %d different bytes", c, len(out), len(other))
+		}
+	})
+}
+
+// FuzzRecordsAnyBatch: arbitrary bytes as a one-batch .log file, legacy or v2, compressed
+// or not (seeds: every codec as franz-go compresses it, magic-1 and magic-0 wrappers, a
+// KAFKA-3160 lz4 wrapper, control batches, real Kafka 0.8 wrappers when present). Checked:
+// Records, FirstOffset and RecordTimestamps never panic; errors are *segment.FormatError
+// inside the file; allocation is bounded by the decompression limit; keys and values fit
+// the limit; FirstOffset is the header's base offset for v2 and agrees with the first
+// record Records gives for legacy batches; RecordTimestamps gives the records' timestamps.
+func FuzzRecordsAnyBatch(f *testing.F) {
+	addGoldenSeeds(f, segment.LogSuffix)
+	section := seedRecords()
+	for _, c := range []codec.Codec{codec.None, codec.Gzip, codec.Snappy, codec.LZ4, codec.Zstd} {
+		payload := section
+		if c != codec.None {
+			payload = franzCompress(c, section)
+		}
+		f.Add(seedV2Batch(10, int16(c), 3, payload))
+		f.Add(seedV2Batch(10, int16(c)|0x08, 3, payload)) // LogAppendTime
+	}
+	inner := append(append(seedLegacy(0, 1, 0, []byte("a")), seedLegacy(1, 1, 0, []byte("b"))...), seedLegacy(2, 1, 0, nil)...)
+	inner0 := append(seedLegacy(7, 0, 0, []byte("x")), seedLegacy(8, 0, 0, []byte("y"))...)
+	for _, c := range []codec.Codec{codec.Gzip, codec.Snappy, codec.LZ4} {
+		f.Add(seedLegacy(12, 1, byte(c), franzCompress(c, inner)))
+		f.Add(seedLegacy(0, 1, byte(c)|0x08, franzCompress(c, inner)))
+		f.Add(seedLegacy(8, 0, byte(c), franzCompress(c, inner0)))
+	}
+	f.Add(seedLegacy(8, 0, byte(codec.LZ4), kafka3160Frame(inner0)))
+	f.Add(seedLegacy(2, 1, byte(codec.Zstd), franzCompress(codec.Zstd, inner)))
+	f.Add(seedLegacy(5, 1, 0, []byte("plain v1")))
+	commit := []byte{0, 0, 0, 8, 0, 0, 0, 1, 12, 0, 0, 0, 0, 0, 5, 0} // key COMMIT, marker epoch 5
+	f.Add(seedV2Batch(3, 0x30, 1, append(binary.AppendVarint(nil, int64(len(commit))), commit...)))
+	header := []byte{0, 0, 0, 8, 0, 0, 0, 3, 22, // key SNAPSHOT_HEADER, then its 11-byte value
+		0, 0, 0, 0, 1, 0x9b, 0x4a, 0xa9, 0xcb, 0x5d, 0, 0}
+	f.Add(seedV2Batch(0, 0x20, 1, append(binary.AppendVarint(nil, int64(len(header))), header...)))
+	for _, b := range realSeeds() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(fuzzDir(t), "00000000000000000000.log")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lf, err := segment.OpenLog(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lf.Close()
+		var bs []segment.BatchInfo
+		lf.Walk(0, 0, func(b segment.BatchInfo) bool { bs = append(bs, b); return len(bs) < 4 })
+		lim := segment.RecordLimits{MaxDecompressedBytes: fuzzCodecLimit}
+		for _, b := range bs {
+			var recs []segment.DecodedRecord
+			var rerr, ferr, terr error
+			var first int64
+			var ts []int64
+			checkAllocBudget(t, "Records", codecBudget(len(data)), func() {
+				recs = recs[:0]
+				rerr = lf.Records(b, lim, func(r segment.DecodedRecord) bool {
+					if len(r.Key) > fuzzCodecLimit || len(r.Value) > fuzzCodecLimit {
+						t.Fatalf("%v: key %d value %d bytes over the limit", b, len(r.Key), len(r.Value))
+					}
+					r.Key, r.Value = nil, nil
+					recs = append(recs, r)
+					return true
+				})
+				first, ferr = lf.FirstOffset(b)
+			})
+			for _, err := range []error{rerr, ferr} {
+				var fe *segment.FormatError
+				if err != nil && (!errors.As(err, &fe) || fe.Pos < b.Position || fe.Pos > b.End()) {
+					t.Fatalf("%v: error %T %v outside the batch", b, err, err)
+				}
+			}
+			if !b.IsLegacy() {
+				if ferr != nil || first != b.Header.BaseOffset {
+					t.Fatalf("v2 FirstOffset %d %v, header base %d", first, ferr, b.Header.BaseOffset)
+				}
+				if int64(len(recs)) > max(int64(b.Header.RecordCount), 0) {
+					t.Fatalf("%d records from a count of %d", len(recs), b.Header.RecordCount)
+				}
+				if b.Header.Compression() == 0 && len(recs) > int(b.Size-61)/7 {
+					t.Fatalf("%d records in %d uncompressed bytes", len(recs), b.Size-61)
+				}
+			} else if rerr == nil && len(recs) > 0 && ferr == nil && first != recs[0].Offset {
+				t.Fatalf("legacy FirstOffset %d, first record %d", first, recs[0].Offset)
+			}
+			if b.IsLegacy() && b.Legacy.Attributes&7 == 0 && (rerr == nil) != (len(recs) == 1) {
+				t.Fatalf("uncompressed legacy message: %d records, %v", len(recs), rerr)
+			}
+			// RecordTimestamps is Records with the default limit: where Records succeeded
+			// within the fuzz limit it gives the same timestamps.
+			if rerr == nil {
+				terr = lf.RecordTimestamps(b, func(_, t int64) bool { ts = append(ts, t); return true })
+				if terr != nil || len(ts) != len(recs) {
+					t.Fatalf("RecordTimestamps: %d timestamps, %v; Records %d", len(ts), terr, len(recs))
+				}
+				for i, r := range recs {
+					if ts[i] != r.Timestamp {
+						t.Fatalf("timestamp %d: %d, Records %d", i, ts[i], r.Timestamp)
+					}
+				}
+			}
+		}
+	})
+}
