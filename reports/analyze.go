@@ -186,7 +186,10 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 	scan, hops := NewDist(), NewDist()
 	var stats model.ScanStats
 	type replayRun struct{ count, scanBytes, hops int64 }
-	var replay []replayRun
+	// Runs are kept in fixed chunks: a growing slice would copy them over and over.
+	const replayChunk = 1 << 16
+	var replay [][]replayRun
+	kept := 0
 	replayable := true
 	walks := map[int64]*costWalk{}
 	var order []int64
@@ -199,11 +202,16 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 			hops.Add(r.count, r.hops)
 			stats.Add(r.count, r.scanBytes, r.hops)
 			if replayable {
-				if len(replay) < replayLimit {
-					replay = append(replay, replayRun{r.count, r.scanBytes, r.hops})
-				} else {
+				if kept == replayLimit {
 					replay, replayable = nil, false
+					return
 				}
+				if n := len(replay); n == 0 || len(replay[n-1]) == replayChunk {
+					replay = append(replay, make([]replayRun, 0, replayChunk))
+				}
+				last := &replay[len(replay)-1]
+				*last = append(*last, replayRun{r.count, r.scanBytes, r.hops})
+				kept++
 			}
 		})
 		walks[sf.BaseOffset] = cw
@@ -263,9 +271,11 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 		hops.BeginRefine()
 		pr.Passes++
 		if replayable {
-			for _, r := range replay {
-				scan.Add(r.count, r.scanBytes)
-				hops.Add(r.count, r.hops)
+			for _, chunk := range replay {
+				for _, r := range chunk {
+					scan.Add(r.count, r.scanBytes)
+					hops.Add(r.count, r.hops)
+				}
 			}
 			continue
 		}

@@ -43,7 +43,7 @@ func OffsetCosts(files segment.SegmentFiles, fn func(first, last, scanBytes, hop
 // segmentRuns walks one segment's headers on its own (OffsetCosts, and the refinement passes
 // that cannot replay from memory) with the same costWalk analyze runs inside verify's walk.
 func segmentRuns(files segment.SegmentFiles, fn func(costRun)) (segmentFigures, error) {
-	seg, err := segment.OpenSegmentWith(files.Log, segment.AccessMmap)
+	seg, err := segment.OpenSegmentWith(files.Log, segment.AccessPread)
 	if err != nil {
 		return segmentFigures{}, err
 	}
@@ -55,7 +55,8 @@ func segmentRuns(files segment.SegmentFiles, fn func(costRun)) (segmentFigures, 
 		seg.TimeIndex = nil
 	}
 	cw := newCostWalk(seg, fn)
-	res := seg.Log.Walk(0, 0, func(b segment.BatchInfo) bool {
+	seg.Log.SetReadAhead(segment.HeaderWindow)
+	res := seg.Log.WalkSplit(0, 0, segment.SplitHint(cw.entries, nil, seg.Log.Size()), func(b segment.BatchInfo) bool {
 		first, err := seg.Log.FirstOffset(b)
 		if err != nil {
 			return cw.stop(b, err.Error())
@@ -158,36 +159,37 @@ func (cw *costWalk) Batch(b segment.BatchInfo, base, last int64) bool {
 		cw.entryBatch[cw.posNext] = cw.k
 		cw.posNext++
 	}
-	k := cw.k
-	runAt := func(first, count int64) {
-		if count <= 0 {
-			return
-		}
-		if cw.cur < 0 {
-			cw.emit(costRun{first, count, p, k + 1, p})
-			return
-		}
-		e := entries[cw.cur]
-		if cw.posNext <= cw.cur {
-			// The entry in force points past this batch: Kafka starts there, and the first
-			// batch from there holds a larger offset, so the hit is that batch: no walk.
-			cw.emit(costRun{first, count, 0, 1, p})
-			return
-		}
-		cw.emit(costRun{first, count, p - e.Position, k - cw.entryBatch[cw.cur] + 1, p})
-	}
 	o := base
 	for cw.offNext < len(entries) && entries[cw.offNext].Offset <= last {
 		if e := entries[cw.offNext]; e.Offset > o {
-			runAt(o, e.Offset-o)
+			cw.runAt(p, o, e.Offset-o)
 			o = e.Offset
 		}
 		cw.cur = cw.offNext
 		cw.offNext++
 	}
-	runAt(o, last-o+1)
+	cw.runAt(p, o, last-o+1)
 	cw.k++
 	return true
+}
+
+// runAt emits the run of count offsets from first in the batch at position p (batch number
+// cw.k), whose lookups start at the entry in force.
+func (cw *costWalk) runAt(p, first, count int64) {
+	if count <= 0 {
+		return
+	}
+	if cw.cur < 0 {
+		cw.emit(costRun{first, count, p, cw.k + 1, p})
+		return
+	}
+	if cw.posNext <= cw.cur {
+		// The entry in force points past this batch: Kafka starts there, and the first batch
+		// from there holds a larger offset, so the hit is that batch: no walk.
+		cw.emit(costRun{first, count, 0, 1, p})
+		return
+	}
+	cw.emit(costRun{first, count, p - cw.entries[cw.cur].Position, cw.k - cw.entryBatch[cw.cur] + 1, p})
 }
 
 // End closes the walk: the figures, and for a brute-force segment the lookups of every offset

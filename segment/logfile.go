@@ -37,6 +37,7 @@ type LogFile struct {
 	bufPos     int64
 	bufLen     int
 	readAhead  int
+	skipWindow bool // the last batch read was larger than readAhead
 }
 
 // OpenLog opens path O_RDONLY with DefaultAccess.
@@ -112,6 +113,11 @@ func (l *LogFile) read(pos int64, n int) ([]byte, error) {
 		return b, nil
 	}
 	want := max(n, l.readAhead)
+	if l.skipWindow {
+		// The last batch was larger than the window: the next header is as far away, and
+		// reading the window would only copy payload.
+		want = n
+	}
 	if int64(want) > avail {
 		want = int(avail)
 	}
@@ -210,6 +216,7 @@ func (l *LogFile) NextBatch(pos, end int64) (BatchInfo, error) {
 		return BatchInfo{}, errNoBatch
 	}
 	b := BatchInfo{Position: pos, Size: LogOverhead + int64(size), Magic: int8(hdr[magicOffset])}
+	l.skipWindow = b.Size > int64(l.readAhead)
 	if b.Magic >= 2 {
 		if b.Size < RecordBatchOverhead {
 			return b, formatErr(l.Path, pos+8, "Record batch is corrupt (the size %d is smaller than the minimum allowed overhead %d)", b.Size, RecordBatchOverhead)
@@ -241,10 +248,14 @@ type WalkResult struct {
 func (r WalkResult) TrailingBytes() int64 { return r.End - r.ValidBytes }
 
 // Walk calls fn for every batch from start to end (<= 0: the file size),
-// following NextBatch. fn returning false stops the walk.
+// following NextBatch. fn returning false stops the walk. On a mapped file the range is mapped
+// ahead on the other cores while the walk reads headers.
 func (l *LogFile) Walk(start, end int64, fn func(BatchInfo) bool) WalkResult {
 	if end <= 0 || end > l.size {
 		end = l.size
+	}
+	if l.access == AccessMmap {
+		defer l.mm.prefetch(start, end)()
 	}
 	res := WalkResult{ValidBytes: start, End: end}
 	for pos := start; ; {
