@@ -3,12 +3,14 @@ package reports
 import (
 	"fmt"
 	"io"
+	"kidx/internal/realdata"
 	"kidx/segment"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"kidx/model"
 	"kidx/sim"
@@ -137,15 +139,49 @@ func BenchmarkAnalyze1GiB(b *testing.B) {
 	if err := l.Close(); err != nil {
 		b.Fatal(err)
 	}
+	logPath := filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.LogSuffix)
 	b.ResetTimer()
 	var a *Analysis
+	var aDur, pDur time.Duration
+	buf := make([]byte, 1<<20)
 	for range b.N {
+		t0 := time.Now()
+		f, _ := os.Open(logPath)
+		for {
+			if _, err := f.Read(buf); err != nil {
+				break
+			}
+		}
+		f.Close()
+		pDur += time.Since(t0)
+		t0 = time.Now()
 		if a, err = AnalyzeDir(dir, AnalyzeOptions{}); err != nil {
 			b.Fatal(err)
 		}
+		aDur += time.Since(t0)
 	}
 	if a.Partitions[0].Batches != batches {
 		b.Fatalf("%d batches", a.Partitions[0].Batches)
 	}
 	b.SetBytes(a.LogBytes)
+	// The target: at most half the time of a plain read (cat) of the segment.
+	b.ReportMetric(aDur.Seconds()/pDur.Seconds(), "x-plain-read-time")
+}
+
+// BenchmarkRealData: verify --deep and analyze over every real log directory of
+// ../shared/realdata (restored into a temporary directory), as the CLI runs them: one
+// VerifyOptions{Deep} pass and one AnalyzeDirs over all origins. Target: under 2 s.
+func BenchmarkRealData(b *testing.B) {
+	root := realdata.Restore(b)
+	dirs := realdata.PartitionDirs(root)
+	origins := realdata.Origins(root)
+	for b.Loop() {
+		if _, err := segment.Verify(dirs, segment.VerifyOptions{Deep: true}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := AnalyzeDirs(origins, AnalyzeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/verify+analyze")
 }

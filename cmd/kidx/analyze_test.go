@@ -98,3 +98,72 @@ func TestAnalyzeBadInput(t *testing.T) {
 		t.Errorf("unreadable: exit %d\n%s", code, out)
 	}
 }
+
+// A fleet: each broker's analyze --format json, merged anywhere. Two "brokers" of golden
+// partitions: broker a holds blog-i4096 (16 segments) and blog-i1048576 (16 segments, empty
+// indexes: the worst lookups, 49050 bytes from byte 0, TestAnalyzeCLI), broker b holds
+// random-i512-per-batch. The merge keeps each broker's totals and names the worst partition's
+// broker; figures are the brokers' own, counted here from the golden files.
+func TestAnalyzeMergeFleet(t *testing.T) {
+	dirA := goldenLogDir(t, "blog-i4096", "blog-i1048576")
+	dirB := goldenLogDir(t, "random-i512-per-batch")
+	logs := func(dir string) int {
+		n := 0
+		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+			if strings.HasSuffix(p, ".log") {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	out := t.TempDir()
+	for _, c := range []struct{ broker, dir string }{{"a", dirA}, {"b", dirB}} {
+		if _, errOut, code := runKidx(t, "analyze", c.dir, "--broker", c.broker, "--max-map-count", "40", "--format", "json", "--out", filepath.Join(out, c.broker+".json")); code != 0 {
+			t.Fatalf("analyze %s: exit %d: %s", c.broker, code, errOut)
+		}
+	}
+	stdout, errOut, code := runKidx(t, "analyze", "--merge", filepath.Join(out, "a.json"), filepath.Join(out, "b.json"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	var fleet struct {
+		Brokers []struct {
+			Broker               string
+			Partitions, Segments int
+			Maps, Headroom       int64
+		}
+		Partitions, Segments int
+		Worst                []struct {
+			Broker string
+			Scan   struct{ MaxScanBytes int64 }
+		} `json:"worstPartitions"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &fleet); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	segs := map[string]int{"a": logs(dirA), "b": logs(dirB)}
+	if len(fleet.Brokers) != 2 || fleet.Partitions != 3 || fleet.Segments != segs["a"]+segs["b"] {
+		t.Fatalf("fleet %+v, want 2 brokers, 3 partitions, %d segments", fleet, segs["a"]+segs["b"])
+	}
+	for _, b := range fleet.Brokers {
+		if b.Segments != segs[b.Broker] || b.Maps != 2*int64(segs[b.Broker]) || b.Headroom != 40-2*int64(segs[b.Broker]) {
+			t.Errorf("broker %+v: want %d segments, 2 maps each, against 40", b, segs[b.Broker])
+		}
+	}
+	// Brokers by headroom, tightest first: a has 32 segments (64 maps, headroom -24).
+	if fleet.Brokers[0].Broker != "a" || len(fleet.Worst) != 3 || fleet.Worst[0].Broker != "a" || fleet.Worst[0].Scan.MaxScanBytes != 49050 {
+		t.Fatalf("order: %+v", fleet)
+	}
+	text, _, code := runKidx(t, "analyze", "--merge", filepath.Join(out, "a.json"), filepath.Join(out, "b.json"))
+	if code != 0 || !strings.Contains(text, "a needs 64 maps against vm.max_map_count=40") {
+		t.Fatalf("text: exit %d\n%s", code, text)
+	}
+	// Bad input: not a report, a missing file, a format the merge does not write.
+	bad := writeFile(t, out, "bad.json", `{"nope": 1}`)
+	for _, args := range [][]string{{"analyze", "--merge", bad}, {"analyze", "--merge", filepath.Join(out, "none.json")}, {"analyze", "--merge", "--format", "html", filepath.Join(out, "a.json")}} {
+		if _, _, code := runKidx(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
