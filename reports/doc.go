@@ -13,9 +13,11 @@
 //     Kafka-version validity).
 //   - phase1.go: phase-1 cost of Kafka's warm-section search for an index of n entries.
 //   - recommend.go: recommendations derived from the figures.
-//   - segstats.go: the exact per-offset statistics of a real segment in one pass over its batch
-//     headers and index entries (SPEC §5).
-//   - analyze.go: AnalyzeDir, per-partition figures of a log directory, read-only.
+//   - segstats.go: costWalk, the exact per-offset statistics of a real segment in one pass over
+//     its batch headers and index entries (SPEC §5), riding along verify's walk; OffsetCosts.
+//   - analyze.go: AnalyzeDirs, per-partition figures of a broker's log directories, read-only:
+//     eras, live segments, restarts and their cost, findings, recommendations.
+//   - fleet.go: MergeFleet, brokers' analyze JSON reports merged into one fleet report.
 //   - table.go, whatif_text.go, json.go, html.go, analyze_render.go: the formats.
 //
 // docs/reports.md defines the JSON keys, the regimes, the quantiles and the recommendation rules.

@@ -61,11 +61,12 @@ func TestGoldenFollowersPerAppendEra(t *testing.T) {
 
 // TestGoldenFollowersPerBatchEra: under Kafka 4.1.0 (per-batch rule) with the case's interval,
 // the per-append files are wrong: every segment misses entries the per-batch rule makes (its
-// second and third batches begin more than 4096 bytes after the last entry), so lookups of
-// their offsets scan 32700 (and, in the last segment, 49050) bytes from byte 0 against a bound
-// of 4096 + 16350. verify exits 1 with a problem in every one of the 21 segments. The
-// per-batch files, which Kafka wrote under that rule, are clean (so the failure is about the
-// files, not the release).
+// second and third batches begin more than 4096 bytes after the last entry or the segment's
+// start). Only byte-counter restarts before them could explain that, and those left none of a
+// shutdown's marks (no producer snapshot, no time-index entry that LogSegment.close or recover
+// would have appended): under the release and interval claimed, a problem in every one of the
+// 21 segments (exit 1). The per-batch files, which Kafka wrote under that rule, are clean (so
+// the failure is about the files, not the release).
 //
 // What the files do not have is a DumpLogSegments mismatch ("Index offset: X, log offset: Y"):
 // their only entry, (5055, 49050), names the last offset of the batch at 49050, and
