@@ -89,18 +89,18 @@ type PartitionReport struct {
 // LiveReport is a live segment of a partition (preallocated indexes: the active segment of a
 // running broker).
 type LiveReport struct {
-	BaseOffset int64
+	BaseOffset int64 `json:"baseOffset"`
 	segment.LiveState
 }
 
 // RestartReport is a byte-counter restart inside a segment and what it costs lookups: the
 // offsets after it and before the next entry start at the last entry before it.
 type RestartReport struct {
-	BaseOffset int64
+	BaseOffset int64 `json:"baseOffset"`
 	segment.Restart
-	Offsets        int64 // offsets whose lookup crosses the restart
-	MaxScanBytes   int64 // their largest scan
-	TotalScanBytes int64
+	Offsets        int64 `json:"offsets"`      // offsets whose lookup crosses the restart
+	MaxScanBytes   int64 `json:"maxScanBytes"` // their largest scan
+	TotalScanBytes int64 `json:"totalScanBytes"`
 }
 
 // AnalyzeDir is AnalyzeDirs of one directory.

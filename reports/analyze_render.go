@@ -160,25 +160,12 @@ type partitionJSONItem struct {
 	WarmCoveredBytes   int64             `json:"warmCoveredBytes"`
 	Phase1             phase1JSON        `json:"phase1"`
 	Eras               string            `json:"eras"`
-	Live               []liveJSON        `json:"live"`
-	Restarts           []restartJSON     `json:"restarts"`
+	Live               []LiveReport      `json:"live"`
+	Restarts           []RestartReport   `json:"restarts"`
 	Maps               int64             `json:"maps"`
 	Problems           int               `json:"problems"`
 	Findings           []segment.Finding `json:"findings"`
 	Recommendations    []string          `json:"recommendations"`
-}
-
-type liveJSON struct {
-	BaseOffset int64 `json:"baseOffset"`
-	segment.LiveState
-}
-
-type restartJSON struct {
-	BaseOffset int64 `json:"baseOffset"`
-	segment.Restart
-	Offsets        int64 `json:"offsets"`
-	MaxScanBytes   int64 `json:"maxScanBytes"`
-	TotalScanBytes int64 `json:"totalScanBytes"`
 }
 
 // WriteJSON writes the analysis; every partition carries the SPEC §10 `scan` object.
@@ -196,14 +183,9 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 			TimeIndexEntries: p.TimeIndexEntries, IndexFileBytes: p.IndexFileBytes, TimeIndexFileBytes: p.TimeIndexFileBytes,
 			BytesPerEntry: round1(p.BytesPerEntry), BatchesPerEntry: round2(p.BatchesPerEntry),
 			Scan: scanJSON(p.Scan, p.ScanQ, p.HopsQ), WarmCoveredBytes: p.WarmCoveredBytes, Phase1: phase1JSON(p.Phase1),
-			Eras: p.Eras, Live: []liveJSON{}, Restarts: []restartJSON{},
+			Eras: p.Eras, Live: append([]LiveReport{}, p.Live...), Restarts: append([]RestartReport{}, p.Restarts...),
 			Maps: p.Maps, Problems: p.Problems, Findings: p.Findings, Recommendations: p.Recommendations}
-		for _, l := range p.Live {
-			item.Live = append(item.Live, liveJSON{l.BaseOffset, l.LiveState})
-		}
-		for _, r := range p.Restarts {
-			item.Restarts = append(item.Restarts, restartJSON{r.BaseOffset, r.Restart, r.Offsets, r.MaxScanBytes, r.TotalScanBytes})
-		}
+
 		if item.Findings == nil {
 			item.Findings = []segment.Finding{}
 		}
