@@ -18,13 +18,7 @@ func dumpIndex(w io.Writer, path string, base int64, opts DumpOptions, res *Dump
 		return nil
 	}
 	if opts.IndexSanityCheck {
-		if err := x.SanityCheck(); err != nil {
-			res.SanityCheck = err.Error()
-			return err
-		}
-		res.SanityCheck = "passed"
-		fmt.Fprintf(w, "%s passed sanity check.\n", path)
-		return nil
+		return sanityOnly(w, path, x.SanityCheck(), res)
 	}
 	noteLive(res, x.Untrimmed(), x.ValidLen(), x.Len(), "index")
 	logPath := siblingPath(path, LogSuffix)
@@ -72,13 +66,7 @@ func dumpTimeIndex(w io.Writer, path string, base int64, opts DumpOptions, res *
 	}
 	defer x.Close()
 	if opts.IndexSanityCheck {
-		if err := x.SanityCheck(); err != nil {
-			res.SanityCheck = err.Error()
-			return err
-		}
-		res.SanityCheck = "passed"
-		fmt.Fprintf(w, "%s passed sanity check.\n", path)
-		return nil
+		return sanityOnly(w, path, x.SanityCheck(), res)
 	}
 	noteLive(res, x.Untrimmed(), x.ValidLen(), x.Len(), "time index")
 	logPath := siblingPath(path, LogSuffix)
@@ -150,4 +138,15 @@ func noteLive(res *DumpResult, untrimmed bool, valid, slots int, what string) {
 	if untrimmed {
 		res.Notes = append(res.Notes, fmt.Sprintf("a live (preallocated) %s: %s before its zero tail, of %s; DumpLogSegments reads every slot up to its stop rule", what, plural(valid, "valid entry"), plural(slots, "slot")))
 	}
+}
+
+// sanityOnly is --index-sanity-check: Kafka's sanityCheck and "<file> passed sanity check.".
+func sanityOnly(w io.Writer, path string, err error, res *DumpResult) error {
+	if err != nil {
+		res.SanityCheck = err.Error()
+		return err
+	}
+	res.SanityCheck = "passed"
+	fmt.Fprintf(w, "%s passed sanity check.\n", path)
+	return nil
 }

@@ -175,36 +175,40 @@ func ParseRelease(s string) (Release, error) {
 	return r, nil
 }
 
+// eraBounds are the eras up to 3.6 by the first release after each (semantics §13.2).
+var eraBounds = []struct {
+	before Release
+	id     string
+}{
+	{Release{0, 8, 1}, "0.8.0"},
+	{Release{0, 9, 0}, "0.8.1-0.8.2"},
+	{Release{0, 10, 1}, "0.9.0-0.10.0"},
+	{Release{0, 11, 0}, "0.10.1-0.10.2"},
+	{Release{2, 0, 0}, "0.11-1.1"},
+	{Release{2, 3, 0}, "2.0-2.2"},
+	{Release{3, 7, 0}, "2.3-3.6"},
+}
+
 // EraFor returns the era of a release (semantics §13.2).
 func EraFor(r Release) Era {
-	at := func(id string) Era { e, _ := EraByID(id); return e }
-	v := func(major, minor, patch int) Release { return Release{major, minor, patch} }
-	switch {
-	case r.less(v(0, 8, 1)):
-		return at("0.8.0")
-	case r.less(v(0, 9, 0)):
-		return at("0.8.1-0.8.2")
-	case r.less(v(0, 10, 1)):
-		return at("0.9.0-0.10.0")
-	case r.less(v(0, 11, 0)):
-		return at("0.10.1-0.10.2")
-	case r.less(v(2, 0, 0)):
-		return at("0.11-1.1")
-	case r.less(v(2, 3, 0)):
-		return at("2.0-2.2")
-	case r.less(v(3, 7, 0)):
-		return at("2.3-3.6")
+	for _, b := range eraBounds {
+		if r.less(b.before) {
+			e, _ := EraByID(b.id)
+			return e
+		}
 	}
 	// KAFKA-806 landed in 3.9.1, 4.0.1 and 4.1.0 (and on the 3.8 branch, for a 3.8.2 if one
 	// is ever released; kidx maps 3.8.2+ to the branch's code, as model does).
-	perBatch := !r.less(v(4, 1, 0)) ||
+	perBatch := !r.less(Release{4, 1, 0}) ||
 		(r.Major == 4 && r.Minor == 0 && r.Patch >= 1) ||
 		(r.Major == 3 && r.Minor == 9 && r.Patch >= 1) ||
 		(r.Major == 3 && r.Minor == 8 && r.Patch >= 2)
+	id := "3.7-4.0.0"
 	if perBatch {
-		return at("per-batch")
+		id = "per-batch"
 	}
-	return at("3.7-4.0.0")
+	e, _ := EraByID(id)
+	return e
 }
 
 // EraForRule maps kidx's two rule names to the two current eras.

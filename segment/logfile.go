@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 )
@@ -258,22 +259,30 @@ func (l *LogFile) Walk(start, end int64, fn func(BatchInfo) bool) WalkResult {
 		defer l.mm.prefetch(start, end)()
 	}
 	res := WalkResult{ValidBytes: start, End: end}
-	for pos := start; ; {
+	l.walkTo(&res, start, math.MaxInt64, end, fn)
+	return res
+}
+
+// walkTo walks from pos while the next batch would start before stop, into res; it returns
+// where it stopped and whether the walk is over (end of data, corruption, or fn said stop).
+func (l *LogFile) walkTo(res *WalkResult, pos, stop, end int64, fn func(BatchInfo) bool) (int64, bool) {
+	for pos < stop {
 		b, err := l.NextBatch(pos, end)
 		if err == errNoBatch {
-			return res
+			return pos, true
 		}
 		if err != nil {
 			res.Err = err
-			return res
+			return pos, true
 		}
 		res.Batches++
 		pos = b.End()
 		res.ValidBytes = pos
 		if !fn(b) {
-			return res
+			return pos, true
 		}
 	}
+	return pos, false
 }
 
 // crcChunk bounds memory while checking a batch of any size.

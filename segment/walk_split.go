@@ -1,6 +1,9 @@
 package segment
 
-import "runtime"
+import (
+	"math"
+	"runtime"
+)
 
 // WalkSplit is Walk, with the part of the range from split on read ahead by another
 // goroutine: split must be a batch start the caller knows of (an offset-index entry's
@@ -18,27 +21,15 @@ func (l *LogFile) WalkSplit(start, end, split int64, fn func(BatchInfo) bool) Wa
 	ahead := l.readAheadFrom(split, end)
 	defer ahead.stop()
 	res := WalkResult{ValidBytes: start, End: end}
-	pos := start
-	for pos < split {
-		b, err := l.NextBatch(pos, end)
-		if err == errNoBatch {
-			return res
-		}
-		if err != nil {
-			res.Err = err
-			return res
-		}
-		res.Batches++
-		pos = b.End()
-		res.ValidBytes = pos
-		if !fn(b) {
-			return res
-		}
+	pos, over := l.walkTo(&res, start, split, end, fn)
+	if over {
+		return res
 	}
 	if pos != split {
 		// split lies inside a batch: its read ahead is of no use.
 		ahead.stop()
-		return l.walkOn(res, pos, end, fn)
+		l.walkTo(&res, pos, math.MaxInt64, end, fn)
+		return res
 	}
 	for chunk := range ahead.chunks {
 		for _, b := range chunk {
@@ -59,26 +50,6 @@ func (l *LogFile) WalkSplit(start, end, split int64, fn func(BatchInfo) bool) Wa
 
 // splitMin is the smallest range worth a second reader.
 const splitMin = 8 << 20
-
-// walkOn continues a walk from pos, as Walk does.
-func (l *LogFile) walkOn(res WalkResult, pos, end int64, fn func(BatchInfo) bool) WalkResult {
-	for {
-		b, err := l.NextBatch(pos, end)
-		if err == errNoBatch {
-			return res
-		}
-		if err != nil {
-			res.Err = err
-			return res
-		}
-		res.Batches++
-		pos = b.End()
-		res.ValidBytes = pos
-		if !fn(b) {
-			return res
-		}
-	}
-}
 
 // readAhead is a goroutine walking [from, end) with its own buffer over the same file,
 // handing batches over in chunks. The channel's capacity bounds how far ahead it gets.
