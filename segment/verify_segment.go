@@ -3,6 +3,7 @@ package segment
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 )
@@ -62,11 +63,8 @@ type segmentWalk struct {
 // the next entry's position.
 type appendEntry struct {
 	obs     int // its observation in segmentWalk.obs
-	slot    int
 	e       IndexEntry
 	nextPos int64 // the next entry's position (or the end of the log)
-	first   int64 // the batch at the entry's position
-	last    int64
 }
 
 var (
@@ -119,18 +117,21 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 			marks = append(marks, m)
 		}
 	}
+	// With no interval known (no entry anywhere in the partition), only snapshots place restarts.
+	interval := int64(math.MaxInt64)
 	if ctx.intervalKnown {
-		w.life = newLifetimeTracker(ctx.interval, ctx.opts.HaveInterval, marks)
+		interval = ctx.interval
 	}
+	w.life = newLifetimeTracker(interval, ctx.opts.HaveInterval, marks)
 	if ctx.opts.Visit != nil {
 		w.visitor = ctx.opts.Visit(sf, seg)
 	}
 	w.walk()
 	w.judge()
 	w.uncleanStart()
-	if w.life != nil && len(w.life.restarts) > 0 {
+	if len(w.life.restarts) > 0 {
 		v.Restarts = w.life.restarts
-		if !w.lifetimesInferable() {
+		if !w.lifetimesInferable() || !ctx.intervalKnown {
 			v.Restarts = snapshotRestarts(w.life.restarts)
 		}
 		// A restart no shutdown marked is a follower's truncation, or the files are not what
@@ -313,14 +314,13 @@ func (w *segmentWalk) walk() {
 		w.checkBatch(b, first, prevLast)
 		prevLast = max(prevLast, last)
 		w.resolvePending(b, last)
-		indexed := w.entriesAt(b, first, last)
-		if w.life != nil {
-			marks := shutdownMarks{timeEntry: w.unpairedTime, wouldMark: w.seg.TimeIndex != nil && w.maxTsSoFar > w.lastTimeTs}
-			if d := w.life.batch(b.Position, first, indexed, marks); d >= 0 {
-				w.r.add(Finding{File: w.seg.Index.Path, Pos: int64(w.slotAt(b.Position)) * OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIntervalRule,
-					Message:  fmt.Sprintf("the entry at position %d lies %d bytes after the previous entry (or the segment's start): index.interval.bytes=%d adds an entry only after more than %d bytes (LogSegment.append: bytesSinceLastIndexEntry > indexIntervalBytes)", b.Position, d, w.ctx.interval, w.ctx.interval),
-					Expected: fmt.Sprintf("more than %d bytes between entries", w.ctx.interval)})
-			}
+		slot := w.entriesAt(b, first, last)
+		indexed := slot >= 0
+		marks := shutdownMarks{timeEntry: w.unpairedTime, wouldMark: w.seg.TimeIndex != nil && w.maxTsSoFar > w.lastTimeTs}
+		if d := w.life.batch(b.Position, first, indexed, marks); d >= 0 {
+			w.r.add(Finding{File: w.seg.Index.Path, Pos: int64(slot) * OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIntervalRule,
+				Message:  fmt.Sprintf("the entry at position %d lies %d bytes after the previous entry (or the segment's start): index.interval.bytes=%d adds an entry only after more than %d bytes (LogSegment.append: bytesSinceLastIndexEntry > indexIntervalBytes)", b.Position, d, w.ctx.interval, w.ctx.interval),
+				Expected: fmt.Sprintf("more than %d bytes between entries", w.ctx.interval)})
 		}
 		w.unpairedTime = -1
 		w.timesIn(b, first, last, indexed)
@@ -384,20 +384,11 @@ func (w *segmentWalk) checkBatch(b BatchInfo, first, prevLast int64) {
 	}
 }
 
-// slotAt is the slot of the (first) entry at a position, for findings.
-func (w *segmentWalk) slotAt(pos int64) int {
-	for _, s := range w.byPos {
-		if w.entries[s].Position == pos {
-			return s
-		}
-	}
-	return 0
-}
-
 // entriesAt consumes the entries up to batch b: entries before it point inside the previous
-// batch, entries at its start are judged against it. It reports whether b is indexed.
-func (w *segmentWalk) entriesAt(b BatchInfo, first, last int64) bool {
-	indexed := false
+// batch, entries at its start are judged against it. It returns the slot of b's entry, -1 when
+// b is not indexed.
+func (w *segmentWalk) entriesAt(b BatchInfo, first, last int64) int {
+	indexed := -1
 	for w.ep < len(w.byPos) {
 		slot := w.byPos[w.ep]
 		e := w.entries[slot]
@@ -409,7 +400,9 @@ func (w *segmentWalk) entriesAt(b BatchInfo, first, last int64) bool {
 			w.offBoundary(slot, e)
 			continue
 		}
-		indexed = true
+		if indexed < 0 {
+			indexed = slot
+		}
 		w.entryAt(slot, e, b, first, last)
 	}
 	return indexed
@@ -453,7 +446,7 @@ func (w *segmentWalk) entryAt(slot int, e IndexEntry, b BatchInfo, first, last i
 		obs.allowed, obs.why = erasAppendFirst, "up to 1.1 an entry names the append's first offset, the log end offset before it (KAFKA-6530 changed it in 2.0)"
 		w.obs = append(w.obs, obs)
 	case e.Offset > last:
-		w.pending = &appendEntry{obs: len(w.obs), slot: slot, e: e, nextPos: w.nextEntryPos(), first: first, last: last}
+		w.pending = &appendEntry{obs: len(w.obs), e: e, nextPos: w.nextEntryPos()}
 		w.obs = append(w.obs, obs) // judged when the append's end is found (resolvePending)
 	default:
 		w.obs = append(w.obs, obs) // explained by no era
