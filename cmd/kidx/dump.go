@@ -17,11 +17,17 @@ func newDumpCmd(stdout, stderr io.Writer) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "dump FILE...",
-		Short: "Print .index, .timeindex and .log files the way kafka-dump-log --files does",
-		Long: `dump prints segment files as Kafka's DumpLogSegments (kafka-dump-log.sh --files) does:
+		Short: "Print the files of a log directory the way kafka-dump-log --files does",
+		Long: `dump prints files as Kafka's DumpLogSegments (kafka-dump-log.sh --files) does:
 "offset: N position: P" for .index, "timestamp: T offset: O" for .timeindex, one line per
-batch for .log, with Kafka's mismatch summaries on stderr. Files are opened read-only.
---format json prints one JSON object per file (keys in docs/segment.md).`,
+batch for .log (--deep-iteration: one per record, for every codec, legacy wrappers and control
+batches included), producer .snapshot and .txnindex entries, KRaft .checkpoint snapshots as
+logs, with Kafka's mismatch summaries on stderr. The files kafka-dump-log ignores but a healthy
+log directory holds (leader-epoch-checkpoint, partition.metadata, quorum-state, meta.properties,
+the offset checkpoints, .kafka_cleanshutdown) are decoded in kidx's own, labelled words. Beside
+Kafka's output, "kidx: note:" lines on stderr say what Kafka's tool does not (a live,
+preallocated index; a .log that is missing). Files are opened read-only.
+--format json prints one JSON object per file (keys in docs/segment.md and docs/logdir-files.md).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
