@@ -17,6 +17,7 @@ func dumpLog(w io.Writer, path string, base int64, opts DumpOptions, res *DumpRe
 	}
 	defer lf.Close()
 	lf.SetReadAhead(1 << 20)
+	lf.SetPrefetch(true)
 	end := lf.Size()
 	if opts.MaxBytes > 0 {
 		end = min(end, opts.MaxBytes)

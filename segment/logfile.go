@@ -39,6 +39,8 @@ type LogFile struct {
 	bufLen     int
 	readAhead  int
 	skipWindow bool // the last batch read was larger than readAhead
+	// prefetchWalks maps a walk's range ahead on other cores (SetPrefetch).
+	prefetchWalks bool
 }
 
 // OpenLog opens path O_RDONLY with DefaultAccess.
@@ -70,6 +72,10 @@ func (l *LogFile) Size() int64 { return l.size }
 // SetReadAhead sets how many bytes one pread fetches at least (default 61:
 // one batch header per hop). Sequential walks raise it to 1 MiB.
 func (l *LogFile) SetReadAhead(n int) { l.readAhead = max(n, RecordBatchOverhead) }
+
+// SetPrefetch makes walks of a mapped file map their range ahead on the other cores: worth it
+// for walks that read every byte (verify --deep, dump), not for short ones that stop early.
+func (l *LogFile) SetPrefetch(on bool) { l.prefetchWalks = on }
 
 // Close releases the file (and mapping).
 func (l *LogFile) Close() error {
@@ -249,13 +255,14 @@ type WalkResult struct {
 func (r WalkResult) TrailingBytes() int64 { return r.End - r.ValidBytes }
 
 // Walk calls fn for every batch from start to end (<= 0: the file size),
-// following NextBatch. fn returning false stops the walk. On a mapped file the range is mapped
-// ahead on the other cores while the walk reads headers.
+// following NextBatch. fn returning false stops the walk. On a mapped file set to prefetch
+// (SetPrefetch, for walks that read the whole range) the range is mapped ahead on the other
+// cores while the walk reads.
 func (l *LogFile) Walk(start, end int64, fn func(BatchInfo) bool) WalkResult {
 	if end <= 0 || end > l.size {
 		end = l.size
 	}
-	if l.access == AccessMmap {
+	if l.prefetchWalks && l.access == AccessMmap {
 		defer l.mm.prefetch(start, end)()
 	}
 	res := WalkResult{ValidBytes: start, End: end}

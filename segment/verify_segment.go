@@ -297,6 +297,7 @@ func (w *segmentWalk) walk() {
 	lf := w.seg.Log
 	lf.SetReadAhead(HeaderWindow) // when the file could not be mapped
 	if w.ctx.opts.Deep {
+		lf.SetPrefetch(true)
 		w.crc = &crcQueue{lf: lf, report: func(b BatchInfo, err error) {
 			f := findingFromErr(w.sf.Log, SeverityError, CheckCRC, err)
 			f.Expected = "stored CRC == computed CRC"
