@@ -191,8 +191,11 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 	var replay [][]replayRun
 	kept := 0
 	replayable := true
-	walks := map[int64]*costWalk{}
-	var order []int64
+	type walked struct {
+		sf segment.SegmentFiles
+		cw *costWalk
+	}
+	var walks []walked // in walk order
 	// One pass over the headers: verify's walk, with the cost walk riding along.
 	judge := opts.Judge
 	judge.Deep = false
@@ -214,8 +217,8 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 				kept++
 			}
 		})
-		walks[sf.BaseOffset] = cw
-		order = append(order, sf.BaseOffset)
+		cw.progress = opts.Progress
+		walks = append(walks, walked{sf, cw})
 		return cw
 	}
 	report := segment.VerifyPartition(pd, points, judge)
@@ -235,15 +238,11 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 		}
 	}
 	var last segmentFigures
-	for _, base := range order {
-		fig := walks[base].fig
-		sf := segmentFilesAt(logSegs, base)
+	for _, wk := range walks {
+		fig := wk.cw.fig
 		if fig.skipped != "" {
-			pr.Findings = append(pr.Findings, segment.Finding{File: sf.Log, Pos: -1, Severity: segment.SeverityWarning,
+			pr.Findings = append(pr.Findings, segment.Finding{File: wk.sf.Log, Pos: -1, Severity: segment.SeverityWarning,
 				Check: "scan-stats-skipped", Message: fig.skipped})
-		}
-		if opts.Progress != nil {
-			opts.Progress(fig.logBytes)
 		}
 		pr.Batches += fig.batches
 		pr.LogBytes += fig.logBytes
@@ -303,15 +302,6 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 		}
 	}
 	return pr
-}
-
-func segmentFilesAt(segs []segment.SegmentFiles, base int64) segment.SegmentFiles {
-	for _, s := range segs {
-		if s.BaseOffset == base {
-			return s
-		}
-	}
-	return segment.SegmentFiles{}
 }
 
 // restartCosts sums, per restart, the cost of the offsets whose lookups cross it: those in

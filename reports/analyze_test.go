@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/binary"
 	"strings"
 
 	"encoding/json"
@@ -277,6 +278,71 @@ func TestAnalyzeRestartCost(t *testing.T) {
 		}
 		if dense != c.dense {
 			t.Fatalf("I=%d: densest-index claim %v, want %v: %q", c.interval, dense, c.dense, p.Recommendations)
+		}
+	}
+}
+
+// An index whose entries are out of order is searched by Kafka's own search on the file as it
+// is (semantics §5): analyze then looks every offset up, and its costs equal
+// segment.Segment.Lookup's, offset by offset, on every kind of start (a batch start, and one
+// inside a batch). 20 000 one-record batches keep it quick only if the lookups do not each walk
+// from byte 0 (it took minutes when they did).
+func TestAnalyzeUnsortedIndexEveryOffset(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "topic-0")
+	cfg := segment.DefaultConfig()
+	cfg.IndexIntervalBytes = 1000
+	l, err := segment.CreateLog(dir, cfg, segment.PerBatch, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20000
+	for i := int64(0); i < n; i++ {
+		b, _ := segment.BuildSizedBatch(i, 1, 100, 1700000000000+i)
+		if _, err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	idx := filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.IndexSuffix)
+	data, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Swap entries 10 and 11; point entry 500 inside a batch (position + 7).
+	copy(data[80:88], append(append([]byte(nil), data[88:96]...), data[80:88]...))
+	binary.BigEndian.PutUint32(data[500*8+4:], binary.BigEndian.Uint32(data[500*8+4:])+7)
+	if err := os.WriteFile(idx, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seg, err := segment.OpenSegment(filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.LogSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.Close()
+	// The offsets Kafka's lookup finds (not those whose walk starts inside a batch, at the
+	// damaged entry) and their costs, from Segment.Lookup.
+	type cost struct{ scan, hops int64 }
+	want := map[int64]cost{}
+	for o := int64(0); o < n; o++ {
+		if r, err := seg.Lookup(o); err == nil && r.Found {
+			want[o] = cost{r.ScanBytes(), int64(r.Hops)}
+		}
+	}
+	if len(want) == n || len(want) < n-100 {
+		t.Fatalf("%d of %d offsets found: the damage should lose a few", len(want), n)
+	}
+	got := map[int64]cost{}
+	err = OffsetCosts(segment.SegmentFiles{BaseOffset: 0, Log: seg.Log.Path, Index: idx}, func(first, last, scanBytes, hops int64) {
+		for o := first; o <= last; o++ {
+			got[o] = cost{scanBytes, hops}
+		}
+	})
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("%d offsets costed, want %d (err %v)", len(got), len(want), err)
+	}
+	for o, c := range want {
+		if got[o] != c {
+			t.Fatalf("offset %d: costs %+v, Lookup says %+v", o, got[o], c)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"sort"
 
 	"kidx/model"
 	"kidx/segment"
@@ -94,6 +95,8 @@ type costWalk struct {
 
 	spans   []span // brute force: every batch's offsets
 	offsets int64
+
+	progress func(bytes int64) // called with the segment's log bytes at its end (analyze's progress bar)
 }
 
 type span struct{ base, last, pos int64 }
@@ -196,6 +199,9 @@ func (cw *costWalk) runAt(p, first, count int64) {
 // through segment.Segment.Lookup (Kafka's search on the file as it is, then the header walk).
 func (cw *costWalk) End(seg *segment.Segment, res segment.WalkResult) {
 	cw.fig.logBytes = res.ValidBytes
+	if cw.progress != nil {
+		cw.progress(res.ValidBytes)
+	}
 	if !cw.brute {
 		cw.fig.warmCovered = warmCoverage(cw.entries, cw.fig.logBytes)
 		return
@@ -203,16 +209,59 @@ func (cw *costWalk) End(seg *segment.Segment, res segment.WalkResult) {
 	if cw.stopped {
 		return
 	}
-	for _, s := range cw.spans {
+	cw.bruteForce(seg)
+}
+
+// bruteHops bounds the headers the brute force may walk past when an entry's position is no
+// batch start (Kafka's walk from there parses whatever it finds).
+const bruteHops = 1 << 24
+
+// bruteForce looks every offset up as Kafka would on the index as it is: phase 1 is Kafka's
+// search (segment.OffsetIndex.Lookup, whatever the order of the entries); phase 2, when the
+// start is a batch start and the batches' offsets increase, is the first batch from there
+// whose last offset reaches the target (a binary search: what the walk would find); otherwise
+// segment.Segment.Lookup walks the file, within bruteHops headers in all.
+func (cw *costWalk) bruteForce(seg *segment.Segment) {
+	spans := cw.spans
+	byPos := make(map[int64]int, len(spans))
+	ordered := true
+	for i, s := range spans {
+		byPos[s.pos] = i
+		if i > 0 && s.base <= spans[i-1].last {
+			ordered = false
+		}
+	}
+	budget := int64(bruteHops)
+	var lost int64
+	defer func() {
+		if lost > 0 && cw.fig.skipped == "" {
+			cw.fig.skipped = fmt.Sprintf("%d offsets cannot be found through the index: their lookups start inside a batch, where Kafka's walk reads payload as a header", lost)
+		}
+	}()
+	for _, s := range spans {
 		for o := s.base; o <= s.last; o++ {
+			start := int64(0)
+			if seg.Index != nil {
+				e, _, _ := seg.Index.Lookup(o)
+				start = e.Position
+			}
+			if i, ok := byPos[start]; ok && ordered {
+				j := i + sort.Search(len(spans)-i, func(k int) bool { return spans[i+k].last >= o })
+				if j < len(spans) {
+					cw.emit(costRun{o, 1, spans[j].pos - start, int64(j - i + 1), s.pos})
+				}
+				continue
+			}
 			r, err := seg.Lookup(o)
-			if err != nil {
-				cw.fig.skipped = err.Error()
+			if err != nil || !r.Found {
+				lost++
+				continue
+			}
+			if budget -= int64(r.Hops); budget < 0 {
+				cw.fig.skipped = fmt.Sprintf("index entries point inside batches, and looking every offset up from them would walk more than %d headers: scan statistics skipped from offset %d on", bruteHops, o)
 				return
 			}
-			if r.Found {
-				cw.emit(costRun{o, 1, r.ScanBytes(), int64(r.Hops), s.pos})
-			}
+			cw.emit(costRun{o, 1, r.ScanBytes(), int64(r.Hops), s.pos})
 		}
 	}
 }

@@ -93,7 +93,8 @@ func dumpTimeIndex(w io.Writer, path string, base int64, opts DumpOptions, res *
 // its records' max timestamp must be the entry's; timestamps must increase.
 func dumpTimeIndexChecks(seg *Segment, x *TimeIndex) (mismatches, outOfOrder, notFound [][2]int64) {
 	prevTs := NoTimestamp
-	for i := 0; i < x.DumpLen(); i++ {
+	n := x.DumpLen()
+	for i := 0; i < n; i++ {
 		e := x.entry(i)
 		pos := int64(0)
 		if seg.Index != nil {

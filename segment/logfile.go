@@ -70,7 +70,7 @@ func OpenLogWith(path string, access Access) (*LogFile, error) {
 func (l *LogFile) Size() int64 { return l.size }
 
 // SetReadAhead sets how many bytes one pread fetches at least (default 61:
-// one batch header per hop). Sequential walks raise it to 1 MiB.
+// one batch header per hop): header walks use a page (HeaderWindow), dumps 1 MiB.
 func (l *LogFile) SetReadAhead(n int) { l.readAhead = max(n, RecordBatchOverhead) }
 
 // SetPrefetch makes walks of a mapped file map their range ahead on the other cores: worth it
@@ -337,7 +337,7 @@ func (l *LogFile) CheckBatch(b BatchInfo) error {
 // ReadBatch returns the whole batch b (at most the file size, which NextBatch
 // already checked). The slice is valid until the next read.
 func (l *LogFile) ReadBatch(b BatchInfo) ([]byte, error) {
-	if b.Size > int64(maxInMemory) && l.access != AccessMmap {
+	if b.Size > int64(maxInMemory) {
 		return nil, formatErr(l.Path, b.Position, "batch of %d bytes too large to load", b.Size)
 	}
 	data, err := l.read(b.Position, int(b.Size))

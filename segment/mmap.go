@@ -14,10 +14,10 @@ import (
 
 // fileBytes is a read-only view of a whole file: an mmap (PROT_READ,
 // MAP_SHARED, so nothing can be written through it) when the file is not
-// empty, else an empty slice. Only .log files are mapped (for lookups), and
-// mapped bytes are only touched through copyMapped: a broker may truncate the
-// file under us (follower truncation, recovery), which turns a read of the
-// lost pages into SIGBUS.
+// empty, else an empty slice. Only .log files are mapped, and mapped bytes are
+// only touched under guardFault (copyMapped, updateCRCMapped, prefetch): a
+// broker may truncate the file under us (follower truncation, recovery), which
+// turns a read of the lost pages into SIGBUS.
 type fileBytes struct {
 	data   []byte
 	mapped bool
@@ -159,9 +159,11 @@ func (b *fileBytes) unmap() error {
 		b.mapped = false
 		d := b.data
 		b.data = nil
-		if len(d) >= prefetchMin {
-			// Tearing down a large mapping takes a while (about 20 ms per GiB mapped); nothing
-			// refers to it any more, so it overlaps with what comes next.
+		if len(d) >= asyncUnmapMin {
+			// Tearing down a large mapping takes a while (about 20 ms per GiB mapped); it
+			// overlaps with what comes next. Nothing touches it any more: the walks that map
+			// ahead (prefetch) and the CRC workers have all stopped before their walk returns,
+			// and a failed munmap of a read-only mapping costs nothing but address space.
 			go syscall.Munmap(d)
 			return nil
 		}
@@ -172,9 +174,11 @@ func (b *fileBytes) unmap() error {
 }
 
 // openReadOnly is the only way readers open files: O_RDONLY, no O_CREAT,
-// no locks.
+// no locks; O_NONBLOCK so that a FIFO with a segment's name cannot hang the
+// open (it is then refused as not a regular file; on regular files the flag
+// changes nothing).
 func openReadOnly(path string) (*os.File, int64, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -193,6 +197,9 @@ func openReadOnly(path string) (*os.File, int64, error) {
 // prefetchMin is the smallest mapping worth prefetching or unmapping in the background: below
 // it the walk's own faults cost less than starting a goroutine.
 const prefetchMin = 8 << 20
+
+// asyncUnmapMin is the smallest mapping unmapped in the background.
+const asyncUnmapMin = 8 << 20
 
 // prefetchSink keeps the prefetch loads from being optimized away.
 var prefetchSink atomic.Uint32
@@ -218,8 +225,8 @@ func (b *fileBytes) prefetch(from, end int64) (stop func()) {
 			defer wg.Done()
 			_ = guardFault("", lo, func() {
 				var sink byte
-				for p := lo; p < hi; p += 64 << 10 {
-					if p&(16<<20-1) == 0 {
+				for i, p := 0, lo; p < hi; i, p = i+1, p+64<<10 {
+					if i%256 == 0 { // every 16 MiB
 						select {
 						case <-done:
 							return

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Severity of a finding.
@@ -204,6 +205,9 @@ func ScanDir(path string) (*DirScan, error) {
 		full := filepath.Join(path, e.Name())
 		if !e.IsDir() {
 			role, ok := rootFileRoles[e.Name()]
+			if stem, tmp := strings.CutSuffix(e.Name(), ".tmp"); !ok && tmp && rootFileRoles[stem] != "" {
+				role, ok = RoleTempFile, true // a checkpoint being written (CheckpointFile writes <name>.tmp, then renames)
+			}
 			if !ok {
 				role = RoleUnknown
 				ds.note(full, SeverityInfo, "stray-file", "not a Kafka log-directory file; left alone")
@@ -242,10 +246,14 @@ func (ds *DirScan) note(path string, sev Severity, check, msg string) {
 }
 
 // isPartitionDir tells a partition directory from a log directory: it holds Kafka's
-// partition-level files, or it is named topic-partition and holds no partition directory.
+// partition-level files, or it is named topic-partition and holds neither a partition
+// directory nor a log directory's own files (meta.properties and the checkpoints).
 func isPartitionDir(name string, ents []os.DirEntry) bool {
 	subPartitions := false
 	for _, e := range ents {
+		if _, root := rootFileRoles[e.Name()]; root && !e.IsDir() {
+			return false
+		}
 		if e.IsDir() {
 			if _, _, ok := splitTopicPartition(e.Name()); ok {
 				subPartitions = true
@@ -285,6 +293,12 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 			ds.note(full, SeverityInfo, "stray-file", "a directory inside a partition directory; left alone")
 			continue
 		}
+		if !e.Type().IsRegular() {
+			// A FIFO, socket or device (or a link) with any name: never opened.
+			p.Files = append(p.Files, LogDirFile{Path: full, Role: RoleUnknown})
+			ds.note(full, SeverityWarning, "stray-file", "not a regular file (a FIFO, socket, device or link); left alone")
+			continue
+		}
 		role, offset, isSegment, base, kind := classifyPartitionFile(e.Name())
 		if !isSegment {
 			p.Files = append(p.Files, LogDirFile{Path: full, Role: role, Offset: offset})
@@ -302,7 +316,7 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 		}
 		// Probe readability without reading: an O_RDONLY open. (As root, mode 000 does not
 		// stop it, which is the honest answer.)
-		if f, err := os.OpenFile(full, os.O_RDONLY, 0); err != nil {
+		if f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
 			ds.note(full, SeverityWarning, CheckUnreadable, err.Error())
 			continue
 		} else {

@@ -40,11 +40,7 @@ func (l *LogFile) WalkSplit(start, end, split int64, fn func(BatchInfo) bool) Wa
 			}
 		}
 	}
-	r := ahead.result
-	res.Err = r.Err
-	if r.Err == nil && r.ValidBytes > res.ValidBytes {
-		res.ValidBytes = r.ValidBytes
-	}
+	res.Err = ahead.result.Err
 	return res
 }
 
