@@ -32,6 +32,9 @@ type Finding struct {
 	// Explanation says why a check that DumpLogSegments words as a problem is not one here:
 	// the release that wrote the file does it this way (docs/segment.md, "Kafka's eras").
 	Explanation string `json:"explanation,omitempty"`
+	// Count, when above 1, is how many findings of this kind in this file this one stands for
+	// (an explained mismatch is reported once per kind, with the first one's file and byte).
+	Count int `json:"count,omitempty"`
 }
 
 func (f Finding) String() string {
@@ -41,6 +44,9 @@ func (f Finding) String() string {
 	}
 	if f.Explanation != "" {
 		s += ": " + f.Explanation
+	}
+	if f.Count > 1 {
+		s += fmt.Sprintf(" [%d like it]", f.Count)
 	}
 	return s
 }

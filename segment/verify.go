@@ -386,21 +386,10 @@ func (r *VerifyReport) WriteKafkaSummary(w io.Writer) {
 	}
 }
 
-// WriteText prints one line per finding, then one line per partition and a total. A run of
-// explained findings of one kind in one file prints once, with a count (--format json lists
-// each).
+// WriteText prints one line per finding, then one line per partition and a total.
 func (r *VerifyReport) WriteText(w io.Writer) {
-	for i := 0; i < len(r.Findings); {
-		f := r.Findings[i]
-		j := i + 1
-		for f.Explanation != "" && j < len(r.Findings) && sameKind(r.Findings[j], f) {
-			j++
-		}
+	for _, f := range r.Findings {
 		fmt.Fprintln(w, f.String())
-		if j-i > 1 {
-			fmt.Fprintf(w, "%s: ... and %s like it\n", f.File, plural(j-i-1, "more finding"))
-		}
-		i = j
 	}
 	for _, p := range r.Partitions {
 		fmt.Fprintf(w, "partition %s: %s\n", p.Path, p.summary())
@@ -452,10 +441,6 @@ func plural(n int, what string) string {
 		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func sameKind(a, b Finding) bool {
-	return a.File == b.File && a.Check == b.Check && a.Severity == b.Severity && a.Explanation == b.Explanation
 }
 
 func sortedKeys(m map[string][][2]int64) []string {

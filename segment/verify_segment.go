@@ -24,12 +24,13 @@ type observation struct {
 // segmentWalk is the state of one segment's check: a single pass over the batch headers,
 // merged with the offset index's entries (by position) and the time index's (by offset).
 type segmentWalk struct {
-	r    *VerifyReport
-	ctx  *partitionCtx
-	seg  *Segment
-	sf   SegmentFiles
-	obs  []observation
-	base int64
+	r      *VerifyReport
+	ctx    *partitionCtx
+	seg    *Segment
+	sf     SegmentFiles
+	groups []*obsGroup // observations by kind, in the order kinds first appeared
+	byKind map[obsKey]*obsGroup
+	base   int64
 
 	entries  []IndexEntry // valid offset-index entries, in file order
 	byPos    []int        // their slots, by position
@@ -57,12 +58,47 @@ type segmentWalk struct {
 	nextBase     int64 // the next segment's base offset (-1: this is the newest)
 }
 
+// An obsGroup gathers the observations of one kind (check, file, allowed eras, rule): a
+// healthy segment of an older release has one explained mismatch per index entry, so only the
+// first obsKeep of a kind are kept whole, the rest counted.
+type obsGroup struct {
+	key   obsKey
+	first []observation
+	count int
+}
+
+type obsKey struct {
+	check, file, why string
+	allowed          EraSet
+}
+
+// obsKeep is how many observations of one kind are kept whole (and listed when they are
+// problems).
+const obsKeep = 1000
+
+func (w *segmentWalk) observe(o observation) {
+	k := obsKey{o.f.Check, o.f.File, o.why, o.allowed}
+	g := w.byKind[k]
+	if g == nil {
+		if w.byKind == nil {
+			w.byKind = map[obsKey]*obsGroup{}
+		}
+		g = &obsGroup{key: k}
+		w.byKind[k] = g
+		w.groups = append(w.groups, g)
+	}
+	g.count++
+	if len(g.first) < obsKeep {
+		g.first = append(g.first, o)
+	}
+}
+
 // appendEntry is an offset-index entry whose offset lies past the batch at its position:
 // under Kafka 2.0 to 3.9.0/4.0.0 it names the last offset of a multi-batch append that starts
 // there (KAFKA-6530), which is true when a batch ending at exactly that offset follows before
 // the next entry's position.
 type appendEntry struct {
-	obs     int // its observation in segmentWalk.obs
+	obs     observation // observed once decided
 	e       IndexEntry
 	nextPos int64 // the next entry's position (or the end of the log)
 }
@@ -449,12 +485,21 @@ func (w *segmentWalk) entryAt(slot int, e IndexEntry, b BatchInfo, first, last i
 	switch {
 	case e.Offset == first:
 		obs.allowed, obs.why = erasAppendFirst, "up to 1.1 an entry names the append's first offset, the log end offset before it (KAFKA-6530 changed it in 2.0)"
-		w.obs = append(w.obs, obs)
+		w.observe(obs)
 	case e.Offset > last:
-		w.pending = &appendEntry{obs: len(w.obs), e: e, nextPos: w.nextEntryPos()}
-		w.obs = append(w.obs, obs) // judged when the append's end is found (resolvePending)
+		w.settlePending() // the previous one's append ended without its offset
+		w.pending = &appendEntry{obs: obs, e: e, nextPos: w.nextEntryPos()}
 	default:
-		w.obs = append(w.obs, obs) // explained by no era
+		w.observe(obs) // explained by no era
+	}
+}
+
+// settlePending observes a pending entry as it stands (explained by no era unless
+// resolvePending found its append's end).
+func (w *segmentWalk) settlePending() {
+	if w.pending != nil {
+		w.observe(w.pending.obs)
+		w.pending = nil
 	}
 }
 
@@ -465,14 +510,13 @@ func (w *segmentWalk) resolvePending(b BatchInfo, last int64) {
 	if p == nil {
 		return
 	}
-	o := &w.obs[p.obs]
 	switch {
 	case b.Position >= p.nextPos || last > p.e.Offset:
-		w.pending = nil // no batch ends at the entry's offset within its append: unexplained
+		w.settlePending() // no batch ends at the entry's offset within its append: unexplained
 	case last == p.e.Offset:
-		o.allowed = erasAppendLast
-		o.why = "from 2.0 to 3.9.0/4.0.0 an entry names the last offset of its append, here several batches (KAFKA-6530; one check per batch since KAFKA-806)"
-		w.pending = nil
+		p.obs.allowed = erasAppendLast
+		p.obs.why = "from 2.0 to 3.9.0/4.0.0 an entry names the last offset of its append, here several batches (KAFKA-6530; one check per batch since KAFKA-806)"
+		w.settlePending()
 	}
 }
 
@@ -503,7 +547,7 @@ func (w *segmentWalk) dlsRead(slot int, e IndexEntry, at int64, lf *LogFile) {
 		return
 	}
 	if b.LastOffset() != e.Offset {
-		w.obs = append(w.obs, observation{f: Finding{File: x.Path, Pos: at, Check: CheckIndexMismatch,
+		w.observe(observation{f: Finding{File: x.Path, Pos: at, Check: CheckIndexMismatch,
 			Message:  fmt.Sprintf("Index offset: %d, log offset: %d", e.Offset, b.LastOffset()),
 			Expected: fmt.Sprintf("the batch at position %d to end at offset %d", e.Position, e.Offset)}, kind: "index", pair: [2]int64{e.Offset, b.LastOffset()}})
 	}
@@ -534,7 +578,7 @@ func (w *segmentWalk) timesIn(b BatchInfo, first, last int64, indexed bool) {
 			// the max over the records themselves: kidx dump does.
 			maxTs := b.MaxTimestamp()
 			if maxTs != e.Timestamp {
-				w.obs = append(w.obs, observation{f: Finding{File: x.Path, Pos: at, Check: CheckTimeIndexMismatch,
+				w.observe(observation{f: Finding{File: x.Path, Pos: at, Check: CheckTimeIndexMismatch,
 					Message:  fmt.Sprintf("Index timestamp: %d, log timestamp: %d", e.Timestamp, maxTs),
 					Expected: "the max record timestamp of the batch ending at the indexed offset"}, kind: "time-mismatch", pair: [2]int64{e.Timestamp, maxTs}})
 			}
@@ -558,7 +602,7 @@ func (w *segmentWalk) timesIn(b BatchInfo, first, last int64, indexed bool) {
 				o.why = "from 0.11 to 3.6 a leader's uncompressed CreateTime batch is time-indexed at the record holding its max timestamp (LogValidator; at the batch's last offset since 3.7, #14697)"
 			}
 		}
-		w.obs = append(w.obs, o)
+		w.observe(o)
 	}
 }
 
@@ -611,7 +655,7 @@ func (w *segmentWalk) endOfLog(res WalkResult) {
 	for ; w.tp < len(w.byOffset); w.tp++ {
 		slot := w.byOffset[w.tp]
 		e := w.times[slot]
-		w.obs = append(w.obs, observation{f: Finding{File: w.seg.TimeIndex.Path, Pos: int64(slot)*TimeIndexEntrySize + 8, Check: CheckTimeIndexNotFound,
+		w.observe(observation{f: Finding{File: w.seg.TimeIndex.Path, Pos: int64(slot)*TimeIndexEntrySize + 8, Check: CheckTimeIndexNotFound,
 			Message:  fmt.Sprintf("Indexed offset: %d, found log offset: %d", e.Offset, -1),
 			Expected: "a batch ending at the indexed offset"}, kind: "time-not-found", pair: [2]int64{e.Offset, -1}})
 	}
@@ -636,9 +680,10 @@ func (w *segmentWalk) judge() {
 	if len(w.times) > 0 {
 		constraints &= erasTimeIndex
 	}
+	w.settlePending()
 	set := constraints & w.passed
-	for _, o := range w.obs {
-		set &= o.allowed
+	for _, g := range w.groups {
+		set &= g.key.allowed
 	}
 	w.verdict.eras = set
 	w.verdict.EraIDs = set.IDs()
@@ -651,26 +696,31 @@ func (w *segmentWalk) judge() {
 	}
 	given := w.ctx.opts.Era
 	mixed := false
-	for _, o := range w.obs {
-		explained := o.allowed & constraints
+	for _, g := range w.groups {
+		explained := g.key.allowed & constraints
 		ok := !explained.Empty()
 		if given != nil {
 			ok = explained.Has(*given)
 		}
-		f := o.f
 		if ok {
-			f.Severity = SeverityInfo
-			f.Explanation = "explained: " + explained.String() + " (" + o.why + ")"
+			// One finding stands for the whole kind: the first, with the count.
+			f := g.first[0].f
+			f.Severity, f.Count = SeverityInfo, g.count
+			f.Explanation = "explained: " + explained.String() + " (" + g.key.why + ")"
 			if given != nil {
-				f.Explanation = "explained: " + given.String() + " (" + o.why + ")"
+				f.Explanation = "explained: " + given.String() + " (" + g.key.why + ")"
 			}
-			if (o.allowed & set).Empty() {
+			if (g.key.allowed & set).Empty() {
 				mixed = true
 			}
-		} else {
+			w.r.add(f)
+			continue
+		}
+		for _, o := range g.first {
+			f := o.f
 			f.Severity = SeverityError
 			if given != nil && !explained.Empty() {
-				f.Explanation = fmt.Sprintf("not what %s writes (%s would: %s)", given, explained, o.why)
+				f.Explanation = fmt.Sprintf("not what %s writes (%s would: %s)", given, explained, g.key.why)
 			}
 			ap := absPath(f.File)
 			switch o.kind {
@@ -681,8 +731,13 @@ func (w *segmentWalk) judge() {
 			case "time-mismatch":
 				w.r.TimeMismatches[ap] = append(w.r.TimeMismatches[ap], o.pair)
 			}
+			w.r.add(f)
 		}
-		w.r.add(f)
+		if more := g.count - len(g.first); more > 0 {
+			last := g.first[len(g.first)-1].f
+			w.r.add(Finding{File: last.File, Pos: -1, Severity: SeverityError, Check: last.Check, Count: more,
+				Message: fmt.Sprintf("%s more like the last (kidx lists the first %d of a kind)", plural(more, "finding"), obsKeep)})
+		}
 	}
 	if mixed && given == nil {
 		w.r.add(Finding{File: w.sf.Log, Pos: -1, Severity: SeverityInfo, Check: CheckEras,
