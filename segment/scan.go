@@ -46,7 +46,7 @@ func (f Finding) String() string {
 		s += ": " + f.Explanation
 	}
 	if f.Count > 1 {
-		s += fmt.Sprintf(" [%d like it]", f.Count)
+		s += fmt.Sprintf(" [the first of %d like it]", f.Count)
 	}
 	return s
 }
