@@ -184,14 +184,19 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// Untrimmed reports a zero tail: more slots than valid entries. Kafka trims an index at roll
-// and close (LogSegment.onBecomeInactiveSegment, AbstractIndex.trimToValidSize), so an
-// untrimmed index belongs to the active segment of a running broker, or to a segment left by
-// an unclean shutdown.
-// A length that is not a multiple of the entry size is no preallocated file (Kafka rounds
-// every length down to one) but a corrupt one.
+// Untrimmed reports a zero tail: more slots than valid entries, and the file ending in zeros.
+// Kafka trims an index at roll and close (LogSegment.onBecomeInactiveSegment,
+// AbstractIndex.trimToValidSize), so an untrimmed index belongs to the active segment of a
+// running broker, or to a segment left by an unclean shutdown. A file whose last slot holds
+// an entry was trimmed, and a zero slot before it is a zeroed entry; a length that is no
+// multiple of the entry size is no preallocated file either (Kafka rounds every length down
+// to one) but a corrupt one.
 func (x *indexFile) untrimmed(valid, entrySize int) bool {
-	return x.FileSize > int64(valid)*int64(entrySize) && x.FileSize%int64(entrySize) == 0
+	size, es := x.FileSize, int64(entrySize)
+	if size <= int64(valid)*es || size%es != 0 || int64(len(x.data)) < size {
+		return false
+	}
+	return allZero(x.data[size-es : size])
 }
 
 // tailGarbage returns the first slot after the valid entries that holds a non-zero byte, or

@@ -336,3 +336,49 @@ func containsPrefix(l []string, s string) bool {
 	}
 	return false
 }
+
+// A clean restart leaves its mark in the time index: LogSegment.close appends (max timestamp,
+// its offset) when the max timestamp grew since the last entry, and the offset index gets no
+// entry there. With index.interval.bytes=4096 and 1000-byte one-record batches, entries fall
+// on every fifth batch (5, 10, ..., 50: each starts 5000 bytes after the last); a restart
+// before batch 52 moves the next entry to batch 57 (57000 - 52000 > 4096), where batch 55
+// would have had it. The gap is first noticed at batch 55; the close's entry at offset 51
+// places the restart before batch 52, corroborated, and under the release and interval
+// claimed it is no problem. All figures by hand from semantics §2.2 and §6.
+func TestRestartPlacedAtTimeIndexMark(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "topic-0")
+	cfg := DefaultConfig()
+	l, err := CreateLog(dir, cfg, PerBatch, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 70; i++ {
+		if i == 52 {
+			if err := l.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := BuildSizedBatch(i, 1, 1000, 1700000000000+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	perBatch := EraForRule(PerBatch)
+	r, err := Verify([]string{dir}, VerifyOptions{Era: &perBatch, HaveInterval: true, IndexIntervalBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Problems() != 0 {
+		t.Fatalf("problems: %v", r.Findings)
+	}
+	rs := r.Partitions[0].Segments[0].Restarts
+	if len(rs) != 1 || rs[0].Position != 52000 || rs[0].Offset != 52 || rs[0].TimeIndexMark != 51 || rs[0].Unmarked || rs[0].UntilPosition != 57000 {
+		t.Fatalf("restarts %+v, want one before batch 52 marked by the time-index entry at 51, until the entry at 57000", rs)
+	}
+}

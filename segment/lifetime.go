@@ -66,6 +66,13 @@ type lifetimeTracker struct {
 	snapshots    []snapshotMark // producer snapshots inside the segment, ascending
 	restarts     []Restart
 	open         int // index in restarts still waiting for its next entry (-1: none)
+	// marked is the latest batch since the anchor that follows a shutdown's time-index mark:
+	// where a restart the entries require most likely happened.
+	marked *markedBatch
+}
+
+type markedBatch struct {
+	pos, first, timeEntry int64
 }
 
 type snapshotMark struct {
@@ -102,6 +109,9 @@ func (t *lifetimeTracker) batch(pos, first int64, indexed bool, marks shutdownMa
 	if !t.afterAnchor {
 		t.windowPos, t.windowOff, t.afterAnchor = pos, first, true
 	}
+	if marks.timeEntry >= 0 && !indexed {
+		t.marked = &markedBatch{pos, first, marks.timeEntry}
+	}
 	switch {
 	case indexed:
 		// Restarts only move the counter's start later, so the distance to the previous entry
@@ -110,11 +120,19 @@ func (t *lifetimeTracker) batch(pos, first int64, indexed bool, marks shutdownMa
 			tooClose = d
 		}
 		t.closeOpen(pos)
-		t.anchor, t.lastEntryPos, t.afterAnchor = pos, pos, false
+		t.anchor, t.lastEntryPos, t.afterAnchor, t.marked = pos, pos, false, nil
 	case snapped != "":
 		t.place(pos, first, snapped, marks)
 	case pos-t.anchor > t.interval:
-		t.place(pos, first, "", marks)
+		// A shutdown's mark earlier in the window places the restart there (every batch since
+		// lies even closer to it than to the old anchor); if this batch is still too far from
+		// it, the counter restarted once more.
+		if c := t.marked; c != nil && c.pos < pos {
+			t.place(c.pos, c.first, "", shutdownMarks{timeEntry: c.timeEntry})
+		}
+		if pos-t.anchor > t.interval {
+			t.place(pos, first, "", marks)
+		}
 	}
 	return tooClose
 }
@@ -131,7 +149,7 @@ func (t *lifetimeTracker) place(pos, first int64, snapshot string, marks shutdow
 	}
 	t.restarts = append(t.restarts, r)
 	t.open = len(t.restarts) - 1
-	t.anchor, t.afterAnchor = pos, false
+	t.anchor, t.afterAnchor, t.marked = pos, false, nil
 }
 
 func (t *lifetimeTracker) closeOpen(until int64) {

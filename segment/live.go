@@ -48,7 +48,7 @@ func (w *segmentWalk) describeLive(newest bool) {
 	}
 	where := "the active segment of a running broker (or one an unclean shutdown left): Kafka trims its indexes at roll and at a clean shutdown"
 	if !newest {
-		where = "not the newest segment, so an unclean shutdown left it untrimmed (Kafka trims a segment's indexes when it rolls)"
+		where = "not the newest segment, so an unclean shutdown left it untrimmed (Kafka trims a segment's indexes when it rolls); unless a recovery rebuilds it, Kafka reopens it with every slot counted as an entry, and lookups land on zero entries (position 0)"
 	}
 	path := w.sf.Log
 	if ix != nil && untrimmedIndex {
@@ -56,7 +56,13 @@ func (w *segmentWalk) describeLive(newest bool) {
 	} else if tx != nil {
 		path = tx.Path
 	}
-	w.r.add(Finding{File: path, Pos: -1, Severity: SeverityInfo, Check: CheckLive,
+	sev := SeverityInfo
+	if !newest {
+		// Below the recovery point Kafka 2.3+ does not recover it, and reopens the index with
+		// every slot counted as an entry: lookups there land on zero entries.
+		sev = SeverityWarning
+	}
+	w.r.add(Finding{File: path, Pos: -1, Severity: sev, Check: CheckLive,
 		Message: fmt.Sprintf("live segment: preallocated %s; %s", strings.Join(files, " and "), where)})
 	w.verdict.Live = ls
 }

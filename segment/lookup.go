@@ -3,6 +3,7 @@ package segment
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"strings"
 )
 
@@ -18,30 +19,33 @@ type Segment struct {
 // OpenSegment opens "<dir>/<base>.log" and its sibling indexes, all O_RDONLY.
 func OpenSegment(logPath string) (*Segment, error) { return OpenSegmentWith(logPath, DefaultAccess) }
 
-// OpenSegmentWith is OpenSegment with an explicit .log access mode.
+// OpenSegmentWith is OpenSegment with an explicit .log access mode. The indexes are read
+// before the .log's size is taken: a running broker writes a batch before the entries that
+// name it, so every entry read has its batch inside the size seen.
 func OpenSegmentWith(logPath string, access Access) (*Segment, error) {
-	l, err := OpenLogWith(logPath, access)
+	base, err := OffsetFromFileName(filepath.Base(logPath))
 	if err != nil {
-		return nil, err
-	}
-	s := &Segment{BaseOffset: l.BaseOffset, Log: l}
-	if s.BaseOffset < 0 {
-		l.Close()
 		return nil, &FormatError{File: logPath, Msg: "file name does not start with a base offset"}
 	}
+	s := &Segment{BaseOffset: base}
 	stem := strings.TrimSuffix(logPath, LogSuffix)
-	if x, err := OpenOffsetIndex(stem+IndexSuffix, s.BaseOffset); err == nil {
+	if x, err := OpenOffsetIndex(stem+IndexSuffix, base); err == nil {
 		s.Index = x
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		s.Close()
 		return nil, err
 	}
-	if x, err := OpenTimeIndex(stem+TimeIndexSuffix, s.BaseOffset); err == nil {
+	if x, err := OpenTimeIndex(stem+TimeIndexSuffix, base); err == nil {
 		s.TimeIndex = x
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		s.Close()
 		return nil, err
 	}
+	l, err := OpenLogWith(logPath, access)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Log = l
 	return s, nil
 }
 

@@ -24,6 +24,7 @@ const (
 	CheckIndexBoundary       = "index-boundary"         // EntriesAtBatchBoundaries
 	CheckFirstBatchIndexed   = "first-batch-indexed"    // FirstBatchNeverIndexed
 	CheckZeroTailGarbage     = "zero-tail-garbage"      // non-zero bytes after a live index's entries
+	CheckZeroedEntry         = "zeroed-entry"           // a zero slot among a trimmed index's entries
 	CheckLive                = "live-segment"           // untrimmed, preallocated indexes (info)
 	CheckUncleanStart        = "unclean-start"          // what Kafka does with it after an unclean shutdown (info)
 	CheckPreallocatedLog     = "preallocated-log"       // a .log zero-filled past its batches (log.preallocate)

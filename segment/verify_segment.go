@@ -148,6 +148,7 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 	}
 	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, passed: AllEras,
 		lastTimeTs: NoTimestamp, maxTsSoFar: NoTimestamp, unpairedTime: -1}
+	firstFinding := len(r.Findings)
 	w.checkIndexFiles(newest)
 	// Producer snapshots strictly inside the segment mark clean shutdowns (a snapshot at the
 	// base offset is the roll's).
@@ -168,6 +169,7 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 	}
 	w.walk()
 	w.judge()
+	w.staleTail(firstFinding)
 	w.uncleanStart()
 	if len(w.life.restarts) > 0 {
 		v.Restarts = w.life.restarts
@@ -283,6 +285,11 @@ func (w *segmentWalk) checkTail(path string, untrimmed bool, garbage, valid, ent
 		if sanity != nil {
 			w.r.add(findingFromErr(path, SeverityError, CheckIndexSanity, sanity))
 		}
+		if garbage >= 0 && garbage*entrySize < int(w.fileSize(path)) && int(w.fileSize(path))%entrySize == 0 {
+			w.r.add(Finding{File: path, Pos: int64(valid) * int64(entrySize), Severity: SeverityError, Check: CheckZeroedEntry,
+				Message: fmt.Sprintf("slot %d is a zero entry (or names the base offset) but the entries go on after it, to the end of this trimmed file: an entry was zeroed; the %d slots from there are not judged", valid, int(w.fileSize(path))/entrySize-valid),
+				Expected: "entries with increasing offsets to the end of the file"})
+		}
 		return
 	}
 	if garbage >= 0 {
@@ -290,6 +297,48 @@ func (w *segmentWalk) checkTail(path string, untrimmed bool, garbage, valid, ent
 			Message:  fmt.Sprintf("slot %d holds non-zero bytes after the %d valid entries: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, valid),
 			Expected: "zeros after the valid entries"})
 	}
+}
+
+// staleTail softens the errors on the last entries of the newest segment's live index when
+// every one of them has one: AbstractIndex.truncateTo (a follower's truncation) moves the
+// entry count back and zeroes nothing, so entries of the truncated data stay in the file
+// until new ones overwrite them. A running broker never searches them. They cannot be told
+// from damage, so they stay problems, as warnings that say so.
+func (w *segmentWalk) staleTail(firstFinding int) {
+	x := w.seg.Index
+	if x == nil || w.nextBase >= 0 || !x.Untrimmed() {
+		return
+	}
+	bad := map[int][]int{} // slot -> its error findings
+	for i := firstFinding; i < len(w.r.Findings); i++ {
+		if f := w.r.Findings[i]; f.File == x.Path && f.Severity == SeverityError && f.Pos >= 0 {
+			slot := int(f.Pos / OffsetIndexEntrySize)
+			bad[slot] = append(bad[slot], i)
+		}
+	}
+	n := x.ValidLen()
+	from := n
+	for from > 0 && len(bad[from-1]) > 0 {
+		from--
+	}
+	for slot := from; slot < n; slot++ {
+		for _, i := range bad[slot] {
+			f := &w.r.Findings[i]
+			f.Severity = SeverityWarning
+			f.Explanation = fmt.Sprintf("the last %s of the newest segment's live index: possibly stale entries a follower's truncation left (AbstractIndex.truncateTo moves the entry count and zeroes nothing; a running broker does not search them), or damage", plural(n-from, "entry"))
+		}
+	}
+}
+
+// fileSize is the size of one of the segment's index files.
+func (w *segmentWalk) fileSize(path string) int64 {
+	if x := w.seg.Index; x != nil && x.Path == path {
+		return x.FileSize
+	}
+	if x := w.seg.TimeIndex; x != nil && x.Path == path {
+		return x.FileSize
+	}
+	return 0
 }
 
 // SplitHint is the position of the offset-index entry nearest the middle of the log, a batch
@@ -631,14 +680,27 @@ func (w *segmentWalk) endOfLog(res WalkResult) {
 	switch {
 	case res.Err != nil:
 		if zeros, ok := zeroFrom(lf, res.ValidBytes); ok && zeros > 0 {
-			r.add(Finding{File: lf.Path, Pos: res.ValidBytes, Severity: SeverityInfo, Check: CheckPreallocatedLog,
-				Message: fmt.Sprintf("%d zero bytes after the last batch: a .log preallocated to segment.bytes (log.preallocate=true, FileRecords.open); Kafka trims it at roll and close, and a recovery stops at the zeros", zeros)})
+			f := Finding{File: lf.Path, Pos: res.ValidBytes, Severity: SeverityInfo, Check: CheckPreallocatedLog,
+				Message: fmt.Sprintf("%d zero bytes after the last batch: a .log preallocated to segment.bytes (log.preallocate=true, FileRecords.open); Kafka trims it at roll and close, and a recovery stops at the zeros", zeros)}
+			if w.nextBase >= 0 {
+				// Kafka trims a segment's .log when it rolls: zeros in an older one are pages a
+				// crash lost.
+				f.Severity = SeverityWarning
+				f.Message = fmt.Sprintf("%d zero bytes after the last batch of a segment that is not the newest: Kafka trims a .log when its segment rolls, so these are pages a crash lost (a recovery truncates them)", zeros)
+			}
+			r.add(f)
 			break
 		}
 		r.add(findingFromErr(lf.Path, SeverityError, CheckLogCorrupt, res.Err))
 	case res.TrailingBytes() > 0:
-		r.add(Finding{File: lf.Path, Pos: res.ValidBytes, Severity: SeverityError, Check: CheckTrailingBytes,
-			Message: fmt.Sprintf("Found %d invalid bytes at the end of %s", res.TrailingBytes(), filepath.Base(lf.Path)), Expected: fmt.Sprintf("a whole batch or end of file at byte %d", res.ValidBytes)})
+		f := Finding{File: lf.Path, Pos: res.ValidBytes, Severity: SeverityError, Check: CheckTrailingBytes,
+			Message: fmt.Sprintf("Found %d invalid bytes at the end of %s", res.TrailingBytes(), filepath.Base(lf.Path)), Expected: fmt.Sprintf("a whole batch or end of file at byte %d", res.ValidBytes)}
+		if w.nextBase < 0 {
+			// The newest segment's last batch may be being written right now.
+			f.Severity = SeverityWarning
+			f.Explanation = "the newest segment: a batch being written now by a running broker, or cut by a crash (LogSegment.recover truncates it at the next start)"
+		}
+		r.add(f)
 	}
 	for ; w.ep < len(w.byPos); w.ep++ {
 		slot := w.byPos[w.ep]
