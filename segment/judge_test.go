@@ -382,3 +382,44 @@ func TestRestartPlacedAtTimeIndexMark(t *testing.T) {
 		t.Fatalf("restarts %+v, want one before batch 52 marked by the time-index entry at 51, until the entry at 57000", rs)
 	}
 }
+
+// --kafka-version names the release that wrote the files: what it cannot have written is an
+// error, even where DumpLogSegments finds nothing wrong. Kafka's per-batch golden files hold v2
+// batches and time indexes; 0.9.0 wrote neither (magic 2 came with 0.11, the time index with
+// 0.10.1), and 1.1 named entries by the append's first offset (KAFKA-6530 changed it in 2.0).
+func TestGivenReleaseCheckedAgainstTheFiles(t *testing.T) {
+	files := filepath.Join(goldenDir, "random-i512-per-batch", "files")
+	for _, c := range []struct {
+		version string
+		want    []string
+	}{
+		{"0.9.0", []string{"v2 record batches", "time-index entries"}},
+		{"1.1.0", []string{"naming the last offset of a batch of several offsets"}},
+		{"4.1.0", nil},
+	} {
+		r, _ := ParseRelease(c.version)
+		era := EraFor(r)
+		rep, err := Verify([]string{files}, VerifyOptions{Era: &era})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, f := range rep.Findings {
+			if f.Check == CheckEras && f.Severity == SeverityError {
+				msgs = append(msgs, f.Message)
+			}
+		}
+		all := strings.Join(msgs, "\n")
+		for _, w := range c.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: no error about %q: %q", c.version, w, msgs)
+			}
+		}
+		if c.want == nil && (len(msgs) != 0 || rep.Problems() != 0) {
+			t.Errorf("%s: %v", c.version, rep.Findings)
+		}
+		if !strings.Contains(rep.Partitions[0].summary(), "judged by "+era.String()) {
+			t.Errorf("%s: summary %q", c.version, rep.Partitions[0].summary())
+		}
+	}
+}

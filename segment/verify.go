@@ -93,6 +93,8 @@ type PartitionVerdict struct {
 	Segments []SegmentVerdict `json:"segments"`
 	// Files counts the partition's other files by role (producer snapshots, checkpoints ...).
 	Files map[Role]int `json:"files"`
+	// JudgedAs names the release given with --kafka-version or --rule ("" when inferred).
+	JudgedAs string `json:"judgedAs,omitempty"`
 	// Interval is index.interval.bytes as used: given, or the largest value the entries allow.
 	Interval      int64  `json:"interval"`
 	IntervalGiven bool   `json:"intervalGiven"`
@@ -248,6 +250,9 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64,
 	pv := PartitionVerdict{Path: pd.Path, Topic: pd.Topic, State: pd.State, Segments: []SegmentVerdict{}, Files: map[Role]int{}}
 	for _, f := range pd.Files {
 		pv.Files[f.Role]++
+	}
+	if opts.Era != nil {
+		pv.JudgedAs = opts.Era.String()
 	}
 	ctx := &partitionCtx{pd: pd, opts: opts}
 	if opts.HaveInterval {
@@ -415,6 +420,9 @@ func (p PartitionVerdict) summary() string {
 	parts = append(parts, seg)
 	if restarts > 0 {
 		parts = append(parts, plural(restarts, "byte-counter restart"))
+	}
+	if p.JudgedAs != "" {
+		parts = append(parts, "judged by "+p.JudgedAs+"'s rules")
 	}
 	if n := len(p.Segments); n > 0 && p.Segments[n-1].Eras != "" {
 		parts = append(parts, "the newest segment's files are as "+p.Segments[n-1].Eras+" writes them")

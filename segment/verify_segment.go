@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // observation is a check whose verdict depends on the release that wrote the file: it is
@@ -296,6 +297,30 @@ func (w *segmentWalk) checkTail(path string, untrimmed bool, garbage, valid, ent
 		w.r.add(Finding{File: path, Pos: int64(garbage) * int64(entrySize), Severity: SeverityWarning, Check: CheckZeroTailGarbage,
 			Message:  fmt.Sprintf("slot %d holds non-zero bytes after the %d valid entries: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, valid),
 			Expected: "zeros after the valid entries"})
+	}
+}
+
+// checkGiven reports what in the segment the given release cannot have written, beyond the
+// mismatches judge lists: the message formats, a time index, entries that passed
+// DumpLogSegments' check but name what the release's rule does not.
+func (w *segmentWalk) checkGiven(given Era) {
+	var why []string
+	if w.magics[2] > 0 && !erasMagic2.Has(given) {
+		why = append(why, "its v2 record batches (magic 2 came with 0.11, KIP-98)")
+	}
+	if w.magics[1] > 0 && !erasMagic1.Has(given) {
+		why = append(why, "its magic-1 messages (0.10.0)")
+	}
+	if len(w.times) > 0 && !erasTimeIndex.Has(given) {
+		why = append(why, "its time-index entries (the time index came with 0.10.1, KAFKA-3163)")
+	}
+	if !w.passed.Has(given) {
+		why = append(why, "its offset-index entries naming the last offset of a batch of several offsets (releases up to 1.1 name the append's first offset; KAFKA-6530)")
+	}
+	if len(why) > 0 {
+		w.r.add(Finding{File: w.sf.Log, Pos: -1, Severity: SeverityError, Check: CheckEras,
+			Message:  fmt.Sprintf("%s cannot have written this segment: %s", given, strings.Join(why, "; ")),
+			Expected: "files " + given.String() + " writes (--kafka-version names the release that wrote them)"})
 	}
 }
 
@@ -757,6 +782,9 @@ func (w *segmentWalk) judge() {
 		w.verdict.Eras = "" // nothing written: nothing to tell releases apart
 	}
 	given := w.ctx.opts.Era
+	if given != nil && w.verdict.Batches > 0 {
+		w.checkGiven(*given)
+	}
 	mixed := false
 	for _, g := range w.groups {
 		explained := g.key.allowed & constraints
