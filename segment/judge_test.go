@@ -8,6 +8,11 @@ import (
 	"testing"
 )
 
+// emptyProducerSnapshot is a producer snapshot with no producer, as 20 of the real
+// directories hold it (version 1, CRC-32C 0x48674bc7, no entries; read with xxd from
+// ../shared/realdata/ldi-poc/__consumer_offsets-6/00000000000000000013.snapshot).
+var emptyProducerSnapshot = []byte{0x00, 0x01, 0x48, 0x67, 0x4b, 0xc7, 0x00, 0x00, 0x00, 0x00}
+
 // Valid entries (docs/segment.md): a trimmed file's slots; an untrimmed one's before the zero
 // tail; an all-zero slot 0 of a preallocated file is no entry (Kafka's append rule never
 // indexes position 0); a lone all-zero slot of a trimmed one-entry time index is the entry
@@ -162,7 +167,7 @@ func TestRestartPlacedFromEntries(t *testing.T) {
 		t.Fatalf("restart placed without the era: %+v", rs)
 	}
 	snap := filepath.Join(dir, FilenamePrefixFromOffset(10)+SnapshotSuffix)
-	mustWrite(t, snap, nil)
+	mustWrite(t, snap, emptyProducerSnapshot)
 	r, err = Verify([]string{dir}, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +267,7 @@ func TestScanRoles(t *testing.T) {
 	logData := threeBatches()
 	files := map[string][]byte{
 		"00000000000000000000.log": logData, "00000000000000000000.index": nil, "00000000000000000000.timeindex": nil,
-		"00000000000000000002.snapshot": nil, "00000000000000000000.txnindex": nil, "leader-epoch-checkpoint": []byte("0\n0\n"),
+		"00000000000000000002.snapshot": emptyProducerSnapshot, "00000000000000000000.txnindex": nil, "leader-epoch-checkpoint": []byte("0\n0\n"),
 		"partition.metadata": []byte("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n"), "00000000000000000001.log.deleted": nil,
 		"00000000000000000005.log.swap": nil, "00000000000000000009.index": nil, "leader-epoch-checkpoint.tmp": nil,
 	}
@@ -325,6 +330,20 @@ func TestScanRoles(t *testing.T) {
 	}
 	if r.Segments != 1 || len(problems) != 2 || !containsPrefix(problems, "00000000000000000005.log.swap transitional") || !containsPrefix(problems, "00000000000000000009.index missing-log") {
 		t.Fatalf("segments %d, problems %v", r.Segments, problems)
+	}
+	// A producer snapshot that does not read is a warning (Kafka deletes it and rebuilds the
+	// producer state from the log), and no witness of a clean shutdown.
+	mustWrite(t, filepath.Join(part, "00000000000000000002.snapshot"), []byte{0, 1, 0, 0})
+	r, err = Verify([]string{root}, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range r.Findings {
+		found = found || (f.Check == CheckStateFile && f.Severity == SeverityWarning && strings.HasSuffix(f.File, "00000000000000000002.snapshot"))
+	}
+	if !found {
+		t.Fatalf("corrupt snapshot not reported: %v", r.Findings)
 	}
 }
 

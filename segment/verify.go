@@ -159,6 +159,7 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 				return nil, err
 			}
 			r.Findings = append(r.Findings, ds.Findings...)
+			verifyStateFiles(r, ds.RootFiles)
 			points := RecoveryPoints(ds)
 			for i := range ds.Partitions {
 				pd := &ds.Partitions[i]
@@ -262,8 +263,9 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64,
 		ctx.interval, ctx.intervalKnown = bound, true
 	}
 	pv.Interval, pv.IntervalKnown = ctx.interval, ctx.intervalKnown
+	readable := verifyStateFiles(r, pd.Files)
 	for _, f := range pd.Files {
-		if f.Role == RoleProducerSnapshot {
+		if f.Role == RoleProducerSnapshot && readable[f.Path] {
 			ctx.snapshots = append(ctx.snapshots, snapshotMark{offset: f.Offset, path: f.Path})
 		}
 	}
@@ -284,6 +286,7 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64,
 			reportOrphans(r, s)
 			continue
 		}
+		verifyTxnIndex(r, s)
 		next := int64(-1)
 		for _, t := range pd.Segments[i+1:] {
 			if t.Log != "" {
