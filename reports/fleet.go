@@ -21,6 +21,9 @@ type Fleet struct {
 	// Partitions, Segments, LogBytes, Problems are fleet totals.
 	Partitions, Segments, LiveSegments, Restarts, Problems int
 	LogBytes                                               int64
+	// Notes say what the merge could not make whole: reports that name the same broker, live
+	// segments of partitions a report left out (--top).
+	Notes []string
 }
 
 // FleetBroker is one broker's totals, with its memory maps against its own vm.max_map_count.
@@ -79,7 +82,12 @@ func ReadAnalysisJSON(r io.Reader, name string) (*AnalysisDoc, error) {
 // MergeFleet merges brokers' reports; top bounds Worst (0: every partition).
 func MergeFleet(docs []*AnalysisDoc, top int) *Fleet {
 	f := &Fleet{}
+	seen := map[string]bool{}
 	for _, d := range docs {
+		if seen[d.Broker] {
+			f.Notes = append(f.Notes, fmt.Sprintf("two reports name the broker %q: their figures are listed apart, but name each broker with analyze --broker", d.Broker))
+		}
+		seen[d.Broker] = true
 		roots := d.Roots
 		if roots == nil {
 			roots = []string{d.Root}
@@ -103,6 +111,9 @@ func MergeFleet(docs []*AnalysisDoc, top int) *Fleet {
 				f.Live = append(f.Live, FleetLive{Broker: d.Broker, Partition: name, BaseOffset: l.BaseOffset, IndexValid: l.IndexValid, IndexSlots: l.IndexSlots, LogBytes: l.LogBytes})
 			}
 		}
+	}
+	if len(f.Live) < f.LiveSegments {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d of the %d live segments are listed: the others are in partitions a report left out (analyze --top)", len(f.Live), f.LiveSegments))
 	}
 	sort.SliceStable(f.Brokers, func(i, j int) bool { return f.Brokers[i].Headroom < f.Brokers[j].Headroom })
 	sort.SliceStable(f.Worst, func(i, j int) bool {
@@ -145,6 +156,9 @@ func (f *Fleet) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "\n%s needs %d maps against vm.max_map_count=%d: raise it before the broker runs out of mappings.\n", b.Broker, b.Maps, b.MaxMapCount)
 		}
 	}
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "\nnote: %s\n", n)
+	}
 	if len(f.Live) > 0 {
 		fmt.Fprintf(w, "\nlive segments (%d):\n", len(f.Live))
 		for _, l := range f.Live {
@@ -166,7 +180,11 @@ func (f *Fleet) WriteJSON(w io.Writer) error {
 		Problems     int              `json:"problems"`
 		Worst        []FleetPartition `json:"worstPartitions"`
 		Live         []FleetLive      `json:"live"`
-	}{f.Brokers, f.Partitions, f.Segments, f.LiveSegments, f.Restarts, f.LogBytes, f.Problems, f.Worst, f.Live}
+		Notes        []string         `json:"notes"`
+	}{f.Brokers, f.Partitions, f.Segments, f.LiveSegments, f.Restarts, f.LogBytes, f.Problems, f.Worst, f.Live, f.Notes}
+	if doc.Notes == nil {
+		doc.Notes = []string{}
+	}
 	if doc.Live == nil {
 		doc.Live = []FleetLive{}
 	}

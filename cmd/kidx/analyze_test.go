@@ -159,6 +159,11 @@ func TestAnalyzeMergeFleet(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "a needs 64 maps against vm.max_map_count=40") {
 		t.Fatalf("text: exit %d\n%s", code, text)
 	}
+	// Two reports naming one broker are listed apart, with a note saying so.
+	twice, _, _ := runKidx(t, "analyze", "--merge", filepath.Join(out, "a.json"), filepath.Join(out, "a.json"))
+	if !strings.Contains(twice, `two reports name the broker "a"`) {
+		t.Fatalf("same broker twice:\n%s", twice)
+	}
 	// Bad input: not a report, a missing file, a format the merge does not write.
 	bad := writeFile(t, out, "bad.json", `{"nope": 1}`)
 	for _, args := range [][]string{{"analyze", "--merge", bad}, {"analyze", "--merge", filepath.Join(out, "none.json")}, {"analyze", "--merge", "--format", "html", filepath.Join(out, "a.json")}} {
