@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -115,8 +116,10 @@ func Dump(w io.Writer, path string, opts DumpOptions) error {
 		opts.MaxMessageSize = 5242880
 	}
 	res := &DumpResult{File: path, Kind: "unknown"}
-	var text strings.Builder
-	tw := io.Writer(&text)
+	// Text streams out as it is made (a deep dump of a large .log is many times its size);
+	// JSON is one object, built whole.
+	text := bufio.NewWriterSize(w, 64<<10)
+	tw := io.Writer(text)
 	if opts.JSON {
 		tw = io.Discard
 	}
@@ -165,7 +168,7 @@ func Dump(w io.Writer, path string, opts DumpOptions) error {
 		}
 		return err
 	}
-	if _, e := io.WriteString(w, text.String()); e != nil {
+	if e := text.Flush(); e != nil {
 		return e
 	}
 	if opts.Stderr != nil {

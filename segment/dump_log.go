@@ -67,7 +67,9 @@ func dumpLog(w io.Writer, path string, base int64, opts DumpOptions, res *DumpRe
 				}
 				lastOffset = r.Offset
 				dr := dumpRecord(r, b.IsLegacy())
-				d.Records = append(d.Records, dr)
+				if opts.JSON {
+					d.Records = append(d.Records, dr)
+				}
 				line.Reset()
 				writeRecordLine(&line, r, dr, b.IsLegacy())
 				io.WriteString(w, line.String())
@@ -78,7 +80,9 @@ func dumpLog(w io.Writer, path string, base int64, opts DumpOptions, res *DumpRe
 				recErrs = append(recErrs, err)
 			}
 		}
-		res.Batches = append(res.Batches, d)
+		if opts.JSON {
+			res.Batches = append(res.Batches, d)
+		}
 		return true
 	})
 	if walk.Err != nil {
