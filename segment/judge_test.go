@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -440,5 +441,80 @@ func TestGivenReleaseCheckedAgainstTheFiles(t *testing.T) {
 		if !strings.Contains(rep.Partitions[0].summary(), "judged by "+era.String()) {
 			t.Errorf("%s: summary %q", c.version, rep.Partitions[0].summary())
 		}
+	}
+}
+
+// WalkSplit is Walk, whatever the split: at a batch start the second reader's batches are
+// handed over in order; inside a batch (a damaged index) the read ahead is dropped. On a
+// mapped file with prefetch on, a walk that stops at once returns what Walk returns. The file
+// is 16 MiB of 16 KiB batches, past the sizes below which neither reader nor prefetch start.
+func TestWalkSplitEqualsWalk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FilenamePrefixFromOffset(0)+LogSuffix)
+	var data []byte
+	for i := int64(0); i < 1024; i++ {
+		b, err := BuildSizedBatch(i*4, 4, 16384, 1700000000000+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, b...)
+	}
+	mustWrite(t, path, data)
+	walk := func(lf *LogFile, split int64, stopAfter int) ([]int64, WalkResult) {
+		var pos []int64
+		fn := func(b BatchInfo) bool { pos = append(pos, b.Position); return stopAfter <= 0 || len(pos) < stopAfter }
+		if split < 0 {
+			return pos, lf.Walk(0, 0, fn)
+		}
+		return pos, lf.WalkSplit(0, 0, split, fn)
+	}
+	lf, err := OpenLogWith(path, AccessPread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	want, wantRes := walk(lf, -1, 0)
+	if len(want) != 1024 || wantRes.ValidBytes != int64(len(data)) {
+		t.Fatalf("walk: %d batches, %+v", len(want), wantRes)
+	}
+	for _, split := range []int64{512 * 16384, 512*16384 + 7, 1, int64(len(data)) - 16384} {
+		for _, stop := range []int{0, 3, 600} {
+			got, res := walk(lf, split, stop)
+			w := want
+			if stop > 0 {
+				w = want[:stop]
+			}
+			if !slices.Equal(got, w) || res.Batches != len(w) || res.ValidBytes != w[len(w)-1]+16384 || res.Err != nil {
+				t.Fatalf("split %d, stop %d: %d batches (%+v), want %d", split, stop, len(got), res, len(w))
+			}
+		}
+	}
+	m, err := OpenLogWith(path, AccessMmap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.SetPrefetch(true)
+	got, res := walk(m, -1, 1)
+	if len(got) != 1 || res.ValidBytes != 16384 {
+		t.Fatalf("prefetched walk stopped at once: %v %+v", got, res)
+	}
+	// --deep checks the CRCs on every core: two flipped payload bytes, in batches 100 and 1000,
+	// are reported at those batches' CRC fields (position + 17), in batch order.
+	for _, b := range []int{100, 1000} {
+		data[b*16384+500] ^= 1
+	}
+	mustWrite(t, path, data)
+	r, err := Verify([]string{path}, VerifyOptions{Deep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crcs []int64
+	for _, f := range r.Findings {
+		if f.Check == CheckCRC {
+			crcs = append(crcs, f.Pos)
+		}
+	}
+	if !slices.Equal(crcs, []int64{100*16384 + 17, 1000*16384 + 17}) {
+		t.Fatalf("CRC findings at %v: %v", crcs, r.Findings)
 	}
 }
