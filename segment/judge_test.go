@@ -109,22 +109,27 @@ func TestEraForRelease(t *testing.T) {
 // §2.2: entry iff the batch starts more than 100 bytes after the last entry or the counter's
 // start): entries at batches 2, 4, 6, 8 (positions 200..800); the restart resets the counter
 // at 1000, so batch 10 gets none and the next entries are at 12, 14, ... (1200, 1400, ...).
-func writeRestartedSegment(t *testing.T) string {
+func writeRestartedSegment(t *testing.T) string { return writeWithRestart(t, 100, 20, 100, 10) }
+
+// writeWithRestart writes n one-record batches of size bytes under the per-batch rule with
+// index.interval.bytes=interval, with a clean restart (Log.Restart: close, reopen) before
+// batch restartAt, and returns the partition directory.
+func writeWithRestart(t *testing.T, interval int64, n, size int, restartAt int64) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "topic-0")
 	cfg := DefaultConfig()
-	cfg.IndexIntervalBytes = 100
+	cfg.IndexIntervalBytes = interval
 	l, err := CreateLog(dir, cfg, PerBatch, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := int64(0); i < 20; i++ {
-		if i == 10 {
+	for i := int64(0); i < int64(n); i++ {
+		if i == restartAt {
 			if err := l.Restart(); err != nil {
 				t.Fatal(err)
 			}
 		}
-		b, err := BuildSizedBatch(i, 1, 100, 1700000000000+i)
+		b, err := BuildSizedBatch(i, 1, size, 1700000000000+i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,29 +371,7 @@ func containsPrefix(l []string, s string) bool {
 // places the restart before batch 52, corroborated, and under the release and interval
 // claimed it is no problem. All figures by hand from semantics §2.2 and §6.
 func TestRestartPlacedAtTimeIndexMark(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "topic-0")
-	cfg := DefaultConfig()
-	l, err := CreateLog(dir, cfg, PerBatch, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := int64(0); i < 70; i++ {
-		if i == 52 {
-			if err := l.Restart(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b, err := BuildSizedBatch(i, 1, 1000, 1700000000000+i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Append(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeWithRestart(t, 4096, 70, 1000, 52)
 	perBatch := EraForRule(PerBatch)
 	r, err := Verify([]string{dir}, VerifyOptions{Era: &perBatch, HaveInterval: true, IndexIntervalBytes: 4096})
 	if err != nil {

@@ -288,7 +288,7 @@ func (w *segmentWalk) checkTail(path string, untrimmed bool, garbage, valid, ent
 		}
 		if garbage >= 0 && garbage*entrySize < int(w.fileSize(path)) && int(w.fileSize(path))%entrySize == 0 {
 			w.r.add(Finding{File: path, Pos: int64(valid) * int64(entrySize), Severity: SeverityError, Check: CheckZeroedEntry,
-				Message: fmt.Sprintf("slot %d is a zero entry (or names the base offset) but the entries go on after it, to the end of this trimmed file: an entry was zeroed; the %d slots from there are not judged", valid, int(w.fileSize(path))/entrySize-valid),
+				Message:  fmt.Sprintf("slot %d is a zero entry (or names the base offset) but the entries go on after it, to the end of this trimmed file: an entry was zeroed; the %d slots from there are not judged", valid, int(w.fileSize(path))/entrySize-valid),
 				Expected: "entries with increasing offsets to the end of the file"})
 		}
 		return
