@@ -14,7 +14,7 @@ func TestRuleForKafkaVersion(t *testing.T) {
 		"3.9.0": PerAppend, "3.9.1": PerBatch, "3.9.2": PerBatch,
 		"4.0.0": PerAppend, "4.0": PerAppend, "4.0.1": PerBatch,
 		"4.1.0": PerBatch, "4.1": PerBatch, "4.2.0": PerBatch, "4.3.1": PerBatch, "4.5.0-SNAPSHOT": PerBatch,
-		"5.0.0": PerBatch,
+		"5.0.0": PerBatch, "0.10.2.1": PerAppend, "0.8.0": PerAppend, "1.1.1": PerAppend,
 	}
 	for v, want := range cases {
 		got, err := RuleForKafkaVersion(v)
@@ -22,7 +22,7 @@ func TestRuleForKafkaVersion(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v", v, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "4", "four.one", "4.1.0.1", "4.-1.0"} {
+	for _, bad := range []string{"", "4", "four.one", "4.1.0.1", "4.-1.0", "0.7.2", "1.2.0", "2.9.0", "3.10.0", "0.10.2.1.1"} {
 		if _, err := RuleForKafkaVersion(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}

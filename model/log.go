@@ -16,7 +16,9 @@ const (
 	RollOffsetIndexFull  RollReason = "offset-index-full"
 	RollTimeIndexFull    RollReason = "time-index-full"
 	RollOffsetOutOfRange RollReason = "relative-offset-overflow"
-	rollNone             RollReason = ""
+	// RollForced is a "roll" step of the workload.
+	RollForced RollReason = "forced"
+	rollNone   RollReason = ""
 )
 
 // Event kinds (SPEC §4; offset-overflow is kidx's addition for an append spanning more than
@@ -54,6 +56,9 @@ type LogOptions struct {
 	KeepSegments bool
 	// Mutant breaks one of Kafka's rules on purpose (props' mutation tests); Exact otherwise.
 	Mutant Mutant
+	// Era, when set, selects a Kafka era's rules (semantics §13) in place of the rule
+	// NewLog is given; the zero Era means the rule's own era (EraForRule).
+	Era Era
 	// OnSegmentDone, if set, sees every segment once it is final: at its roll, and the last
 	// one at Close. The segment must not be kept unless KeepSegments is set.
 	OnSegmentDone func(*Segment)
@@ -81,7 +86,7 @@ func (s *Segment) Summarize() SegmentSummary {
 	return SegmentSummary{
 		BaseOffset: s.baseOffset, LastOffset: s.LastOffset(), SizeBytes: s.size, BatchCount: len(s.batches),
 		OffsetIndexEntries: s.offsetIndex.Entries(), TimeIndexEntries: s.timeIndex.Entries(),
-		MaxBatchBytes: maxBatch, RollReason: s.rollReason, Scan: s.scan,
+		MaxBatchBytes: maxBatch, RollReason: s.rollReason, Scan: s.Scan(),
 	}
 }
 
@@ -90,6 +95,7 @@ func (s *Segment) Summarize() SegmentSummary {
 type Log struct {
 	cfg  Config
 	rule AppendRule
+	era  *Era
 	opts LogOptions
 
 	kept      []*Segment
@@ -102,6 +108,10 @@ type Log struct {
 	stopped    bool
 	total      ScanStats
 	finished   bool
+	// dropActive: the step that stopped the log had rolled to a new segment, which Kafka
+	// left empty when it threw. SPEC §4 shows the state up to the previous step, so that
+	// segment is not shown.
+	dropActive bool
 }
 
 // NewLog creates an empty log with one empty active segment.
@@ -115,12 +125,19 @@ func NewLog(cfg Config, rule AppendRule, opts LogOptions) (*Log, error) {
 	if opts.StartOffset < 0 {
 		return nil, fmt.Errorf("start offset %d is negative", opts.StartOffset)
 	}
-	active, err := newSegment(opts.StartOffset, cfg, nil, opts.Mutant)
+	era := opts.Era
+	if era.ID == "" {
+		era = EraForRule(rule)
+	}
+	active, err := newSegment(opts.StartOffset, cfg, nil, opts.Mutant, &era)
 	if err != nil {
 		return nil, err
 	}
-	return &Log{cfg: cfg, rule: rule, opts: opts, active: active, nextOffset: opts.StartOffset}, nil
+	return &Log{cfg: cfg, rule: era.Rule(), era: &era, opts: opts, active: active, nextOffset: opts.StartOffset}, nil
 }
+
+// Era is the Kafka era whose rules the log follows.
+func (l *Log) Era() Era { return *l.era }
 
 // Config is the log's configuration.
 func (l *Log) Config() Config { return l.cfg }
@@ -148,6 +165,9 @@ func (l *Log) Steps() int { return l.step }
 func (l *Log) Segments() []*Segment {
 	out := make([]*Segment, 0, len(l.kept)+1)
 	out = append(out, l.kept...)
+	if l.dropActive {
+		return out
+	}
 	return append(out, l.active)
 }
 
@@ -161,16 +181,27 @@ func (l *Log) Summaries() []SegmentSummary {
 	} else {
 		out = append(out, l.summaries...)
 	}
+	if l.dropActive {
+		return out
+	}
 	return append(out, l.active.Summarize())
 }
 
 // SegmentCount is the number of segments, the active one included.
-func (l *Log) SegmentCount() int { return len(l.kept) + len(l.summaries) + 1 }
+func (l *Log) SegmentCount() int {
+	n := len(l.kept) + len(l.summaries) + 1
+	if l.dropActive {
+		n--
+	}
+	return n
+}
 
 // Scan is the exact phase-2 cost over every offset of the log so far.
 func (l *Log) Scan() ScanStats {
 	s := l.total
-	s.Merge(l.active.scan)
+	if !l.dropActive {
+		s.Merge(l.active.Scan())
+	}
 	return s
 }
 
@@ -181,8 +212,10 @@ func (l *Log) Apply(s Step) error {
 		return l.Restart()
 	case s.Recover:
 		return l.Recover()
+	case s.Roll:
+		return l.Roll(s.RollBaseOffset)
 	}
-	return l.Append(s.Append...)
+	return l.AppendFrom(s.Origin, s.Append...)
 }
 
 func (l *Log) startStep() (int, error) {
@@ -197,11 +230,14 @@ func (l *Log) startStep() (int, error) {
 	return step, nil
 }
 
-// Append is one UnifiedLog.append of the given batches: validate, reject an append larger
-// than segment.bytes, roll if shouldRoll says so, then LogSegment.append.
+// Append is one UnifiedLog.append of the given batches by the leader; see AppendFrom.
+func (l *Log) Append(batches ...Batch) error { return l.AppendFrom(OriginLeader, batches...) }
+
+// AppendFrom is one UnifiedLog.append of the given batches from origin: validate, reject
+// an append larger than segment.bytes, roll if shouldRoll says so, then LogSegment.append.
 // Rejections and index overflows are recorded as events, not returned as errors; an error
 // means the input itself is invalid (or the log stopped earlier).
-func (l *Log) Append(batches ...Batch) error {
+func (l *Log) AppendFrom(origin Origin, batches ...Batch) error {
 	step, err := l.startStep()
 	if err != nil {
 		return err
@@ -209,41 +245,64 @@ func (l *Log) Append(batches ...Batch) error {
 	if len(batches) == 0 {
 		return fmt.Errorf("step %d: an append needs at least one batch", step)
 	}
-	var size, records int64
+	var size int64
 	appendMaxTs := int64(NoTimestamp)
+	next := l.nextOffset
+	firstOffset, lastOffset := int64(-1), int64(0)
 	for i, b := range batches {
 		if err := b.Validate(); err != nil {
 			return fmt.Errorf("step %d: batch %d: %w", step, i, err)
 		}
+		if b.BaseOffset > 0 && b.BaseOffset < next {
+			return fmt.Errorf("step %d: batch %d: base offset %d is below %d, the offset after the previous batch: offsets must increase",
+				step, i, b.BaseOffset, next)
+		}
+		next = max(next, b.BaseOffset)
+		if firstOffset < 0 {
+			firstOffset = next
+		}
+		next += b.Records
+		lastOffset = next - 1
 		size += b.Bytes
-		records += b.Records
 		appendMaxTs = max(appendMaxTs, b.MaxTimestamp)
 	}
 	// UnifiedLog.append: RecordBatchTooLargeException before maybeRoll, so nothing is
-	// written, not even into an empty segment; exactly segment.bytes is accepted.
-	if size > l.cfg.SegmentBytes {
+	// written, not even into an empty segment; exactly segment.bytes is accepted. Kafka
+	// before 0.8.2 has no such check; trunk (KAFKA-17375) writes a follower's append anyway.
+	oversizeAccepted := !l.era.SizeRollCountsAppend || (origin == OriginReplication && l.era.ReplicationAcceptsOversize)
+	if size > l.cfg.SegmentBytes && !oversizeAccepted {
 		l.events = append(l.events, Event{Kind: EventRejected, Step: step, Bytes: size,
 			Message: fmt.Sprintf("Message batch size is %d bytes in append to partition, which exceeds the maximum configured segment size of %d.",
 				size, l.cfg.SegmentBytes)})
 		return nil
 	}
-	firstOffset := l.nextOffset
-	lastOffset := firstOffset + records - 1
+	rolled := false
 	if reason := l.shouldRoll(size, lastOffset, appendMaxTs); reason != rollNone {
-		if err := l.roll(reason); err != nil {
+		if err := l.roll(reason, firstOffset); err != nil {
 			return l.stop(step, err)
 		}
+		rolled = true
 	}
 	// LogSegment.append's ensureOffsetInRange: only an append spanning more than 2^31
-	// offsets can fail here, after the roll.
+	// offsets can fail here, after the roll; before 0.10.2 no roll prevents it (KAFKA-4451).
 	if !l.active.offsetIndex.CanAppendOffset(lastOffset) {
-		l.events = append(l.events, Event{Kind: EventOffsetOutOfRange, Step: step,
-			Message: fmt.Sprintf("Detected offset overflow at offset %d in segment %d", lastOffset, l.active.baseOffset)})
+		msg := fmt.Sprintf("Detected offset overflow at offset %d in segment %d", lastOffset, l.active.baseOffset)
+		if !l.era.OverflowRoll {
+			msg = fmt.Sprintf("offset %d does not fit the relative offsets of segment %d: %s has no overflow roll (KAFKA-4451, 0.10.2) and would index a wrapped relative offset",
+				lastOffset, l.active.baseOffset, l.era)
+		}
+		l.events = append(l.events, Event{Kind: EventOffsetOutOfRange, Step: step, Message: msg})
 		l.stopped = true
+		l.dropActive = rolled && l.active.size == 0
 		return nil
 	}
-	if err := l.active.appendBatches(batches, firstOffset, l.rule, l.cfg.IndexIntervalBytes); err != nil {
-		return l.stop(step, err)
+	if err := l.active.appendBatches(batches, firstOffset, origin, l.cfg.IndexIntervalBytes); err != nil {
+		if serr := l.stop(step, err); serr != nil {
+			return serr
+		}
+		// The roll happened, then LogSegment.append threw: the new segment stays empty.
+		l.dropActive = rolled && l.active.size == 0
+		return nil
 	}
 	l.nextOffset = lastOffset + 1
 	return nil
@@ -267,32 +326,40 @@ func (l *Log) stop(step int, err error) error {
 // shouldRoll is LogSegment.shouldRoll as UnifiedLog.maybeRoll calls it, once per append.
 func (l *Log) shouldRoll(appendBytes, lastOffset, appendMaxTs int64) RollReason {
 	s := l.active
+	countsAppend := l.era.SizeRollCountsAppend && l.opts.Mutant != MutantRollIgnoresAppendSize
 	switch {
 	// Written as Kafka writes it (size > maxSegmentBytes - messagesSize): the whole append
 	// counts, and a segment may end at exactly segment.bytes.
-	case s.size > l.cfg.SegmentBytes-appendBytes && l.opts.Mutant != MutantRollIgnoresAppendSize:
+	case countsAppend && s.size > l.cfg.SegmentBytes-appendBytes:
 		return RollSize
-	case l.opts.Mutant == MutantRollIgnoresAppendSize && s.size > l.cfg.SegmentBytes:
+	// Kafka 0.8.0-0.8.1 (Log.maybeRoll: segment.size > segment.bytes) roll only once the
+	// segment is already past segment.bytes, so a segment overshoots by one append.
+	case !countsAppend && s.size > l.cfg.SegmentBytes:
 		return RollSize
-	case s.size > 0 && s.timeWaitedForRoll(appendMaxTs) > l.cfg.SegmentMs:
+	case l.era.TimeRollOnTimestamps && s.size > 0 && s.timeWaitedForRoll(appendMaxTs) > l.cfg.SegmentMs:
 		return RollTime
 	case s.offsetIndex.IsFull():
 		return RollOffsetIndexFull
-	case s.timeIndex.IsFull():
+	case l.era.HasTimeIndex() && s.timeIndex.IsFull():
 		return RollTimeIndexFull
-	case !s.offsetIndex.CanAppendOffset(lastOffset):
+	case l.era.OverflowRoll && !s.offsetIndex.CanAppendOffset(lastOffset):
 		return RollOffsetOutOfRange
 	}
 	return rollNone
 }
 
 // roll is LocalLog.roll: the old active segment becomes inactive (final time-index entry,
-// trimmed indexes) and a new segment starts at the log end offset. An empty active segment
-// is replaced rather than kept (the KAFKA-6388 branch of LocalLog.roll).
-func (l *Log) roll(reason RollReason) error {
+// trimmed indexes) and a new segment starts at the log end offset, or from 2.0 (KAFKA-6264)
+// at max(log end offset, the append's first offset). An empty active segment is replaced
+// rather than kept (the KAFKA-6388 branch of LocalLog.roll).
+func (l *Log) roll(reason RollReason, appendFirst int64) error {
+	base := l.nextOffset
+	if l.era.RollToFirstOffset || reason == RollForced {
+		base = max(base, appendFirst)
+	}
 	old := l.active
 	if old.size == 0 {
-		fresh, err := newSegment(l.nextOffset, l.cfg, old.batches, l.opts.Mutant)
+		fresh, err := newSegment(base, l.cfg, old.batches, l.opts.Mutant, l.era)
 		if err != nil {
 			return err
 		}
@@ -313,12 +380,25 @@ func (l *Log) roll(reason RollReason) error {
 		l.summaries = append(l.summaries, old.Summarize())
 		recycled = old.batches
 	}
-	l.total.Merge(old.scan)
-	fresh, err := newSegment(l.nextOffset, l.cfg, recycled, l.opts.Mutant)
+	l.total.Merge(old.Scan())
+	fresh, err := newSegment(base, l.cfg, recycled, l.opts.Mutant, l.era)
 	if err != nil {
 		return err
 	}
 	l.active = fresh
+	return nil
+}
+
+// Roll is a roll the workload asks for (a "roll" step): LocalLog.roll for a reason outside
+// the model, to max(log end offset, baseOffset).
+func (l *Log) Roll(baseOffset int64) error {
+	step, err := l.startStep()
+	if err != nil {
+		return err
+	}
+	if err := l.roll(RollForced, baseOffset); err != nil {
+		return l.stop(step, err)
+	}
 	return nil
 }
 
@@ -356,6 +436,9 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.finished = true
+	if l.dropActive {
+		return nil
+	}
 	if err := l.active.onBecomeInactive(); err != nil {
 		return err
 	}

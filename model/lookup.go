@@ -15,6 +15,10 @@ type LookupResult struct {
 	Hit       BatchInfo
 	ScanBytes int64 // Hit.Position - Index.Position
 	Hops      int64 // batch headers read, the hit included
+	// HeaderReads are the headers the era's own phase-2 loop reads (SPEC §5): the hops up to
+	// 4.0; from 4.1 (searchForOffsetFromPosition) the walk goes on to the first batch whose
+	// base offset is past the target, so one more unless the hit is the last batch.
+	HeaderReads int64
 }
 
 // batchAt returns the ordinal of the batch starting at position pos, or of the first batch
@@ -30,15 +34,34 @@ func (s *Segment) batchAt(pos int64) int {
 func (s *Segment) Lookup(target int64) (r LookupResult, ok bool) {
 	r.Target, r.SegmentBase = target, s.baseOffset
 	r.Index, r.IndexSlot, r.Phase1 = s.offsetIndex.LookupSlot(target)
-	for j := s.batchAt(r.Index.Position); j < len(s.batches); j++ {
+	start := s.batchAt(r.Index.Position)
+	for j := start; j < len(s.batches); j++ {
 		r.Hops++
 		if s.batches[j].LastOffset >= target {
 			r.Hit = s.batches[j]
 			r.ScanBytes = r.Hit.Position - r.Index.Position
+			r.HeaderReads = r.Hops
+			if s.era.HeaderReadsPastHit {
+				r.HeaderReads = searchFromPositionReads(s.batches, start, target)
+			}
 			return r, true
 		}
 	}
 	return r, false
+}
+
+// searchFromPositionReads counts the headers FileRecords.searchForOffsetFromPosition (4.1+,
+// KAFKA-18989) reads from batch start for target: it reads batches until one whose base
+// offset is past the target (or the end of the file) and returns the batch before it.
+func searchFromPositionReads(batches []BatchInfo, start int, target int64) int64 {
+	var reads int64
+	for j := start; j < len(batches); j++ {
+		reads++
+		if batches[j].BaseOffset > target {
+			break
+		}
+	}
+	return reads
 }
 
 // TimeLookupResult is one timestamp lookup (LogSegment.findOffsetByTimestamp).

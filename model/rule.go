@@ -56,15 +56,30 @@ func (v KafkaVersion) less(o KafkaVersion) bool {
 	return v.Patch < o.Patch
 }
 
-// ParseKafkaVersion parses "X.Y" or "X.Y.Z", with an optional "-SUFFIX" (e.g. -SNAPSHOT)
-// that is ignored. A missing patch number means .0.
+// releaseLines are Apache Kafka's closed minor release lines, major -> lowest and highest
+// minor: 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9. Any 4.x or later is accepted: releases after the
+// newest kidx knows (4.5, trunk) are read with trunk's rules (NewerThanKnown).
+var releaseLines = map[int][2]int{0: {8, 11}, 1: {0, 1}, 2: {0, 8}, 3: {0, 9}}
+
+// NewerThanKnown reports a release past the newest line kidx knows (4.5, trunk as of
+// 2026-08), whose rules kidx takes to be trunk's.
+func (v KafkaVersion) NewerThanKnown() bool { return !v.less(KafkaVersion{4, 6, 0}) }
+
+// ParseKafkaVersion parses a release as people write it: "X.Y" or "X.Y.Z", and the four-part
+// 0.x releases ("0.10.2.1": Minor 10, Patch 2; the fourth part changes no index rule), with
+// an optional "-SUFFIX" (e.g. -SNAPSHOT) that is ignored. A missing patch number means .0.
+// What is no release line is refused, naming the lines.
 func ParseKafkaVersion(s string) (KafkaVersion, error) {
 	core, _, _ := strings.Cut(strings.TrimSpace(s), "-")
 	parts := strings.Split(core, ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return KafkaVersion{}, fmt.Errorf("kafka version %q: want X.Y.Z", s)
+	maxParts := 3
+	if len(parts) > 0 && parts[0] == "0" {
+		maxParts = 4
 	}
-	var nums [3]int
+	if len(parts) < 2 || len(parts) > maxParts {
+		return KafkaVersion{}, fmt.Errorf("kafka version %q: want X.Y.Z (e.g. 3.6.1) or 0.X.Y.Z (e.g. 0.10.2.1)", s)
+	}
+	var nums [4]int
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 0 {
@@ -72,33 +87,23 @@ func ParseKafkaVersion(s string) (KafkaVersion, error) {
 		}
 		nums[i] = n
 	}
-	return KafkaVersion{nums[0], nums[1], nums[2]}, nil
+	ver := KafkaVersion{nums[0], nums[1], nums[2]}
+	if line, ok := releaseLines[ver.Major]; (!ok && ver.Major < 4) || (ok && (ver.Minor < line[0] || ver.Minor > line[1])) {
+		return KafkaVersion{}, fmt.Errorf("kafka version %q is no Apache Kafka release line; the lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0 on", s)
+	}
+	return ver, nil
 }
 
 // RuleForKafkaVersion maps a release to its append rule (semantics §0.1): per-batch from
 // 3.9.1, 4.0.1 and 4.1.0 on. The 3.8 branch also carries the fix (#18843) but no 3.8.2
 // release is known; 3.8.2 and later 3.8.x are mapped to per-batch because that is the
-// branch's code (see docs/model.md).
+// branch's code (see docs/model.md). EraForVersion gives the release's whole behaviour.
 func RuleForKafkaVersion(s string) (AppendRule, error) {
-	v, err := ParseKafkaVersion(s)
+	e, err := EraForKafkaVersion(s)
 	if err != nil {
 		return 0, err
 	}
-	switch {
-	case v.Major == 3 && v.Minor == 8:
-		if v.Patch >= 2 {
-			return PerBatch, nil
-		}
-		return PerAppend, nil
-	case v.Major == 3 && v.Minor == 9, v.Major == 4 && v.Minor == 0:
-		if v.Patch >= 1 {
-			return PerBatch, nil
-		}
-		return PerAppend, nil
-	case v.less(KafkaVersion{3, 8, 0}):
-		return PerAppend, nil
-	}
-	return PerBatch, nil
+	return e.Rule(), nil
 }
 
 // VersionWarnings lists the config values that the given Kafka release would reject as a

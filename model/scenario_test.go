@@ -18,14 +18,21 @@ import (
 //
 // Commands:
 //
-//	config [rule=per-batch|per-append] [start=N] [key=value ...]   new empty log
-//	append SIZE[:RECORDS][@TS] ... [xN]   one append of these batches, N times; prints rolls and events
-//	restart | recover                      a clean restart / an unclean one (recover())
-//	index [BASE]                           offset index of every segment (or one)
-//	timeindex [BASE]                       time index of every segment (or one)
-//	lookup OFFSET                          phase 1 + phase 2
-//	stats [BASE]                           exact scan statistics per segment
-//	events                                 rejections and overflows so far
+//	config [rule=per-batch|per-append | version=X.Y.Z] [start=N] [key=value ...]   new empty log
+//	append BATCH ... [xN]     one leader append of these batches, N times; prints rolls and events
+//	replicate BATCH ... [xN]  the same as a follower's append (origin replication)
+//	restart | recover         a clean restart / an unclean one (recover())
+//	roll [BASE]               a roll step (to max(log end offset, BASE))
+//	index [BASE]              offset index of every segment (or one)
+//	timeindex [BASE]          time index of every segment (or one)
+//	lookup OFFSET             phase 1 + phase 2
+//	stats [BASE]              exact scan statistics per segment
+//	reads [BASE]              Kafka's phase-2 header reads per segment (SPEC §5)
+//	events                    rejections and overflows so far
+//
+// A BATCH is SIZE[:RECORDS][@TS[~DELTA]][=BASE][/FLAG]: RECORDS offsets (default 1), max
+// timestamp TS held first by the record at offset delta DELTA, explicit base offset BASE, and
+// FLAG z (compressed), m0 or m1 (a legacy message or wrapper of that magic).
 
 type scenarioCase struct {
 	file, cmd string
@@ -116,7 +123,27 @@ func (r *scenarioRunner) do(cmd string) (string, error) {
 	case "config":
 		return r.config(args)
 	case "append":
-		return r.append(args)
+		return r.append(OriginLeader, args)
+	case "replicate":
+		return r.append(OriginReplication, args)
+	case "roll":
+		var base int64
+		if len(args) == 1 {
+			var err error
+			if base, err = strconv.ParseInt(args[0], 10, 64); err != nil {
+				return "", err
+			}
+		}
+		segsBefore := len(r.log.Segments())
+		if err := r.log.Roll(base); err != nil {
+			return "", err
+		}
+		segs := r.log.Segments()
+		if len(segs) > segsBefore {
+			old := segs[len(segs)-2]
+			return fmt.Sprintf("roll: segment %d closed (%s), segment %d starts", old.BaseOffset(), old.RollReason(), segs[len(segs)-1].BaseOffset()), nil
+		}
+		return fmt.Sprintf("roll: empty segment replaced, segment %d starts", segs[len(segs)-1].BaseOffset()), nil
 	case "restart", "recover":
 		before := len(r.log.Events())
 		var err error
@@ -132,7 +159,7 @@ func (r *scenarioRunner) do(cmd string) (string, error) {
 			return formatEvents(r.log.Events()[before:]), nil
 		}
 		return "ok", nil
-	case "index", "timeindex", "stats":
+	case "index", "timeindex", "stats", "reads":
 		var lines []string
 		for _, s := range r.log.Segments() {
 			if len(args) == 1 && strconv.FormatInt(s.BaseOffset(), 10) != args[0] {
@@ -165,6 +192,7 @@ func (r *scenarioRunner) do(cmd string) (string, error) {
 func (r *scenarioRunner) config(args []string) (string, error) {
 	cfg := DefaultConfig()
 	rule := PerBatch
+	var era Era
 	var start int64
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
@@ -175,6 +203,11 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 		case "rule":
 			var err error
 			if rule, err = ParseRule(v); err != nil {
+				return "", err
+			}
+		case "version":
+			var err error
+			if era, err = EraForKafkaVersion(v); err != nil {
 				return "", err
 			}
 		case "start":
@@ -188,7 +221,7 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 			}
 		}
 	}
-	l, err := NewLog(cfg, rule, LogOptions{StartOffset: start, KeepSegments: true})
+	l, err := NewLog(cfg, rule, LogOptions{StartOffset: start, KeepSegments: true, Era: era})
 	if err != nil {
 		return "", err
 	}
@@ -198,6 +231,19 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 
 func parseScenarioBatch(s string) (Batch, error) {
 	b := Batch{Records: 1, MaxTimestamp: NoTimestamp}
+	s, flag, _ := strings.Cut(s, "/")
+	switch flag {
+	case "":
+	case "z":
+		b.Compressed = true
+	case "m0":
+		b.Legacy = Magic0
+	case "m1":
+		b.Legacy = Magic1
+	default:
+		return b, fmt.Errorf("unknown batch flag %q", flag)
+	}
+	s, base, hasBase := strings.Cut(s, "=")
 	rest, ts, hasTs := strings.Cut(s, "@")
 	size, recs, hasRecs := strings.Cut(rest, ":")
 	var err error
@@ -210,14 +256,27 @@ func parseScenarioBatch(s string) (Batch, error) {
 		}
 	}
 	if hasTs {
+		ts, delta, hasDelta := strings.Cut(ts, "~")
 		if b.MaxTimestamp, err = strconv.ParseInt(ts, 10, 64); err != nil {
+			return b, err
+		}
+		if hasDelta {
+			d, err := strconv.ParseInt(delta, 10, 32)
+			if err != nil {
+				return b, err
+			}
+			b.MaxTimestampDelta, b.HasMaxTimestampDelta = int32(d), true
+		}
+	}
+	if hasBase {
+		if b.BaseOffset, err = strconv.ParseInt(base, 10, 64); err != nil {
 			return b, err
 		}
 	}
 	return b, nil
 }
 
-func (r *scenarioRunner) append(args []string) (string, error) {
+func (r *scenarioRunner) append(origin Origin, args []string) (string, error) {
 	repeat := 1
 	var batches []Batch
 	for _, a := range args {
@@ -239,7 +298,7 @@ func (r *scenarioRunner) append(args []string) (string, error) {
 	for range repeat {
 		segsBefore := len(r.log.Segments())
 		eventsBefore := len(r.log.Events())
-		if err := r.log.Append(batches...); err != nil {
+		if err := r.log.AppendFrom(origin, batches...); err != nil {
 			return "", err
 		}
 		segs := r.log.Segments()
@@ -284,6 +343,10 @@ func formatSegment(what string, s *Segment) string {
 		st := s.Scan()
 		return fmt.Sprintf("segment %d: lookups %d, max scan %d, total scan %d, max hops %d, total hops %d",
 			s.BaseOffset(), st.Lookups, st.MaxScanBytes, st.TotalScanBytes, st.MaxHops, st.TotalHops)
+	case "reads":
+		st := s.Scan()
+		return fmt.Sprintf("segment %d: lookups %d, max header reads %d, total header reads %d",
+			s.BaseOffset(), st.Lookups, st.MaxHeaderReads, st.TotalHeaderReads)
 	}
 	if len(parts) == 0 {
 		return head + " (empty)"

@@ -43,9 +43,10 @@ type Segment struct {
 	closed     bool
 	rollReason RollReason
 	mutant     Mutant
+	era        *Era
 }
 
-func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo, mutant Mutant) (*Segment, error) {
+func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo, mutant Mutant, era *Era) (*Segment, error) {
 	oi, err := NewOffsetIndex(baseOffset, cfg.SegmentIndexBytes)
 	if err != nil {
 		return nil, err
@@ -57,6 +58,7 @@ func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo, mutant Mutan
 	ti.appendOnEqual = mutant == MutantTimeIndexOnEqual
 	return &Segment{
 		mutant:                    mutant,
+		era:                       era,
 		baseOffset:                baseOffset,
 		batches:                   recycled[:0],
 		offsetIndex:               oi,
@@ -89,8 +91,12 @@ func (s *Segment) OffsetIndex() *OffsetIndex { return s.offsetIndex }
 // TimeIndex is the segment's time index.
 func (s *Segment) TimeIndex() *TimeIndex { return s.timeIndex }
 
-// Scan is the exact phase-2 cost over every offset of the segment.
-func (s *Segment) Scan() ScanStats { return s.scan }
+// Scan is the exact phase-2 cost over every offset of the segment, with Kafka's header
+// reads for the segment's era (SPEC §5).
+func (s *Segment) Scan() ScanStats { return s.walker.withHeaderReads(s.scan, s.era.HeaderReadsPastHit) }
+
+// Era is the Kafka era whose rules wrote the segment.
+func (s *Segment) Era() Era { return *s.era }
 
 // Closed reports whether the segment was rolled or closed (final time-index entry added,
 // indexes trimmed).
@@ -137,49 +143,77 @@ func (s *Segment) rollback(m segmentMark) {
 
 // addIndexEntry is the body of LogSegment.append's index check: offsetIndex.append, then
 // timeIndex.maybeAppend with the max timestamp so far (which throws when the time index is
-// full even if the timestamp would not be appended). It returns Kafka's exception.
+// full even if the timestamp would not be appended). Before 0.10.1 there is no time index.
+// It returns Kafka's exception.
 func (s *Segment) addIndexEntry(offset, position int64, batch int) error {
 	if err := s.offsetIndex.Append(offset, position); err != nil {
 		return err
 	}
 	s.entryBatch = append(s.entryBatch, batch)
+	if !s.era.HasTimeIndex() {
+		return nil
+	}
 	return s.timeIndex.MaybeAppend(s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar, false)
+}
+
+// timeOffset is the offset a batch's max timestamp is time-indexed at (semantics §13.2): on
+// a leader's uncompressed v2 append, Kafka 0.11 to 3.6 name the first record holding the max
+// (LogValidator.offsetOfMaxTimestamp); every other path and era names the batch's last
+// offset (a legacy wrapper's own offset is its last inner offset).
+func (s *Segment) timeOffset(b *BatchInfo, in *Batch, origin Origin) int64 {
+	if s.era.Time == TimeExactRecord && origin == OriginLeader && in.Legacy == NotLegacy && !in.Compressed && in.HasMaxTimestampDelta {
+		return b.BaseOffset + int64(in.MaxTimestampDelta)
+	}
+	return b.LastOffset
+}
+
+// placeBatches lays an append's batches out after the segment's last one, with the offsets
+// the log gives them (each batch's explicit base offset, else right after the previous).
+func placeBatches(batches []Batch, firstOffset int64, at int64, out []BatchInfo) []BatchInfo {
+	offset := firstOffset
+	for i := range batches {
+		b := &batches[i]
+		if b.BaseOffset > offset {
+			offset = b.BaseOffset
+		}
+		out = append(out, BatchInfo{Position: at, BaseOffset: offset, LastOffset: offset + b.Records - 1,
+			Size: b.Bytes, MaxTimestamp: b.MaxTimestamp})
+		at += b.Bytes
+		offset += b.Records
+	}
+	return out
 }
 
 // appendBatches is LogSegment.append for one append whose offsets start at firstOffset.
 // The caller (Log) has done the roll check. On an exception from the indexes the segment is
 // left exactly as before the call and the exception is returned.
-func (s *Segment) appendBatches(batches []Batch, firstOffset int64, rule AppendRule, interval int64) error {
+func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origin, interval int64) error {
 	// shouldRoll left at least one free slot in each index. Only an append that may add more
 	// entries than there are free slots (a multi-batch append under the per-batch rule,
 	// semantics §2.4) can make Kafka throw; only then is the state saved for a rollback.
 	var m segmentMark
 	mayThrow := s.offsetIndex.maxEntries-len(s.offsetIndex.entries) < len(batches) ||
-		s.timeIndex.maxEntries-1-len(s.timeIndex.entries) < len(batches)
+		(s.era.HasTimeIndex() && s.timeIndex.maxEntries-1-len(s.timeIndex.entries) < len(batches))
 	if mayThrow {
 		m = s.mark()
 	}
 	physicalPosition := s.size
 	first := len(s.batches)
-	offset := firstOffset
+	s.batches = placeBatches(batches, firstOffset, s.size, s.batches)
 	var appendMaxTs int64 = NoTimestamp
 	var appendMaxTsOffset int64 = -1
-	for _, b := range batches {
-		info := BatchInfo{Position: s.size, BaseOffset: offset, LastOffset: offset + b.Records - 1,
-			Size: b.Bytes, MaxTimestamp: b.MaxTimestamp}
-		// LogAppendInfo: the batch-level max timestamp and the last offset of the first batch
-		// that reaches it (shallowOffsetOfMaxTimestamp, strict >).
+	for j := first; j < len(s.batches); j++ {
+		b := &s.batches[j]
+		// LogAppendInfo: the max timestamp of the append and the offset of the first batch
+		// (strict >) that reaches it, as timeOffset names it.
 		if b.MaxTimestamp > appendMaxTs {
-			appendMaxTs, appendMaxTsOffset = b.MaxTimestamp, info.LastOffset
+			appendMaxTs, appendMaxTsOffset = b.MaxTimestamp, s.timeOffset(b, &batches[j-first], origin)
 		}
-		s.batches = append(s.batches, info)
-		s.size += b.Bytes
-		offset += b.Records
+		s.size += b.Size
 	}
-	largestOffset := offset - 1
+	largestOffset := s.batches[len(s.batches)-1].LastOffset
 
-	switch rule {
-	case PerBatch:
+	if s.era.Entry == EntryBatchLast {
 		// KAFKA-806 LogSegment.append: per batch, update the max timestamp first, then check
 		// the counter (strict >, before the increment), then add the batch's size.
 		for j := first; j < len(s.batches); j++ {
@@ -190,7 +224,7 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, rule AppendR
 			if s.mutant == MutantIncrementBeforeCheck {
 				s.bytesSinceLastIndexEntry += b.Size
 			}
-			entry := -1
+			entry, entryOffset := -1, int64(0)
 			if s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval) {
 				off, pos := s.mutant.entry(b.BaseOffset, b.LastOffset, b.Position, b.Position+b.Size)
 				if err := s.addIndexEntry(off, pos, j); err != nil {
@@ -200,46 +234,69 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, rule AppendR
 					return err
 				}
 				s.bytesSinceLastIndexEntry = 0
-				entry = j
+				entry, entryOffset = j, off
 			}
 			if s.mutant != MutantIncrementBeforeCheck {
 				s.bytesSinceLastIndexEntry += b.Size
 			}
-			s.walker.step(&s.scan, s.batches, j, entry)
+			s.walker.step(&s.scan, s.batches, j, entry, entryOffset)
 		}
-	case PerAppend:
-		// Pre-KAFKA-806 LogSegment.append: the first append into an empty file sets
-		// rollingBasedTimestamp to the append's max timestamp.
-		if physicalPosition == 0 {
-			s.rollingBasedTimestamp, s.hasRollingBasedTimestamp = appendMaxTs, true
-		}
-		if appendMaxTs > s.maxTimestampSoFar {
-			s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar = appendMaxTs, appendMaxTsOffset
-		}
-		if s.mutant == MutantIncrementBeforeCheck {
-			s.bytesSinceLastIndexEntry += s.size - physicalPosition
-		}
-		entry := -1
-		if s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval) {
-			// One entry for the whole append: its last offset, at the append's start.
-			off, pos := s.mutant.entry(firstOffset, largestOffset, physicalPosition, s.size)
-			if err := s.addIndexEntry(off, pos, first); err != nil {
-				if mayThrow {
-					s.rollback(m)
-				}
-				return err
+		return nil
+	}
+
+	// One check per LogSegment.append call (before KAFKA-806). The first append into an
+	// empty file sets rollingBasedTimestamp to the append's max timestamp.
+	if physicalPosition == 0 {
+		s.rollingBasedTimestamp, s.hasRollingBasedTimestamp = appendMaxTs, true
+	}
+	if appendMaxTs > s.maxTimestampSoFar {
+		s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar = appendMaxTs, appendMaxTsOffset
+	}
+	if s.mutant == MutantIncrementBeforeCheck {
+		s.bytesSinceLastIndexEntry += s.size - physicalPosition
+	}
+	entry, entryOffset, entryAt := -1, int64(0), -1
+	if s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval) {
+		b := &s.batches[first]
+		var off, pos int64
+		if s.era.Entry == EntryAppendFirst {
+			// Up to 1.1 the entry names the log end offset before the append, its first offset,
+			// at the append's start (0.8 to 0.10.0 check before the write, 0.10.1+ after it; the
+			// entry is the same). A follower names its first batch's base offset, or from 0.10.0
+			// a legacy compressed wrapper's own offset, its last inner one (KAFKA-3047).
+			off, pos = b.BaseOffset, physicalPosition
+			if origin == OriginReplication && s.era.FollowerWrapperOffset && batches[0].Legacy != NotLegacy {
+				off = b.LastOffset
 			}
-			s.bytesSinceLastIndexEntry = 0
-			entry = first
+			if s.mutant == MutantEntryPositionAfterBatch {
+				pos = s.size
+			}
+		} else {
+			// 2.0 to 4.0.0: one entry for the whole append, its last offset, at its start.
+			off, pos = s.mutant.entry(b.BaseOffset, largestOffset, physicalPosition, s.size)
 		}
-		if s.mutant != MutantIncrementBeforeCheck {
-			s.bytesSinceLastIndexEntry += s.size - physicalPosition
+		if err := s.addIndexEntry(off, pos, first); err != nil {
+			if mayThrow {
+				s.rollback(m)
+			}
+			return err
 		}
-		last := len(s.batches) - 1
-		for j := first; j < last; j++ {
-			s.walker.step(&s.scan, s.batches, j, -1)
+		s.bytesSinceLastIndexEntry = 0
+		// The walk meets the entry at the batch holding the offset it names.
+		entry, entryOffset, entryAt = first, off, first
+		for entryAt < len(s.batches)-1 && s.batches[entryAt].LastOffset < off {
+			entryAt++
 		}
-		s.walker.step(&s.scan, s.batches, last, entry)
+	}
+	if s.mutant != MutantIncrementBeforeCheck {
+		s.bytesSinceLastIndexEntry += s.size - physicalPosition
+	}
+	for j := first; j < len(s.batches); j++ {
+		if j == entryAt {
+			s.walker.step(&s.scan, s.batches, j, entry, entryOffset)
+		} else {
+			s.walker.step(&s.scan, s.batches, j, -1, 0)
+		}
 	}
 	return nil
 }
@@ -248,8 +305,10 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, rule AppendR
 // the time index gets the max timestamp so far with skipFullCheck, then both indexes are
 // trimmed to their entries.
 func (s *Segment) onBecomeInactive() error {
-	if err := s.timeIndex.MaybeAppend(s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar, true); err != nil {
-		return err
+	if s.era.HasTimeIndex() {
+		if err := s.timeIndex.MaybeAppend(s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar, true); err != nil {
+			return err
+		}
 	}
 	s.offsetIndex.TrimToValidSize()
 	s.timeIndex.TrimToValidSize()
@@ -288,24 +347,35 @@ func (s *Segment) recover(cfg Config) error {
 	maxTs, maxTsOffset := int64(NoTimestamp), s.baseOffset
 	var validBytes, lastIndexEntry int64
 	for j, b := range s.batches {
+		// recover() names the batch's last offset in the time index in every era (0.10.1+).
 		if b.MaxTimestamp > maxTs {
 			maxTs, maxTsOffset = b.MaxTimestamp, b.LastOffset
 		}
 		if validBytes-lastIndexEntry > cfg.IndexIntervalBytes {
-			if err := oi.Append(b.LastOffset, validBytes); err != nil {
+			// The entry names the batch's first offset up to 1.1 (the first inner offset of a
+			// legacy wrapper, found by decompressing), its last offset from 2.0 (KAFKA-6264).
+			off := b.LastOffset
+			if s.era.RecoverNamesBase {
+				off = b.BaseOffset
+			}
+			if err := oi.Append(off, validBytes); err != nil {
 				return err
 			}
 			entryBatch = append(entryBatch, j)
-			if err := ti.MaybeAppend(maxTs, maxTsOffset, false); err != nil {
-				return err
+			if s.era.HasTimeIndex() {
+				if err := ti.MaybeAppend(maxTs, maxTsOffset, false); err != nil {
+					return err
+				}
 			}
 			lastIndexEntry = validBytes
 		}
 		validBytes += b.Size
 	}
 	oi.TrimToValidSize()
-	if err := ti.MaybeAppend(maxTs, maxTsOffset, true); err != nil {
-		return err
+	if s.era.HasTimeIndex() {
+		if err := ti.MaybeAppend(maxTs, maxTsOffset, true); err != nil {
+			return err
+		}
 	}
 	ti.TrimToValidSize()
 	oi.Resize(cfg.SegmentIndexBytes)
@@ -336,12 +406,15 @@ func (s *Segment) Runs(fn func(count, scanBytes, hops int64)) {
 func (s *Segment) replayScan(sink runSink, w *scanWalker) {
 	e := 0
 	for j := range s.batches {
-		entry := -1
-		if e < len(s.offsetIndex.entries) && s.offsetIndex.at(e).Offset == s.batches[j].LastOffset {
-			entry = s.entryBatch[e]
-			e++
+		entry, entryOffset := -1, int64(0)
+		if e < len(s.offsetIndex.entries) {
+			// An entry naming an offset in a gap before the batch acts on all of it.
+			if off := s.offsetIndex.at(e).Offset; off <= s.batches[j].LastOffset {
+				entry, entryOffset = s.entryBatch[e], max(off, s.batches[j].BaseOffset)
+				e++
+			}
 		}
-		w.step(sink, s.batches, j, entry)
+		w.step(sink, s.batches, j, entry, entryOffset)
 	}
 }
 

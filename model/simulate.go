@@ -4,7 +4,12 @@ package model
 // `kidx sim` does. Events (rejections, overflows) are in the log; an error means the input
 // is invalid. With keep set every segment is kept with its batches and indexes.
 func Simulate(cfg Config, rule AppendRule, startOffset int64, steps []Step, keep bool) (*Log, error) {
-	l, err := NewLog(cfg, rule, LogOptions{StartOffset: startOffset, KeepSegments: keep})
+	return SimulateEra(cfg, EraForRule(rule), startOffset, steps, keep)
+}
+
+// SimulateEra is Simulate under a Kafka era's rules (semantics §13).
+func SimulateEra(cfg Config, era Era, startOffset int64, steps []Step, keep bool) (*Log, error) {
+	l, err := NewLog(cfg, era.Rule(), LogOptions{StartOffset: startOffset, KeepSegments: keep, Era: era})
 	if err != nil {
 		return nil, err
 	}

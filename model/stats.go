@@ -3,12 +3,19 @@ package model
 // ScanStats aggregates the phase-2 cost of looking up every offset of a segment (or of a
 // whole log), as defined in SPEC §5: scanBytes(o) = hit position - start position, and
 // hops(o) = batch headers read in phase 2, the hit included. All figures are exact.
+//
+// MaxHeaderReads and TotalHeaderReads are the batch headers Kafka's own phase-2 loop reads
+// (SPEC §5, semantics §13.6): equal to the hops before 4.1; from 4.1
+// (searchForOffsetFromPosition, KAFKA-18989) one more per lookup unless the hit is the
+// segment's last batch. A Segment's or Log's Scan() fills them for its era.
 type ScanStats struct {
-	Lookups        int64 `json:"lookups"`
-	MaxScanBytes   int64 `json:"maxScanBytes"`
-	TotalScanBytes int64 `json:"totalScanBytes"`
-	MaxHops        int64 `json:"maxHops"`
-	TotalHops      int64 `json:"totalHops"`
+	Lookups          int64 `json:"lookups"`
+	MaxScanBytes     int64 `json:"maxScanBytes"`
+	TotalScanBytes   int64 `json:"totalScanBytes"`
+	MaxHops          int64 `json:"maxHops"`
+	TotalHops        int64 `json:"totalHops"`
+	MaxHeaderReads   int64 `json:"maxHeaderReads"`
+	TotalHeaderReads int64 `json:"totalHeaderReads"`
 }
 
 // Add records count offsets that all cost scanBytes and hops.
@@ -34,6 +41,23 @@ func (s *ScanStats) Merge(o ScanStats) {
 	s.TotalHops += o.TotalHops
 	s.MaxScanBytes = max(s.MaxScanBytes, o.MaxScanBytes)
 	s.MaxHops = max(s.MaxHops, o.MaxHops)
+	s.TotalHeaderReads += o.TotalHeaderReads
+	s.MaxHeaderReads = max(s.MaxHeaderReads, o.MaxHeaderReads)
+}
+
+// MeanHeaderReads is TotalHeaderReads / Lookups (0 with no lookups).
+func (s ScanStats) MeanHeaderReads() float64 {
+	if s.Lookups == 0 {
+		return 0
+	}
+	return float64(s.TotalHeaderReads) / float64(s.Lookups)
+}
+
+// WithoutHeaderReads is st with the header-read figures cleared: what the runs of Runs and
+// OnRun add up to (runs carry hops, not Kafka's header reads).
+func (st ScanStats) WithoutHeaderReads() ScanStats {
+	st.MaxHeaderReads, st.TotalHeaderReads = 0, 0
+	return st
 }
 
 // MeanScanBytes is TotalScanBytes / Lookups (0 with no lookups).
@@ -53,14 +77,23 @@ func (s ScanStats) MeanHops() float64 {
 }
 
 // scanWalker computes ScanStats in one pass over a segment's batches in offset order (SPEC
-// §5). Every offset-index entry the model can produce names the last offset of some batch
-// (its own batch under the per-batch rule and recover(), the append's last batch under the
-// per-append rule) and points at a batch start at or before that batch. So within batch j
-// the offsets below its last one share the start of the latest earlier entry, and its last
-// offset uses its own entry when it has one. That is two runs per batch at most.
+// §5). Every offset-index entry the model can produce names an offset inside some batch
+// (its last offset under the per-batch rule, the per-append rule and recover() from 2.0; an
+// append's first offset up to 1.1) and points at a batch start at or before it. So within
+// batch j the offsets below the named one share the start of the latest earlier entry, and
+// the rest use the new entry: two runs per batch at most.
+//
+// It also keeps what Kafka's header reads need (semantics §13.6): from 4.1 every lookup reads
+// one header past its hit unless the hit is the segment's last batch, which is known only
+// when the segment stops growing. So the last batch's lookups and hops are kept apart.
 type scanWalker struct {
 	startPos   int64 // position of the latest entry so far (0 before the first)
 	startBatch int   // ordinal of the batch at startPos
+
+	batches        int   // batches walked
+	lastLookups    int64 // offsets of the last batch walked
+	lastMaxHops    int64 // the largest hops of a lookup hitting the last batch
+	earlierMaxHops int64 // the largest hops of a lookup hitting any earlier batch
 }
 
 // runSink receives runs of offsets that share one lookup cost.
@@ -78,19 +111,44 @@ func (f RunFunc) Add(count, scanBytes, hops int64) {
 	}
 }
 
-// step accounts for batch j. entryBatch is the ordinal of the batch the entry naming j's
-// last offset points at, or -1 when no entry names it.
-func (w *scanWalker) step(stats runSink, batches []BatchInfo, j, entryBatch int) {
+// step accounts for batch j. entryBatch is the ordinal of the batch that the entry naming
+// entryOffset (an offset of batch j) points at, or -1 when no entry names an offset of j.
+func (w *scanWalker) step(stats runSink, batches []BatchInfo, j, entryBatch int, entryOffset int64) {
 	b := &batches[j]
-	records := b.LastOffset - b.BaseOffset + 1
+	w.earlierMaxHops = max(w.earlierMaxHops, w.lastMaxHops)
+	w.batches++
+	w.lastLookups = b.LastOffset - b.BaseOffset + 1
 	scan := b.Position - w.startPos
 	hops := int64(j - w.startBatch + 1)
 	if entryBatch < 0 {
-		stats.Add(records, scan, hops)
+		stats.Add(w.lastLookups, scan, hops)
+		w.lastMaxHops = hops
 		return
 	}
-	stats.Add(records-1, scan, hops)
+	before := entryOffset - b.BaseOffset
+	stats.Add(before, scan, hops)
+	w.lastMaxHops = 0
+	if before > 0 {
+		w.lastMaxHops = hops
+	}
 	w.startPos = batches[entryBatch].Position
 	w.startBatch = entryBatch
-	stats.Add(1, b.Position-w.startPos, int64(j-entryBatch+1))
+	after := int64(j - entryBatch + 1)
+	stats.Add(b.LastOffset-entryOffset+1, b.Position-w.startPos, after)
+	w.lastMaxHops = max(w.lastMaxHops, after)
+}
+
+// withHeaderReads fills st's header-read figures: the hops themselves, or (pastHit, 4.1+)
+// one more for every lookup whose hit is not the segment's last batch.
+func (w *scanWalker) withHeaderReads(st ScanStats, pastHit bool) ScanStats {
+	if !pastHit {
+		st.MaxHeaderReads, st.TotalHeaderReads = st.MaxHops, st.TotalHops
+		return st
+	}
+	st.TotalHeaderReads = st.TotalHops + st.Lookups - w.lastLookups
+	st.MaxHeaderReads = w.lastMaxHops
+	if w.batches > 1 {
+		st.MaxHeaderReads = max(st.MaxHeaderReads, w.earlierMaxHops+1)
+	}
+	return st
 }

@@ -1,13 +1,17 @@
 package model
 
-import "math"
+import (
+	"errors"
+	"fmt"
+	"math"
+)
 
 // StatStream is the fast path for the common what-if question: a leader's log (one batch per
 // append, no restarts) of any length, reduced to exact per-segment summaries and ScanStats
 // in one pass, with no per-batch memory. It applies the same rules as Log (which stays the
 // reference; tests hold the two equal on random workloads) but keeps only counters. For one
-// batch per append the per-batch and per-append rules coincide (semantics §2.2), so the
-// stream needs no rule.
+// batch per append the per-batch and per-append rules coincide (semantics §2.2); the older
+// eras differ (SetEra), and those without an overflow roll (before 0.10.2) are left to Log.
 //
 // Two facts keep the loop small. Within a segment written in one process lifetime,
 // bytesSinceLastIndexEntry is exactly the distance from the latest entry's position (or 0)
@@ -26,6 +30,14 @@ type StatStream struct {
 	lastTimeEntryTs, lastTimeEntryOff int64 // timeIndex.lastEntry()
 	firstBatchTs                      int64 // rollingBasedTimestamp: the first batch's max timestamp
 	scan                              ScanStats
+
+	// Header reads (semantics §13.6): the last batch's offsets and largest hops, kept apart
+	// from the earlier batches' largest hops until the segment closes.
+	lastLookups, lastMaxHops, earlierMaxHops int64
+
+	era          Era
+	entryAtBase  bool // the entry names the batch's first offset (up to 1.1)
+	countsAppend bool // the size roll counts the append, and rejects one larger than a segment (0.8.2+)
 
 	nextOffset    int64
 	rejected      int64
@@ -50,8 +62,35 @@ func NewStatStream(cfg Config, startOffset int64, keepSummaries bool, onSegment 
 	s := &StatStream{cfg: cfg,
 		offsetSlots: cfg.SegmentIndexBytes / OffsetIndexEntrySize, timeSlots: cfg.SegmentIndexBytes / TimeIndexEntrySize,
 		nextOffset: startOffset, keepSummaries: keepSummaries, onSegment: onSegment}
+	if err := s.SetEra(EraForRule(PerBatch)); err != nil {
+		return nil, err
+	}
 	s.reset()
 	return s, nil
+}
+
+// StreamSupports reports whether StatStream can run the era: every era with the overflow
+// roll (0.10.2+). Before it, an offset past the relative range stops the log (an event),
+// which only Log reports.
+func StreamSupports(e Era) bool { return e.OverflowRoll }
+
+// SetEra selects the era's rules; call it before the first batch.
+func (s *StatStream) SetEra(e Era) error {
+	if !StreamSupports(e) {
+		return fmt.Errorf("%s has no overflow roll (KAFKA-4451): run it through Log", e)
+	}
+	if s.batches > 0 || s.total.Lookups > 0 {
+		return errors.New("SetEra after the first batch")
+	}
+	s.era = e
+	s.entryAtBase = e.Entry == EntryAppendFirst
+	s.countsAppend = e.SizeRollCountsAppend
+	if !e.HasTimeIndex() {
+		s.timeSlots = math.MaxInt64
+	} else {
+		s.timeSlots = s.cfg.SegmentIndexBytes / TimeIndexEntrySize
+	}
+	return nil
 }
 
 func (s *StatStream) reset() {
@@ -61,6 +100,7 @@ func (s *StatStream) reset() {
 	s.lastTimeEntryTs, s.lastTimeEntryOff = NoTimestamp, s.base
 	s.firstBatchTs = NoTimestamp
 	s.scan = ScanStats{}
+	s.lastLookups, s.lastMaxHops, s.earlierMaxHops = 0, 0, 0
 }
 
 // Add appends one batch of the given size, record count and max timestamp. Batches are not
@@ -80,12 +120,21 @@ func (s *StatStream) Add(bytes, records, maxTimestamp int64) {
 func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 	segBytes, interval, segMs := s.cfg.SegmentBytes, s.cfg.IndexIntervalBytes, s.cfg.SegmentMs
 	hasTs := maxTimestamps != nil
+	timeRolls := hasTs && s.era.TimeRollOnTimestamps
+	timeIndex := s.era.HasTimeIndex()
 	onRun := s.onRun
+	// The size roll counts the incoming append (0.8.2+), or only what is written (before).
+	var appendMask int64 = -1
+	if !s.countsAppend {
+		appendMask = 0
+	}
+	entryAtBase := s.entryAtBase
 	rolled := false // the batch at i already went through shouldRoll (once per append)
 	for i := 0; i < len(bytes); {
 		size, counter, hops, batches, next := s.size, s.counter, s.hops, s.batches, s.nextOffset
 		entries, maxBatch := s.entries, s.maxBatch
 		totalScan, totalHops, maxScan, maxHops := s.scan.TotalScanBytes, s.scan.TotalHops, s.scan.MaxScanBytes, s.scan.MaxHops
+		lastLookups, lastMaxHops, earlierMaxHops := s.lastLookups, s.lastMaxHops, s.earlierMaxHops
 		// A roll is needed when the append would pass segment.bytes, an index is full, or the
 		// relative offset would overflow; fullness changes only when an entry is added.
 		full := entries >= s.offsetSlots || s.timeEntries >= s.timeSlots-1
@@ -99,18 +148,18 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 			timeRoll := false
 			if hasTs {
 				ts = maxTimestamps[i]
-				timeRoll = size > 0 && s.firstBatchTs >= 0 && ts-s.firstBatchTs > segMs
+				timeRoll = timeRolls && size > 0 && s.firstBatchTs >= 0 && ts-s.firstBatchTs > segMs
 			}
-			if size+n > segBytes || full || last > lastAllowed || timeRoll {
-				// UnifiedLog.append rejects an append larger than segment.bytes first.
-				if n > segBytes {
+			if size+n&appendMask > segBytes || full || last > lastAllowed || timeRoll {
+				// UnifiedLog.append rejects an append larger than segment.bytes first (0.8.2+).
+				if n > segBytes && s.countsAppend {
 					s.rejected++
 					continue
 				}
 				if !rolled {
 					// LogSegment.shouldRoll's conditions in Kafka's order.
 					switch {
-					case size+n > segBytes:
+					case size+n&appendMask > segBytes:
 						reason = RollSize
 					case timeRoll:
 						reason = RollTime
@@ -134,31 +183,41 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 				}
 			}
 			// LogSegment.append: strict >, checked before the increment. The batch's offsets
-			// below its last use the previous start (scan = counter, hops+1 headers); with an
-			// entry, its last offset uses the entry (scan 0, 1 hop). The decision is kept out of
-			// the branches: with mixed batch sizes it is unpredictable.
+			// below the one the entry names use the previous start (scan = counter, hops+1
+			// headers); with an entry, the named offset and those after it use the entry (scan
+			// 0, 1 hop): the last offset, or up to 1.1 every offset of the batch. The decision
+			// is kept out of the branches: with mixed batch sizes it is unpredictable.
 			var idx int64
 			if counter > interval {
 				idx = 1
 			}
-			rest := recs - idx
+			named := idx
+			if entryAtBase {
+				named = idx * recs
+			}
+			rest := recs - named
 			if onRun != nil {
 				if rest > 0 {
 					onRun(rest, counter, hops+1)
 				}
-				if idx == 1 {
-					onRun(1, 0, 1)
+				if named > 0 {
+					onRun(named, 0, 1)
 				}
 			}
 			totalScan += rest * counter
-			totalHops += rest*(hops+1) + idx
+			totalHops += rest*(hops+1) + named
+			// Header reads: this batch becomes the segment's last one.
+			earlierMaxHops = max(earlierMaxHops, lastMaxHops)
+			lastLookups = recs
+			lastMaxHops = idx
 			if rest > 0 {
 				maxScan = max(maxScan, counter)
 				maxHops = max(maxHops, hops+1)
+				lastMaxHops = hops + 1
 			}
 			maxHops = max(maxHops, idx)
 			entries += idx
-			if s.maxTs > s.lastTimeEntryTs && idx == 1 {
+			if timeIndex && s.maxTs > s.lastTimeEntryTs && idx == 1 {
 				s.timeEntries++
 				s.lastTimeEntryTs, s.lastTimeEntryOff = s.maxTs, s.maxTsOffset
 			}
@@ -176,6 +235,7 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 		s.size, s.counter, s.hops, s.batches, s.nextOffset = size, counter, hops, batches, next
 		s.entries, s.maxBatch = entries, maxBatch
 		s.scan.TotalScanBytes, s.scan.TotalHops, s.scan.MaxScanBytes, s.scan.MaxHops = totalScan, totalHops, maxScan, maxHops
+		s.lastLookups, s.lastMaxHops, s.earlierMaxHops = lastLookups, lastMaxHops, earlierMaxHops
 		if reason != rollNone {
 			// LocalLog.roll: an empty active segment is replaced, not closed.
 			if s.size > 0 {
@@ -191,14 +251,15 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 func (s *StatStream) activeScan() ScanStats {
 	sc := s.scan
 	sc.Lookups = s.nextOffset - s.base
-	return sc
+	w := scanWalker{batches: int(s.batches), lastLookups: s.lastLookups, lastMaxHops: s.lastMaxHops, earlierMaxHops: s.earlierMaxHops}
+	return w.withHeaderReads(sc, s.era.HeaderReadsPastHit)
 }
 
 // closeSegment is onBecomeInactiveSegment's effect on the counts: the closing time-index
 // entry when the max timestamp is above the last entry's.
 func (s *StatStream) closeSegment(reason RollReason) {
 	timeEntries := s.timeEntries
-	if s.maxTs > s.lastTimeEntryTs {
+	if s.era.HasTimeIndex() && s.maxTs > s.lastTimeEntryTs {
 		timeEntries++
 	}
 	sc := s.activeScan()

@@ -17,15 +17,31 @@ const RecordBatchOverhead = 61
 // NoTimestamp is Kafka's RecordBatch.NO_TIMESTAMP.
 const NoTimestamp = -1
 
-// A Batch is one record batch as the log sees it: how many records (offsets) it holds, its
+// A Batch is one record batch as the log sees it: how many offsets it spans (Records), its
 // sizeInBytes on disk and its max timestamp. Legacy marks a message of the formats before
-// 0.11 (magic 0 or 1: one message, or a compressed wrapper of several), which the log walks
-// like a batch (FileLogInputStream); it only changes the smallest size allowed.
+// 0.11 (magic 0 or 1: one message, or a compressed wrapper of several, Records > 1), which
+// the log walks like a batch (FileLogInputStream).
+//
+// The other fields are for replaying real logs (SPEC §3's optional keys); their zero values
+// are what a producer's batch is.
 type Batch struct {
 	Records      int64
 	Bytes        int64
 	MaxTimestamp int64
 	Legacy       LegacyMagic
+	// BaseOffset is the batch's first offset, when the workload gives it ("baseOffset"):
+	// offsets after compaction, or on a follower of a compacted leader, have gaps. 0 means
+	// right after the previous batch (an explicit 0 can only be the log's first offset).
+	BaseOffset int64
+	// MaxTimestampDelta is the offset delta of the first record holding MaxTimestamp, when
+	// HasMaxTimestampDelta ("timestamps" or "maxTimestampDelta"): the offset Kafka 0.11 to
+	// 3.6 time-index a leader's uncompressed batch at (semantics §13.2). Without it the model
+	// takes the batch's last record.
+	MaxTimestampDelta    int32
+	HasMaxTimestampDelta bool
+	// Compressed: the batch's records are compressed, so no leader names a record inside it
+	// in the time index (LogValidator's compressed path names the batch's last offset).
+	Compressed bool
 }
 
 // LegacyMagic is a legacy message format: NotLegacy (a v2 batch, magic 2), Magic0 or Magic1.
@@ -45,24 +61,35 @@ const (
 )
 
 // A Step is one thing that happens to a partition's log: an append of one or more batches
-// (one LogSegment.append call), a clean restart, or an unclean restart with recovery.
-// Exactly one of the three is set.
+// (one LogSegment.append call), a clean restart, an unclean restart with recovery, or a
+// roll. Exactly one of Append, Restart, Recover and Roll is set.
 type Step struct {
-	Append  []Batch
+	Append []Batch
+	// Origin is where the append came from (SPEC §3 "origin"): the leader (the default) or a
+	// follower's replication fetch; the eras' rules differ by origin (semantics §13.2).
+	Origin  Origin
 	Restart bool
 	Recover bool
+	// Roll rolls the log now, as LocalLog.roll does for a reason the workload does not
+	// model (a time roll by the wall clock, an operator's roll, the cleaner's segment
+	// boundaries when a real log is replayed): the active segment is closed and a new one
+	// starts at max(log end offset, RollBaseOffset).
+	Roll           bool
+	RollBaseOffset int64
 }
 
 // AppendStep returns the step that appends batches in one call.
 func AppendStep(batches ...Batch) Step { return Step{Append: batches} }
 
-// Kind names the step: "append", "restart" or "recover".
+// Kind names the step: "append", "restart", "recover" or "roll".
 func (s Step) Kind() string {
 	switch {
 	case s.Restart:
 		return "restart"
 	case s.Recover:
 		return "recover"
+	case s.Roll:
+		return "roll"
 	}
 	return "append"
 }
@@ -77,13 +104,15 @@ func (s Step) AppendBytes() int64 {
 	return n
 }
 
-// A Workload is the SPEC §3 input: a config, a rule, a start offset and the steps.
+// A Workload is the SPEC §3 input: a config, a rule or Kafka release, a start offset and
+// the steps.
 type Workload struct {
 	// Config holds only the keys the file sets; see ApplyTo.
-	Config      map[string]int64
-	Rule        string // "" when the file does not set it
-	StartOffset int64
-	Steps       []Step
+	Config       map[string]int64
+	Rule         string // "" when the file does not set it
+	KafkaVersion string // "" when the file does not set it; never set together with Rule
+	StartOffset  int64
+	Steps        []Step
 	// SingleBatch is true when the file used the "batches" form (one batch per append); it is
 	// kept so that the workload is written back in the form it came in.
 	SingleBatch bool
@@ -136,36 +165,48 @@ func (e *WorkloadError) Unwrap() error { return e.Err }
 // reported with its path rather than as a Go type error.
 type (
 	workloadFile struct {
-		Config      map[string]json.Number `json:"config"`
-		Rule        *string                `json:"rule"`
-		StartOffset *json.Number           `json:"startOffset"`
-		Batches     []batchFile            `json:"batches"`
-		Steps       []stepFile             `json:"steps"`
+		Config       map[string]json.Number `json:"config"`
+		Rule         *string                `json:"rule"`
+		KafkaVersion *string                `json:"kafkaVersion"`
+		StartOffset  *json.Number           `json:"startOffset"`
+		Batches      []batchFile            `json:"batches"`
+		Steps        []stepFile             `json:"steps"`
 	}
 	stepFile struct {
-		Append  []batchFile `json:"append"`
-		Restart *bool       `json:"restart"`
-		Recover *bool       `json:"recover"`
+		Append     []batchFile  `json:"append"`
+		Origin     *string      `json:"origin"`
+		Restart    *bool        `json:"restart"`
+		Recover    *bool        `json:"recover"`
+		Roll       *bool        `json:"roll"`
+		BaseOffset *json.Number `json:"baseOffset"`
 	}
 	batchFile struct {
-		Records      *json.Number `json:"records"`
-		Bytes        *json.Number `json:"bytes"`
-		MaxTimestamp *json.Number `json:"maxTimestamp"`
-		Magic        *json.Number `json:"magic"`
+		Records           *json.Number  `json:"records"`
+		Bytes             *json.Number  `json:"bytes"`
+		MaxTimestamp      *json.Number  `json:"maxTimestamp"`
+		Magic             *json.Number  `json:"magic"`
+		BaseOffset        *json.Number  `json:"baseOffset"`
+		Timestamps        []json.Number `json:"timestamps"`
+		MaxTimestampDelta *json.Number  `json:"maxTimestampDelta"`
+		Compressed        *bool         `json:"compressed"`
 	}
 	// The same with every step and batch left raw: decoded one by one only to say which
 	// step or batch a JSON type error or unknown key is in.
 	workloadRaw struct {
-		Config      map[string]json.RawMessage `json:"config"`
-		Rule        *string                    `json:"rule"`
-		StartOffset *json.RawMessage           `json:"startOffset"`
-		Batches     []json.RawMessage          `json:"batches"`
-		Steps       []json.RawMessage          `json:"steps"`
+		Config       map[string]json.RawMessage `json:"config"`
+		Rule         *string                    `json:"rule"`
+		KafkaVersion *string                    `json:"kafkaVersion"`
+		StartOffset  *json.RawMessage           `json:"startOffset"`
+		Batches      []json.RawMessage          `json:"batches"`
+		Steps        []json.RawMessage          `json:"steps"`
 	}
 	stepRaw struct {
-		Append  []json.RawMessage `json:"append"`
-		Restart *bool             `json:"restart"`
-		Recover *bool             `json:"recover"`
+		Append     []json.RawMessage `json:"append"`
+		Origin     *string           `json:"origin"`
+		Restart    *bool             `json:"restart"`
+		Recover    *bool             `json:"recover"`
+		Roll       *bool             `json:"roll"`
+		BaseOffset *json.RawMessage  `json:"baseOffset"`
 	}
 )
 
@@ -205,6 +246,15 @@ func (f *workloadFile) workload() (Workload, error) {
 		}
 		w.Rule = *f.Rule
 	}
+	if f.KafkaVersion != nil {
+		if f.Rule != nil {
+			return Workload{}, &WorkloadError{Path: "kafkaVersion", Offset: -1, Err: errors.New(`set either "rule" or "kafkaVersion", not both`)}
+		}
+		if _, err := EraForKafkaVersion(*f.KafkaVersion); err != nil {
+			return Workload{}, &WorkloadError{Path: "kafkaVersion", Offset: -1, Err: err}
+		}
+		w.KafkaVersion = *f.KafkaVersion
+	}
 	if f.StartOffset != nil {
 		n, err := numberInt(*f.StartOffset, "startOffset")
 		if err != nil {
@@ -242,21 +292,77 @@ func (f *workloadFile) workload() (Workload, error) {
 			w.Steps = append(w.Steps, s)
 		}
 	}
+	if err := w.checkOffsets(); err != nil {
+		return Workload{}, err
+	}
 	return w, nil
+}
+
+// checkOffsets holds explicit base offsets to SPEC §3: offsets increase, gaps allowed. A
+// roll's base offset may not lie below the log end offset either.
+func (w Workload) checkOffsets() error {
+	next := w.StartOffset
+	for i, st := range w.Steps {
+		if st.Roll {
+			if st.RollBaseOffset > 0 && st.RollBaseOffset < next {
+				return &WorkloadError{Path: fmt.Sprintf("steps[%d].baseOffset", i), Offset: -1,
+					Err: fmt.Errorf("%d is below the log end offset %d: a roll cannot go back", st.RollBaseOffset, next)}
+			}
+			next = max(next, st.RollBaseOffset)
+			continue
+		}
+		for j, b := range st.Append {
+			if b.BaseOffset > 0 || (b.BaseOffset == 0 && next == 0) {
+				if b.BaseOffset < next {
+					path := fmt.Sprintf("steps[%d].append[%d].baseOffset", i, j)
+					if w.SingleBatch {
+						path = fmt.Sprintf("batches[%d].baseOffset", i)
+					}
+					return &WorkloadError{Path: path, Offset: -1,
+						Err: fmt.Errorf("%d is below %d, the offset after the previous batch: offsets must increase", b.BaseOffset, next)}
+				}
+				next = b.BaseOffset
+			}
+			next += b.Records
+		}
+	}
+	return nil
 }
 
 func (f *stepFile) step(path string) (Step, error) {
 	set := 0
-	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil} {
+	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil, f.Roll != nil} {
 		if isSet {
 			set++
 		}
 	}
 	if set != 1 {
 		return Step{}, &WorkloadError{Path: path, Offset: -1,
-			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}`)}
+			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}, {"roll": true}`)}
+	}
+	if f.Origin != nil && f.Append == nil {
+		return Step{}, &WorkloadError{Path: path + ".origin", Offset: -1, Err: errors.New("only an append has an origin")}
+	}
+	if f.BaseOffset != nil && f.Roll == nil {
+		return Step{}, &WorkloadError{Path: path + ".baseOffset", Offset: -1, Err: errors.New(`only a roll step has a "baseOffset" (a batch's goes inside the batch)`)}
 	}
 	switch {
+	case f.Roll != nil:
+		if !*f.Roll {
+			return Step{}, &WorkloadError{Path: path + ".roll", Offset: -1, Err: errors.New("must be true")}
+		}
+		st := Step{Roll: true}
+		if f.BaseOffset != nil {
+			n, err := numberInt(*f.BaseOffset, path+".baseOffset")
+			if err != nil {
+				return Step{}, err
+			}
+			if n < 0 {
+				return Step{}, &WorkloadError{Path: path + ".baseOffset", Offset: -1, Err: fmt.Errorf("%d is negative", n)}
+			}
+			st.RollBaseOffset = n
+		}
+		return st, nil
 	case f.Restart != nil:
 		if !*f.Restart {
 			return Step{}, &WorkloadError{Path: path + ".restart", Offset: -1, Err: errors.New("must be true")}
@@ -272,6 +378,13 @@ func (f *stepFile) step(path string) (Step, error) {
 		return Step{}, &WorkloadError{Path: path + ".append", Offset: -1, Err: errors.New("an append needs at least one batch")}
 	}
 	s := Step{Append: make([]Batch, len(f.Append))}
+	if f.Origin != nil {
+		o, err := ParseOrigin(*f.Origin)
+		if err != nil {
+			return Step{}, &WorkloadError{Path: path + ".origin", Offset: -1, Err: err}
+		}
+		s.Origin = o
+	}
 	for j := range f.Append {
 		b, err := f.Append[j].batch(fmt.Sprintf("%s.append[%d]", path, j))
 		if err != nil {
@@ -301,6 +414,59 @@ func (f *batchFile) batch(path string) (Batch, error) {
 		if b.MaxTimestamp, err = numberInt(*f.MaxTimestamp, path+".maxTimestamp"); err != nil {
 			return b, err
 		}
+	}
+	if f.BaseOffset != nil {
+		if b.BaseOffset, err = numberInt(*f.BaseOffset, path+".baseOffset"); err != nil {
+			return b, err
+		}
+		if b.BaseOffset < 0 {
+			return b, &WorkloadError{Path: path + ".baseOffset", Offset: -1, Err: fmt.Errorf("%d is negative", b.BaseOffset)}
+		}
+	}
+	if f.Compressed != nil {
+		b.Compressed = *f.Compressed
+	}
+	if f.Timestamps != nil && f.MaxTimestampDelta != nil {
+		return b, &WorkloadError{Path: path, Offset: -1, Err: errors.New(`set either "timestamps" or "maxTimestampDelta", not both`)}
+	}
+	if f.Timestamps != nil {
+		if int64(len(f.Timestamps)) != b.Records {
+			return b, &WorkloadError{Path: path + ".timestamps", Offset: -1,
+				Err: fmt.Errorf("%d timestamps for %d records: give one per record, in offset order", len(f.Timestamps), b.Records)}
+		}
+		maxTs, at := int64(NoTimestamp), -1
+		for i, n := range f.Timestamps {
+			ts, err := numberInt(n, fmt.Sprintf("%s.timestamps[%d]", path, i))
+			if err != nil {
+				return b, err
+			}
+			if ts < NoTimestamp {
+				return b, &WorkloadError{Path: fmt.Sprintf("%s.timestamps[%d]", path, i), Offset: -1, Err: fmt.Errorf("%d is below -1 (NO_TIMESTAMP)", ts)}
+			}
+			// LogValidator: strict >, so the first record holding the max is named.
+			if ts > maxTs {
+				maxTs, at = ts, i
+			}
+		}
+		if f.MaxTimestamp != nil && b.MaxTimestamp != maxTs {
+			return b, &WorkloadError{Path: path + ".maxTimestamp", Offset: -1,
+				Err: fmt.Errorf("%d is not the largest of the batch's timestamps (%d)", b.MaxTimestamp, maxTs)}
+		}
+		b.MaxTimestamp = maxTs
+		if at >= 0 {
+			b.MaxTimestampDelta, b.HasMaxTimestampDelta = int32(at), true
+		}
+	}
+	if f.MaxTimestampDelta != nil {
+		d, err := numberInt(*f.MaxTimestampDelta, path+".maxTimestampDelta")
+		if err != nil {
+			return b, err
+		}
+		if d < 0 || d >= b.Records {
+			return b, &WorkloadError{Path: path + ".maxTimestampDelta", Offset: -1,
+				Err: fmt.Errorf("%d is not the offset delta of one of the batch's %d offsets", d, b.Records)}
+		}
+		b.MaxTimestampDelta, b.HasMaxTimestampDelta = int32(d), true
 	}
 	if f.Magic != nil {
 		m, err := numberInt(*f.Magic, path+".magic")
@@ -476,18 +642,30 @@ func jsonError(err error, path string) error {
 // omitted (the default). An empty workload keeps its empty list, so it parses back.
 func (w Workload) MarshalJSON() ([]byte, error) {
 	type batchOut struct {
-		Records      int64  `json:"records"`
-		Bytes        int64  `json:"bytes"`
-		MaxTimestamp *int64 `json:"maxTimestamp,omitempty"`
-		Magic        *int8  `json:"magic,omitempty"`
+		Records           int64  `json:"records"`
+		Bytes             int64  `json:"bytes"`
+		MaxTimestamp      *int64 `json:"maxTimestamp,omitempty"`
+		Magic             *int8  `json:"magic,omitempty"`
+		BaseOffset        *int64 `json:"baseOffset,omitempty"`
+		MaxTimestampDelta *int32 `json:"maxTimestampDelta,omitempty"`
+		Compressed        bool   `json:"compressed,omitempty"`
 	}
 	type head struct {
-		Config      map[string]int64 `json:"config,omitempty"`
-		Rule        string           `json:"rule,omitempty"`
-		StartOffset int64            `json:"startOffset"`
+		Config       map[string]int64 `json:"config,omitempty"`
+		Rule         string           `json:"rule,omitempty"`
+		KafkaVersion string           `json:"kafkaVersion,omitempty"`
+		StartOffset  int64            `json:"startOffset"`
 	}
 	conv := func(b Batch) batchOut {
-		o := batchOut{Records: b.Records, Bytes: b.Bytes}
+		o := batchOut{Records: b.Records, Bytes: b.Bytes, Compressed: b.Compressed}
+		if b.BaseOffset > 0 {
+			base := b.BaseOffset
+			o.BaseOffset = &base
+		}
+		if b.HasMaxTimestampDelta {
+			d := b.MaxTimestampDelta
+			o.MaxTimestampDelta = &d
+		}
 		if b.MaxTimestamp != NoTimestamp {
 			ts := b.MaxTimestamp
 			o.MaxTimestamp = &ts
@@ -498,10 +676,10 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		}
 		return o
 	}
-	h := head{Config: w.Config, Rule: w.Rule, StartOffset: w.StartOffset}
+	h := head{Config: w.Config, Rule: w.Rule, KafkaVersion: w.KafkaVersion, StartOffset: w.StartOffset}
 	single := w.SingleBatch
 	for _, s := range w.Steps {
-		if len(s.Append) != 1 {
+		if len(s.Append) != 1 || s.Origin != OriginLeader {
 			single = false
 		}
 	}
@@ -522,12 +700,22 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 			steps = append(steps, map[string]any{"restart": true})
 		case s.Recover:
 			steps = append(steps, map[string]any{"recover": true})
+		case s.Roll:
+			st := map[string]any{"roll": true}
+			if s.RollBaseOffset > 0 {
+				st["baseOffset"] = s.RollBaseOffset
+			}
+			steps = append(steps, st)
 		default:
 			bs := make([]batchOut, len(s.Append))
 			for i, b := range s.Append {
 				bs[i] = conv(b)
 			}
-			steps = append(steps, map[string]any{"append": bs})
+			st := map[string]any{"append": bs}
+			if s.Origin != OriginLeader {
+				st["origin"] = s.Origin.String()
+			}
+			steps = append(steps, st)
 		}
 	}
 	return json.Marshal(struct {
