@@ -220,3 +220,6 @@ func EraForRule(rule Rule) Era {
 	e, _ := EraByID("per-batch")
 	return e
 }
+
+// HasTimeIndex reports whether the era writes a time index (0.10.1+, KAFKA-3163).
+func (e Era) HasTimeIndex() bool { return e.TimeEntry != TimeNone }
