@@ -43,6 +43,8 @@ type PartitionExplanation struct {
 	Eras EraSet
 	// Interval holds the values that reproduce every reproduced segment.
 	Interval IntervalSet
+	// Notes are what the partition's other files say (indexes without a .log).
+	Notes []string
 }
 
 // Reproduced reports whether every segment with index files was reproduced.
@@ -115,12 +117,12 @@ type ExplainedRestart struct {
 
 // Disagreement is the first place no rule explains, with what it means.
 type Disagreement struct {
-	File     string
-	Slot     int   // index slot (-1 when the disagreement is in the .log)
-	Byte     int64 // byte offset in File
-	Found    string
-	Expected string
-	Meaning  string
+	File     string `json:"file"`
+	Slot     int    `json:"slot"` // index slot (-1 when the disagreement is in the .log)
+	Byte     int64  `json:"byte"` // byte offset in File
+	Found    string `json:"found"`
+	Expected string `json:"expected"`
+	Meaning  string `json:"meaning"`
 }
 
 func (d *Disagreement) String() string {
@@ -165,6 +167,11 @@ func ExplainPartition(p *PartitionDir, opts ExplainOptions) (PartitionExplanatio
 		opts.Eras = AllEras
 	}
 	snaps := snapshotFiles(p)
+	for _, sf := range p.Segments {
+		if sf.Log == "" && (sf.Index != "" || sf.TimeIndex != "") {
+			pe.Notes = append(pe.Notes, fmt.Sprintf("segment %d has indexes but no .log: nothing to reproduce them from (Kafka would not load them)", sf.BaseOffset))
+		}
+	}
 	segs := p.LogSegments()
 	for i, sf := range segs {
 		se, err := explainSegment(sf, snaps, i == len(segs)-1, opts)

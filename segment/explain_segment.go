@@ -12,6 +12,7 @@ import (
 type exBatch struct {
 	pos, size, base, last, maxTs int64
 	flags                        uint8
+	magic1                       bool
 }
 
 const (
@@ -83,6 +84,7 @@ func readExSegment(sf SegmentFiles, snaps []snapshotFile, newest bool) (*exSegme
 		eb := exBatch{pos: b.Position, size: b.Size, base: b.BaseOffset(), last: b.LastOffset(), maxTs: b.MaxTimestamp()}
 		if b.IsLegacy() {
 			eb.flags |= batchLegacy
+			eb.magic1 = b.Magic == 1
 			if b.Legacy.Attributes&7 != 0 {
 				eb.flags |= batchWrapper
 				if eb.base, berr = lf.FirstOffset(b); berr != nil {
@@ -420,12 +422,12 @@ func (s *exSegment) evaluate(era Era, shape AppendShape, leader bool, want int64
 // record holding a batch's max timestamp, a follower (or recover()) the batch's last offset.
 func (s *exSegment) originOf(ms []moment, leader bool) string {
 	switch {
+	case !s.exactMatters(ms):
+		return "" // every time-indexed batch's max is held by its last record: both name it
 	case leader:
 		return "leader"
-	case s.exactMatters(ms):
-		return "replication"
 	}
-	return ""
+	return "replication"
 }
 
 // exactMatters reports whether some time-indexed batch would be named differently by a
@@ -520,7 +522,13 @@ func explainSegment(sf SegmentFiles, snaps []snapshotFile, newest bool, opts Exp
 	var cands []candidate
 	evidence := s.appendEvidence()
 	memo := map[behaviour]candidate{}
-	for _, era := range opts.Eras.Eras() {
+	eras := opts.Eras & s.formatEras()
+	if eras.Empty() {
+		se.FirstDisagreement = &Disagreement{File: sf.Log, Slot: -1, Found: fmt.Sprintf("message format v%d", s.maxMagic()),
+			Meaning: fmt.Sprintf("%s cannot write it (v1 came with 0.10.0, KIP-32; v2 with 0.11, KIP-98)", opts.Eras)}
+		return se, nil
+	}
+	for _, era := range eras.Eras() {
 		// Under the per-batch rule the grouping changes nothing in the index (every batch is
 		// checked), so both shapes give the same fit; trying both lets the era compete under
 		// the shape the data suggests.
@@ -567,6 +575,14 @@ func explainSegment(sf SegmentFiles, snaps []snapshotFile, newest bool, opts Exp
 		}
 	}
 	se.Interval = unionRanges(union)
+	// Who appended, as the 0.11-3.6 members of the set tell (a leader names the record
+	// holding the max timestamp there; a follower, the raft layer or recover() the batch's
+	// last offset).
+	for _, c := range cands {
+		if c.ok && sameScore(&c, best) && c.era.TimeEntry == TimeExactRecord && c.origin != "" {
+			se.Origin = c.origin
+		}
+	}
 	se.Restarts = s.restarts(best)
 	for _, c := range cands {
 		if c.ok && !sameScore(&c, best) && !se.Eras.Has(c.era) {
@@ -579,6 +595,33 @@ func explainSegment(sf SegmentFiles, snaps []snapshotFile, newest bool, opts Exp
 		se.FirstDisagreement = err
 	}
 	return se, nil
+}
+
+// maxMagic is the newest message format among the batches.
+func (s *exSegment) maxMagic() int {
+	m := 0
+	for i := range s.batches {
+		b := &s.batches[i]
+		switch {
+		case !b.legacy():
+			return 2
+		case b.magic1:
+			m = 1
+		}
+	}
+	return m
+}
+
+// formatEras are the eras that can write the segment's message formats: v1 messages from
+// 0.10.0 (KIP-32), v2 batches from 0.11 (KIP-98).
+func (s *exSegment) formatEras() EraSet {
+	switch s.maxMagic() {
+	case 2:
+		return erasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord || e.TimeEntry == TimeBatchLast })
+	case 1:
+		return erasWhere(func(e Era) bool { return e.ID != "0.8.0" && e.ID != "0.8.1-0.8.2" })
+	}
+	return AllEras
 }
 
 // evidence is what the segment's own data says of how its appends were grouped.

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"kidx/segment"
+)
+
+func init() { registerCommand(newExplainCmd) }
+
+func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		format string
+		judge  judgeFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "explain DIR...",
+		Short: "Find what reproduces each segment's .index and .timeindex byte for byte",
+		Long: `explain reads partition directories (or log.dirs entries; read-only) and finds, for every
+segment, what reproduces its .index and .timeindex byte for byte from its .log: the Kafka
+releases whose rules do (docs/eras.md), the exact set of index.interval.bytes values that give
+this index (found from the distances between batch starts, not by trying values), how the
+appends were grouped (one batch each, as a leader writes a producer's batches, or several, as a
+follower, the cleaner or an old producer's message set does) and the process lifetimes: where
+the byte counter must have restarted (a broker restart, a recovery, a follower's truncation),
+with the producer snapshot or the time-index entry that shows it.
+
+Every explanation is checked by replaying the release's rule over the .log with one interval
+from the set (the configured one, else 4096 when it fits, else the smallest) and comparing the
+bytes with the files. A live segment's preallocated indexes are explained up to their zero
+tail. Where no release and interval reproduce the files, explain names the first entry that
+disagrees and what that means: damage, a cleaner's rewrite, or a release kidx does not know.
+
+--kafka-version (or --rule) tries that release's rules only; --config index.interval.bytes=I
+that value only, and places restarts for it.
+
+Exit 0: every segment with index files is reproduced; 1: one is not; 2: usage or input error.`,
+		Example: `  kidx explain /var/lib/kafka/data/orders-3
+  kidx explain --kafka-version 3.6.1 --config index.interval.bytes=4096 /var/lib/kafka/data
+  kidx explain --format json /var/lib/kafka/data/orders-3`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			if err := formatFlag(format, "text", "json"); err != nil {
+				return err
+			}
+			opts, err := judge.explainOptions()
+			if err != nil {
+				return err
+			}
+			parts, err := segment.ExplainDir(paths, opts)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if len(parts) == 0 {
+				return usageErr("%s: no partition directory with segment files", strings.Join(paths, ", "))
+			}
+			if format == "json" {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(explainJSON(parts)); err != nil {
+					return err
+				}
+			} else {
+				writeExplainText(stdout, parts)
+			}
+			for i := range parts {
+				if !parts[i].Reproduced() {
+					return problemsFound
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
+	judge.register(cmd)
+	return cmd
+}
+
+// explainOptions resolves the judging flags for explain: the eras to try and the interval.
+func (f *judgeFlags) explainOptions() (segment.ExplainOptions, error) {
+	var vo segment.VerifyOptions
+	if err := f.options(&vo); err != nil {
+		return segment.ExplainOptions{}, err
+	}
+	opts := segment.ExplainOptions{Interval: -1}
+	if vo.Era != nil {
+		opts.Eras = segment.EraSetOf(*vo.Era)
+	}
+	if vo.HaveInterval {
+		opts.Interval = vo.IndexIntervalBytes
+	}
+	return opts, nil
+}
+
+// The JSON form (issue keys: dir, segments[].baseOffset, reproduced, eras, interval {min,
+// max}, restarts [offsets], live, firstDisagreement; the rest added).
+type (
+	explainPartitionJSON struct {
+		Dir        string               `json:"dir"`
+		Topic      string               `json:"topic,omitempty"`
+		Partition  int                  `json:"partition"`
+		Reproduced bool                 `json:"reproduced"`
+		Eras       []string             `json:"eras"`
+		ErasText   string               `json:"erasText"`
+		Interval   *intervalJSON        `json:"interval"`
+		Intervals  [][2]int64           `json:"intervalSet"`
+		Segments   []explainSegmentJSON `json:"segments"`
+		Notes      []string             `json:"notes"`
+	}
+	intervalJSON struct {
+		Min int64 `json:"min"`
+		Max int64 `json:"max"`
+	}
+	explainSegmentJSON struct {
+		BaseOffset        int64                 `json:"baseOffset"`
+		Log               string                `json:"log"`
+		Batches           int                   `json:"batches"`
+		Reproduced        bool                  `json:"reproduced"`
+		NoIndexes         bool                  `json:"noIndexes"`
+		Live              bool                  `json:"live"`
+		Eras              []string              `json:"eras"`
+		ErasText          string                `json:"erasText"`
+		Interval          *intervalJSON         `json:"interval"`
+		Intervals         [][2]int64            `json:"intervalSet"`
+		IntervalExact     bool                  `json:"intervalExact"`
+		EraIntervals      []eraIntervalJSON     `json:"eraIntervals"`
+		ReplayInterval    *int64                `json:"replayInterval"`
+		Appends           string                `json:"appends"`
+		Origin            string                `json:"origin"`
+		Restarts          []int64               `json:"restarts"`
+		RestartDetails    []restartJSON         `json:"restartDetails"`
+		OffsetEntries     int                   `json:"offsetIndexEntries"`
+		TimeEntries       int                   `json:"timeIndexEntries"`
+		Alternatives      []string              `json:"alternatives"`
+		FirstDisagreement *segment.Disagreement `json:"firstDisagreement"`
+		Notes             []string              `json:"notes"`
+	}
+	eraIntervalJSON struct {
+		Era       string     `json:"era"`
+		Intervals [][2]int64 `json:"intervalSet"`
+	}
+	restartJSON struct {
+		Offset           int64  `json:"offset"`
+		Position         int64  `json:"position"`
+		EarliestOffset   int64  `json:"earliestOffset"`
+		EarliestPosition int64  `json:"earliestPosition"`
+		Evidence         string `json:"evidence"`
+		Snapshot         string `json:"snapshot,omitempty"`
+	}
+)
+
+func intervalsJSON(s segment.IntervalSet) (*intervalJSON, [][2]int64) {
+	out := [][2]int64{}
+	for _, r := range s {
+		out = append(out, [2]int64{r.Min, r.Max})
+	}
+	if s.Empty() {
+		return nil, out
+	}
+	return &intervalJSON{Min: s.Min(), Max: s.Max()}, out
+}
+
+func explainJSON(parts []segment.PartitionExplanation) any {
+	out := struct {
+		Partitions []explainPartitionJSON `json:"partitions"`
+	}{Partitions: []explainPartitionJSON{}}
+	for i := range parts {
+		p := &parts[i]
+		pj := explainPartitionJSON{Dir: p.Dir, Topic: p.Topic, Partition: p.Partition, Reproduced: p.Reproduced(),
+			Eras: p.Eras.IDs(), ErasText: p.Eras.String(), Segments: []explainSegmentJSON{}, Notes: nonNil(p.Notes)}
+		pj.Interval, pj.Intervals = intervalsJSON(p.Interval)
+		for j := range p.Segments {
+			s := &p.Segments[j]
+			sj := explainSegmentJSON{BaseOffset: s.BaseOffset, Log: s.Log, Batches: s.Batches, Reproduced: s.Reproduced,
+				NoIndexes: s.NoIndexes, Live: s.Live, Eras: s.Eras.IDs(), ErasText: s.Eras.String(), IntervalExact: s.IntervalExact,
+				Appends: string(s.Appends), Origin: s.Origin, Restarts: []int64{}, RestartDetails: []restartJSON{},
+				OffsetEntries: s.OffsetEntries, TimeEntries: s.TimeEntries, Alternatives: nonNil(s.Alternatives),
+				FirstDisagreement: s.FirstDisagreement, Notes: nonNil(s.Notes), EraIntervals: []eraIntervalJSON{}}
+			sj.Interval, sj.Intervals = intervalsJSON(s.Interval)
+			if s.Reproduced {
+				pick := s.IntervalPick
+				sj.ReplayInterval = &pick
+			}
+			for _, ei := range s.EraIntervals {
+				_, set := intervalsJSON(ei.Interval)
+				sj.EraIntervals = append(sj.EraIntervals, eraIntervalJSON{Era: ei.Era.ID, Intervals: set})
+			}
+			for _, r := range s.Restarts {
+				sj.Restarts = append(sj.Restarts, r.Offset)
+				sj.RestartDetails = append(sj.RestartDetails, restartJSON(r))
+			}
+			pj.Segments = append(pj.Segments, sj)
+		}
+		out.Partitions = append(out.Partitions, pj)
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func writeExplainText(w io.Writer, parts []segment.PartitionExplanation) {
+	for i := range parts {
+		p := &parts[i]
+		verdict := "reproduced byte for byte"
+		nothing := true
+		for j := range p.Segments {
+			nothing = nothing && p.Segments[j].NoIndexes
+		}
+		switch {
+		case !p.Reproduced():
+			verdict = "NOT reproduced"
+		case nothing:
+			verdict = "nothing to reproduce (no index files)"
+		}
+		fmt.Fprintf(w, "partition %s: %s (%s)\n", p.Dir, verdict, plural(len(p.Segments), "segment"))
+		if p.Reproduced() && !nothing {
+			eras := p.Eras.String()
+			if p.Eras.Empty() {
+				eras = "no one release for every segment (an upgrade?); see each segment"
+			}
+			fmt.Fprintf(w, "  written by: %s; index.interval.bytes: %s\n", eras, p.Interval)
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+		for j := range p.Segments {
+			writeExplainSegment(w, &p.Segments[j])
+		}
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if strings.HasSuffix(what, "ch") {
+		return fmt.Sprintf("%d %ses", n, what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func writeExplainSegment(w io.Writer, s *segment.SegmentExplanation) {
+	what := []string{plural(s.Batches, "batch"), fmt.Sprintf("%d offset-index and %d time-index entries", s.OffsetEntries, s.TimeEntries)}
+	if s.Live {
+		what = append([]string{"live"}, what...)
+	}
+	state := "reproduced"
+	switch {
+	case s.NoIndexes:
+		state = "no index files to reproduce"
+	case !s.Reproduced:
+		state = "NOT reproduced"
+	}
+	fmt.Fprintf(w, "  segment %d (%s): %s\n", s.BaseOffset, strings.Join(what, ", "), state)
+	if s.Reproduced {
+		line := fmt.Sprintf("    by: %s, %s", s.Eras, s.Appends)
+		switch s.Origin {
+		case "leader":
+			line += ", a leader's appends"
+		case "replication":
+			line += "; in 0.11-3.6 only as a follower's appends or rebuilt by recover()"
+		}
+		fmt.Fprintln(w, line)
+		iv := s.Interval.String()
+		if !s.IntervalExact {
+			iv += " (restarts placed for this value only)"
+		}
+		fmt.Fprintf(w, "    index.interval.bytes: %s\n", iv)
+		if len(s.EraIntervals) > 1 {
+			for _, ei := range s.EraIntervals {
+				if ei.Interval.String() != s.Interval.String() {
+					fmt.Fprintf(w, "      under %s: %s\n", ei.Era, ei.Interval)
+				}
+			}
+		}
+	}
+	for _, r := range s.Restarts {
+		fmt.Fprintf(w, "    restart: %s\n", restartText(r))
+	}
+	for _, a := range s.Alternatives {
+		fmt.Fprintf(w, "    also: %s\n", a)
+	}
+	if d := s.FirstDisagreement; d != nil {
+		fmt.Fprintf(w, "    first disagreement: %s\n", d)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "    note: %s\n", n)
+	}
+}
+
+func restartText(r segment.ExplainedRestart) string {
+	where := fmt.Sprintf("before offset %d (byte %d)", r.Offset, r.Position)
+	if r.EarliestPosition < r.Position {
+		where = fmt.Sprintf("between offsets %d and %d (bytes %d-%d)", r.EarliestOffset, r.Offset, r.EarliestPosition, r.Position)
+	}
+	switch r.Evidence {
+	case "producer-snapshot":
+		return fmt.Sprintf("%s: a clean restart, as the producer snapshot %s shows", where, filepath.Base(r.Snapshot))
+	case "time-index":
+		return fmt.Sprintf("%s: a restart or recovery, as the time-index entry close() appends shows", where)
+	}
+	return fmt.Sprintf("%s: required by the offset index, unmarked in the files (a restart whose close added no time-index entry, a recovery, or a follower's truncation)", where)
+}
