@@ -69,11 +69,16 @@ type SegmentExplanation struct {
 	// NoIndexes: the segment has neither index file, so there is nothing to reproduce.
 	NoIndexes bool
 	Eras      EraSet
-	// Interval holds the values that reproduce the segment under one of Eras; EraIntervals
-	// says which under each (they differ when one era checks every batch and another only
-	// the appends).
+	// Interval holds the values that reproduce the segment under one of Eras with the chosen
+	// append shape (Appends); EraIntervals says which under each era and shape that does as
+	// well (one batch per append pins the interval from both sides, several batches per append
+	// only from the entries).
 	Interval     IntervalSet
 	EraIntervals []EraInterval
+	// OtherShapeEras and OtherShapeInterval answer as well with the other append shape
+	// (several batches per append when one each was chosen, or the reverse).
+	OtherShapeEras     EraSet
+	OtherShapeInterval IntervalSet
 	// IntervalExact is false when restarts were placed for one interval value only (a stretch
 	// needed several), so Interval holds just that value.
 	IntervalExact bool
@@ -94,9 +99,10 @@ type SegmentExplanation struct {
 	Notes             []string
 }
 
-// EraInterval is the interval set under one era.
+// EraInterval is the interval set under one era and append shape.
 type EraInterval struct {
 	Era      Era
+	Appends  AppendShape
 	Interval IntervalSet
 }
 

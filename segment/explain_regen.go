@@ -18,12 +18,17 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 		}
 		return nil
 	}
+	// A restart the files show (a snapshot, a time-index mark) is a clean one: close() appends
+	// the time-index entry. One nothing marks resets the counter only (a recovery of the
+	// appended part, a follower's truncation, or a close whose entry was not greater).
 	restartAt := map[int]bool{}
+	closes := map[int]bool{}
 	for _, r := range c.fixed {
-		restartAt[r] = true
+		restartAt[r], closes[r] = true, true
 	}
 	for _, r := range c.fit.restarts {
 		restartAt[r.latest] = true
+		closes[r.latest] = r.marked
 	}
 	for _, mk := range c.marks {
 		covered := false
@@ -33,7 +38,7 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 			}
 		}
 		if !covered {
-			restartAt[mk.hi] = true
+			restartAt[mk.hi], closes[mk.hi] = true, true
 		}
 	}
 	appends := s.appendsOf(c, restartAt)
@@ -68,7 +73,9 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 	var counter int64
 	for _, a := range appends {
 		if restartAt[a[0]] {
-			timeAppend() // close() at the shutdown
+			if closes[a[0]] {
+				timeAppend() // close() at the shutdown
+			}
 			counter = 0
 		}
 		if era.OffsetEntry == EntryBatchLast {
@@ -109,7 +116,8 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 		return &Disagreement{File: s.files.Log, Slot: -1, Found: nameErr.Error(), Meaning: "a batch's records could not be read for the time index"}
 	}
 	what := fmt.Sprintf("kidx's replay of %s with index.interval.bytes=%d, %s and the restarts found", era, interval, c.shape)
-	var want, got []byte
+	want := make([]byte, 0, len(idx)*OffsetIndexEntrySize)
+	got := make([]byte, 0, len(s.entries)*OffsetIndexEntrySize)
 	for _, e := range idx {
 		want = EncodeIndexEntry(want, s.files.BaseOffset, e)
 	}
@@ -124,7 +132,8 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 			Expected: fmt.Sprintf("%d bytes", len(got)), Meaning: "a trimmed index holds exactly its entries"}
 	}
 	if s.hasTime && era.HasTimeIndex() {
-		want, got = nil, nil
+		want = make([]byte, 0, len(times)*TimeIndexEntrySize)
+		got = make([]byte, 0, len(s.times)*TimeIndexEntrySize)
 		for _, e := range times {
 			want = EncodeTimeIndexEntry(want, s.files.BaseOffset, e)
 		}

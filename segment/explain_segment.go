@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,8 @@ const (
 	// batchExact: v2, uncompressed, CreateTime: a leader of 0.11-3.6 time-indexes it at the
 	// record holding its max timestamp.
 	batchExact
+	// batchBaseIsMax: the header's base timestamp is its max timestamp.
+	batchBaseIsMax
 )
 
 func (b *exBatch) legacy() bool        { return b.flags&batchLegacy != 0 }
@@ -45,12 +48,48 @@ type exSegment struct {
 	timeLive bool
 	timeJunk int
 	snaps    []snapshotFile // producer snapshots at offsets inside the segment
-	exact    map[int]int64  // batch ordinal -> offset of its first record holding the max
+	exact    []int64        // batch ordinal -> offset of its first record holding the max (-1: not read yet)
 	pm       *prefixMax
+	// timeMemo holds time-index checks by what decides them: equal moments give equal results.
+	timeMemo map[timeKey]timeResult
+	fitMemo  map[fitKey]fitResult
+}
+
+type fitKey struct {
+	time         int
+	every, moved bool
+}
+
+type fitResult struct {
+	fit lifetimeFit
+	dis *Disagreement
+}
+
+// movedMoments reports a moment whose append ends past its first batch, or may.
+func movedMoments(ms []moment) bool {
+	for _, m := range ms {
+		if m.last != m.first || m.lastMax != m.first {
+			return true
+		}
+	}
+	return false
+}
+
+type timeKey struct {
+	time    int // 1 last offsets, 2 a leader's exact records
+	entry   EntryRule
+	wrapper bool
+	moved   bool // some moment's append end differs from its first batch (or is open)
+}
+
+type timeResult struct {
+	marks   []timeMark
+	dis     *Disagreement
+	moments []moment // the moments with the ends the time index pinned
 }
 
 func readExSegment(sf SegmentFiles, snaps []snapshotFile, newest bool) (*exSegment, error) {
-	s := &exSegment{files: sf, newest: newest, idxJunk: -1, timeJunk: -1, exact: map[int]int64{}}
+	s := &exSegment{files: sf, newest: newest, idxJunk: -1, timeJunk: -1, timeMemo: map[timeKey]timeResult{}, fitMemo: map[fitKey]fitResult{}}
 	// The indexes first: an entry near the middle lets a second core read half the headers.
 	if sf.Index != "" {
 		x, err := OpenOffsetIndex(sf.Index, sf.BaseOffset)
@@ -77,8 +116,8 @@ func readExSegment(sf SegmentFiles, snaps []snapshotFile, newest bool) (*exSegme
 		return nil, err
 	}
 	s.lf = lf
-	// About one batch per 100 bytes for small batches; grown as needed.
-	s.batches = make([]exBatch, 0, min(lf.Size()/64+1, 1<<20))
+	// A guess from the index (its entries are spread over the file); grown as needed.
+	s.batches = make([]exBatch, 0, min(lf.Size()/1024+16, 2*int64(len(s.entries))+1024))
 	var berr error
 	res := lf.WalkSplit(0, 0, SplitHint(s.entries, nil, lf.Size()), func(b BatchInfo) bool {
 		eb := exBatch{pos: b.Position, size: b.Size, base: b.BaseOffset(), last: b.LastOffset(), maxTs: b.MaxTimestamp()}
@@ -93,6 +132,9 @@ func readExSegment(sf SegmentFiles, snaps []snapshotFile, newest bool) (*exSegme
 			}
 		} else if b.Header.Compression() == 0 && b.Header.Attributes&0x08 == 0 {
 			eb.flags |= batchExact
+			if b.Header.BaseTimestamp == b.Header.MaxTimestamp {
+				eb.flags |= batchBaseIsMax
+			}
 		}
 		s.batches = append(s.batches, eb)
 		return true
@@ -103,6 +145,10 @@ func readExSegment(sf SegmentFiles, snaps []snapshotFile, newest bool) (*exSegme
 		s.logErr = berr
 	case res.Err != nil:
 		s.logErr = res.Err
+	}
+	s.exact = make([]int64, len(s.batches))
+	for i := range s.exact {
+		s.exact[i] = -1
 	}
 	var first, end int64 = sf.BaseOffset, sf.BaseOffset
 	if n := len(s.batches); n > 0 {
@@ -142,10 +188,24 @@ func (s *exSegment) batchFrom(off int64) int {
 // exactOffset is the offset of batch j's first record holding its max timestamp (strict >,
 // as LogValidator keeps it).
 func (s *exSegment) exactOffset(j int) (int64, error) {
-	if off, ok := s.exact[j]; ok {
+	if off := s.exact[j]; off >= 0 {
 		return off, nil
 	}
 	b := &s.batches[j]
+	// Most producers stamp a batch's records alike: the first record then holds the max, and
+	// its header (a few bytes past the batch's) says so.
+	n := int(b.size)
+	if b.flags&batchBaseIsMax != 0 {
+		n = min(n, RecordBatchOverhead+32)
+	}
+	data, err := s.lf.read(b.pos, n)
+	if err == nil {
+		if off, ok := firstMaxRecord(data, b.base, b.maxTs, n < int(b.size)); ok {
+			s.exact[j] = off
+			return off, nil
+		}
+	}
+	// Anything unusual: Kafka's record iteration, with its errors.
 	info, err := s.lf.NextBatch(b.pos, s.logEnd)
 	if err != nil {
 		return 0, err
@@ -162,6 +222,52 @@ func (s *exSegment) exactOffset(j int) (int64, error) {
 	}
 	s.exact[j] = off
 	return off, nil
+}
+
+// firstMaxRecord scans an uncompressed v2 batch's records (length, attributes,
+// timestampDelta, offsetDelta, then skipped) for the first one stamped maxTs (LogValidator's
+// strict >). With prefix set the data is the batch's start only and only its first record is
+// read. ok is false when the bytes do not parse or no record holds maxTs.
+func firstMaxRecord(data []byte, base, maxTs int64, prefix bool) (int64, bool) {
+	if len(data) < RecordBatchOverhead {
+		return 0, false
+	}
+	baseTs := int64(binary.BigEndian.Uint64(data[27:]))
+	p := RecordBatchOverhead
+	for p < len(data) {
+		length, k := binary.Varint(data[p:])
+		if k <= 0 || length < 0 {
+			return 0, false
+		}
+		q := p + k
+		if q >= len(data) {
+			return 0, false
+		}
+		q++ // attributes
+		tsDelta, k := binary.Varint(data[q:])
+		if k <= 0 {
+			return 0, false
+		}
+		q += k
+		offDelta, k := binary.Varint(data[q:])
+		if k <= 0 {
+			return 0, false
+		}
+		if baseTs+tsDelta == maxTs {
+			return base + offDelta, true
+		}
+		if prefix {
+			return 0, false
+		}
+		p += k0(data[p:]) + int(length)
+	}
+	return 0, false
+}
+
+// k0 is the size of the varint at the start of b.
+func k0(b []byte) int {
+	_, k := binary.Varint(b)
+	return k
 }
 
 // moment is an offset-index entry placed on the batches: the append it belongs to starts at
@@ -322,52 +428,20 @@ func everyBatchChecked(era Era, shape AppendShape) bool {
 // stretches cuts the batches at the anchors: entries, the fixed restarts, and the append
 // starts the shape makes check points.
 func (s *exSegment) stretches(era Era, ms []moment, fixed []int, marks []timeMark, shape AppendShape) []stretch {
-	every := everyBatchChecked(era, shape)
 	n := len(s.batches)
 	// The check points of all stretches share two backing arrays.
 	checks := make([]int64, 0, n)
 	checkIdx := make([]int, 0, n)
 	out := make([]stretch, 0, len(ms)+len(fixed)+1)
-	newStretch := func(anchor int64, anchorIdx int) stretch {
-		return stretch{anchor: anchor, anchorIdx: anchorIdx, entry: -1, entryIdx: -1, markLo: -1, markHi: -1, from: len(checks)}
-	}
-	closeStretch := func(st stretch) {
-		st.checks, st.checkIdx = checks[st.from:len(checks):len(checks)], checkIdx[st.from:len(checkIdx):len(checkIdx)]
-		out = append(out, st)
-	}
-	cur := newStretch(0, 0)
-	skipTo := -1 // batches inside an append that carries an entry are no check points
-	forced := -1 // the batch after such an append is one (several-batch shape)
-	mi, fi := 0, 0
-	for j := 1; j < n; j++ {
-		b := &s.batches[j]
-		if mi < len(ms) && ms[mi].first == j {
-			m := &ms[mi]
-			mi++
-			cur.entry, cur.entryIdx = b.pos, j
-			closeStretch(cur)
-			cur = newStretch(b.pos, j)
-			skipTo = m.last
-			forced = m.last + 1
-			if m.lastMax != m.last {
-				forced = -1 // the append's end is not known
-			}
-			continue
-		}
-		if fi < len(fixed) && fixed[fi] == j {
-			fi++
-			closeStretch(cur)
-			cur = newStretch(b.pos, j)
-			continue
-		}
-		if j <= skipTo || (!every && j != forced) {
-			continue
-		}
-		checks = append(checks, b.pos)
-		checkIdx = append(checkIdx, j)
-	}
-	closeStretch(cur)
-	if every {
+	s.walkStretches(era, ms, fixed, shape, func(st *stretch) {
+		from := len(checks)
+		checks = append(checks, st.checks...)
+		checkIdx = append(checkIdx, st.checkIdx...)
+		c := *st
+		c.checks, c.checkIdx = checks[from:len(checks):len(checks)], checkIdx[from:len(checkIdx):len(checkIdx)]
+		out = append(out, c)
+	})
+	if everyBatchChecked(era, shape) {
 		for _, mk := range marks {
 			// The stretch holding the mark's earliest place.
 			i := sort.Search(len(out), func(i int) bool { return out[i].anchorIdx >= mk.lo }) - 1
@@ -387,6 +461,73 @@ func (s *exSegment) stretches(era Era, ms []moment, fixed []int, marks []timeMar
 	return out
 }
 
+// quickBounds is the interval [lo, hi] the stretches allow with no restart but the files' own
+// (what fitLifetimes finds first), in one pass that builds no stretch: a segment of a million
+// batches has about as many stretches.
+func (s *exSegment) quickBounds(era Era, ms []moment, fixed []int, shape AppendShape) (lo, hi int64) {
+	lo, hi = 0, MaxIntervalBytes
+	s.walkStretches(era, ms, fixed, shape, func(st *stretch) {
+		if n := len(st.checks); n > 0 {
+			lo = max(lo, st.checks[n-1]-st.anchor)
+		}
+		if st.entryIdx >= 0 {
+			hi = min(hi, st.entry-st.anchor-1)
+		}
+	})
+	return lo, hi
+}
+
+// walkStretches cuts the batches at the anchors (entries, the fixed restarts) and calls fn
+// with each stretch and its check points: every batch with one batch per append or under the
+// per-batch rule, else the append starts the index pins. The stretch and its slices are
+// valid during the call only.
+func (s *exSegment) walkStretches(era Era, ms []moment, fixed []int, shape AppendShape, fn func(*stretch)) {
+	every := everyBatchChecked(era, shape)
+	n := len(s.batches)
+	var checks []int64
+	var checkIdx []int
+	cur := stretch{anchor: 0, anchorIdx: 0, entry: -1, entryIdx: -1, markLo: -1, markHi: -1}
+	emit := func() {
+		cur.checks, cur.checkIdx = checks, checkIdx
+		fn(&cur)
+		checks, checkIdx = checks[:0], checkIdx[:0]
+	}
+	restart := func(pos int64, idx int) {
+		cur = stretch{anchor: pos, anchorIdx: idx, entry: -1, entryIdx: -1, markLo: -1, markHi: -1}
+	}
+	skipTo := -1 // batches inside an append that carries an entry are no check points
+	forced := -1 // the batch after such an append is one (several-batch shape)
+	mi, fi := 0, 0
+	for j := 1; j < n; j++ {
+		b := &s.batches[j]
+		if mi < len(ms) && ms[mi].first == j {
+			m := &ms[mi]
+			mi++
+			cur.entry, cur.entryIdx = b.pos, j
+			emit()
+			restart(b.pos, j)
+			skipTo = m.last
+			forced = m.last + 1
+			if m.lastMax != m.last {
+				forced = -1 // the append's end is not known
+			}
+			continue
+		}
+		if fi < len(fixed) && fixed[fi] == j {
+			fi++
+			emit()
+			restart(b.pos, j)
+			continue
+		}
+		if j <= skipTo || (!every && j != forced) {
+			continue
+		}
+		checks = append(checks, b.pos)
+		checkIdx = append(checkIdx, j)
+	}
+	emit()
+}
+
 // evaluate tries one candidate.
 func (s *exSegment) evaluate(era Era, shape AppendShape, leader bool, want int64) candidate {
 	c := candidate{era: era, shape: shape, leader: leader}
@@ -397,16 +538,39 @@ func (s *exSegment) evaluate(era Era, shape AppendShape, leader bool, want int64
 	}
 	c.moments, c.origin = ms, origin
 	c.fixed, c.snapNotes = s.fixedRestarts(ms)
-	marks, dis := s.checkTimeIndex(era, leader, ms, c.fixed)
+	marks, dis := s.checkTimeIndexMemo(era, leader, ms, c.fixed)
 	if dis != nil {
 		c.dis = dis
 		return c
 	}
 	c.marks = marks
-	ss := s.stretches(era, ms, c.fixed, marks, shape)
-	c.fit = fitLifetimes(ss, want, everyBatchChecked(era, shape))
+	// With every append end at its first batch, equal checks give equal fits whatever the
+	// entry rule: the stretches depend on the moments' places alone.
+	every := everyBatchChecked(era, shape)
+	fkey := fitKey{time: behaviourOf(era, shape, leader).time, every: every, moved: movedMoments(ms)}
+	if r, ok := s.fitMemo[fkey]; ok && !fkey.moved {
+		c.fit, c.dis = r.fit, r.dis
+	} else if lo, hi := s.quickBounds(era, ms, c.fixed, shape); len(marks) == 0 && lo <= hi && (want < 0 || (lo <= want && want <= hi)) {
+		// One lifetime (or the files' own restarts) explains it: no stretch needs building.
+		set := intervalRange(lo, hi)
+		if want >= 0 {
+			set = intervalRange(want, want)
+		}
+		c.fit = lifetimeFit{ok: true, intervals: set, exact: true, pick: set.Pick(want)}
+		if !fkey.moved {
+			s.fitMemo[fkey] = fitResult{fit: c.fit}
+		}
+	} else {
+		ss := s.stretches(era, ms, c.fixed, marks, shape)
+		c.fit = fitLifetimes(ss, want, every)
+		if !c.fit.ok {
+			c.dis = s.intervalDisagreement(c.fit.failed, want)
+		}
+		if !fkey.moved {
+			s.fitMemo[fkey] = fitResult{fit: c.fit, dis: c.dis}
+		}
+	}
 	if !c.fit.ok {
-		c.dis = s.intervalDisagreement(c.fit.failed, want)
 		return c
 	}
 	for _, r := range c.fit.restarts {
@@ -416,6 +580,25 @@ func (s *exSegment) evaluate(era Era, shape AppendShape, leader bool, want int64
 	}
 	c.ok = true
 	return c
+}
+
+// checkTimeIndexMemo is checkTimeIndex, once per set of moments: the shapes of one era often
+// place the entries alike.
+func (s *exSegment) checkTimeIndexMemo(era Era, leader bool, ms []moment, fixed []int) ([]timeMark, *Disagreement) {
+	key := timeKey{time: behaviourOf(era, OneBatchPerAppend, leader).time, entry: era.OffsetEntry}
+	if era.OffsetEntry == EntryAppendFirst {
+		key.wrapper = wrapperOffsetEra(era)
+	}
+	key.moved = movedMoments(ms)
+	if key.time == 0 || key.moved {
+		return s.checkTimeIndex(era, leader, ms, fixed)
+	}
+	if r, ok := s.timeMemo[key]; ok {
+		return r.marks, r.dis
+	}
+	marks, dis := s.checkTimeIndex(era, leader, ms, fixed)
+	s.timeMemo[key] = timeResult{marks: marks, dis: dis}
+	return marks, dis
 }
 
 // originOf says who appended, as far as a 0.11-3.6 time index tells: a leader names the
@@ -566,26 +749,38 @@ func explainSegment(sf SegmentFiles, snaps []snapshotFile, newest bool, opts Exp
 	se.Appends, se.Origin = best.shape, best.origin
 	se.Interval, se.IntervalExact, se.IntervalPick = best.fit.intervals, best.fit.exact, best.fit.pick
 	se.Notes = append(se.Notes, best.snapNotes...)
-	var union []IntervalRange
+	// Every era that does as well (no more unmarked restarts) under the chosen shape is an
+	// answer, the per-batch eras under either (their grouping changes nothing); the other
+	// shape's answers are kept apart (OtherShape).
+	var union, other []IntervalRange
 	for _, c := range cands {
-		if c.ok && sameScore(&c, best) && !se.Eras.Has(c.era) {
+		if !c.ok || c.unmarked != best.unmarked {
+			continue
+		}
+		se.EraIntervals = append(se.EraIntervals, EraInterval{Era: c.era, Appends: c.shape, Interval: c.fit.intervals})
+		if c.shape == best.shape || (c.era.PerBatch() && !se.Eras.Has(c.era)) {
 			se.Eras |= EraSetOf(c.era)
-			se.EraIntervals = append(se.EraIntervals, EraInterval{Era: c.era, Interval: c.fit.intervals})
 			union = append(union, c.fit.intervals...)
+			continue
+		}
+		if !c.era.PerBatch() {
+			se.OtherShapeEras |= EraSetOf(c.era)
+			other = append(other, c.fit.intervals...)
 		}
 	}
 	se.Interval = unionRanges(union)
+	se.OtherShapeInterval = unionRanges(other)
 	// Who appended, as the 0.11-3.6 members of the set tell (a leader names the record
 	// holding the max timestamp there; a follower, the raft layer or recover() the batch's
 	// last offset).
 	for _, c := range cands {
-		if c.ok && sameScore(&c, best) && c.era.TimeEntry == TimeExactRecord && c.origin != "" {
+		if c.ok && c.unmarked == best.unmarked && c.era.TimeEntry == TimeExactRecord && c.origin != "" {
 			se.Origin = c.origin
 		}
 	}
 	se.Restarts = s.restarts(best)
 	for _, c := range cands {
-		if c.ok && !sameScore(&c, best) && !se.Eras.Has(c.era) {
+		if c.ok && c.unmarked > best.unmarked && !se.Eras.Has(c.era) {
 			se.Alternatives = append(se.Alternatives, fmt.Sprintf("%s with %s and %d unmarked restarts: index.interval.bytes %s", c.era, c.shape, c.unmarked, c.fit.intervals))
 			break
 		}
@@ -654,21 +849,18 @@ func (s *exSegment) appendEvidence() appendEvidence {
 }
 
 // score orders the candidates, lower first (docs/explain.md, "Choosing"): with offset gaps
-// the cleaner's several-batch appends come first; with legacy message sets the fewest
-// unmarked restarts, then one batch per append; otherwise one batch per append (a leader's),
-// then the fewest unmarked restarts.
+// the cleaner's several-batch appends come first; otherwise the fewest restarts nothing in the
+// files marks (a clean restart's close() leaves a time-index entry whenever the max timestamp
+// grew, and a producer snapshot before 2.8), then one batch per append, as a leader writes.
 func (c *candidate) score(ev appendEvidence) int {
 	multi := 0
 	if c.shape == SeveralBatchesPerAppend {
 		multi = 1
 	}
-	switch ev {
-	case evidenceGaps:
+	if ev == evidenceGaps {
 		return (1-multi)<<20 + c.unmarked
-	case evidenceMessageSets:
-		return c.unmarked*2 + multi
 	}
-	return multi<<20 + c.unmarked
+	return c.unmarked*2 + multi
 }
 
 // pickBest is the reproducing candidate with the lowest score; among equals the newest era,
@@ -683,8 +875,6 @@ func pickBest(cands []candidate) *candidate {
 	}
 	return best
 }
-
-func sameScore(a, b *candidate) bool { return a.rank == b.rank }
 
 // latestDisagreement is the disagreement found deepest into the files: the candidate that got
 // furthest before failing says most about what went wrong. Offset-index disagreements rank by

@@ -138,19 +138,35 @@ func (s *exSegment) checkTimeIndex(era Era, leader bool, ms []moment, fixed []in
 		return &Disagreement{File: s.files.Log, Slot: -1, Found: err.Error(), Meaning: "a batch's records could not be read for the time index"}
 	}
 	for _, ev := range evs {
-		// Entries before the event's own, each a shutdown's mark.
-		for ptr < len(s.times) {
-			own := false
-			for c := ev.cLo; c <= ev.cHi && !own; c++ {
+		// The entry the event appends, for each place its append may end (usually one).
+		matched, anyNone := -1, false
+		var want TimeIndexEntry
+		scan := func() error {
+			matched, anyNone, want = -1, false, TimeIndexEntry{}
+			for c := ev.cLo; c <= ev.cHi; c++ {
 				e, ok, err := expect(c)
 				if err != nil {
-					return nil, readErr(err)
+					return err
 				}
-				own = ok && matches(e)
+				if !ok {
+					anyNone = true
+					continue
+				}
+				if matches(e) {
+					matched = c
+					return nil
+				}
+				if want == (TimeIndexEntry{}) {
+					want = e
+				}
 			}
-			if own {
-				break
-			}
+			return nil
+		}
+		if err := scan(); err != nil {
+			return nil, readErr(err)
+		}
+		// Entries before the event's own are shutdowns' marks.
+		for matched < 0 && ptr < len(s.times) {
 			ok, err := mark(lastC, ev.before)
 			if err != nil {
 				return nil, readErr(err)
@@ -158,25 +174,8 @@ func (s *exSegment) checkTimeIndex(era Era, leader bool, ms []moment, fixed []in
 			if !ok {
 				break
 			}
-		}
-		matched := -1
-		anyNone := false
-		var want TimeIndexEntry
-		for c := ev.cLo; c <= ev.cHi; c++ {
-			e, ok, err := expect(c)
-			if err != nil {
+			if err := scan(); err != nil {
 				return nil, readErr(err)
-			}
-			if !ok {
-				anyNone = true
-				continue
-			}
-			if matches(e) {
-				matched = c
-				break
-			}
-			if want == (TimeIndexEntry{}) {
-				want = e
 			}
 		}
 		switch {
