@@ -299,3 +299,37 @@ func TestIntervalSetString(t *testing.T) {
 		t.Errorf("intersect %v", got)
 	}
 }
+
+// Copies of several log directories side by side (one named like a partition, "broker-1", one
+// not) are read as log directories, not as an empty partition or a stray.
+func TestScanNestedLogDirs(t *testing.T) {
+	root := t.TempDir()
+	for _, dir := range []string{"broker-1/orders-0", "kafka-logs/orders-1"} {
+		l, err := CreateLog(filepath.Join(root, dir), DefaultConfig(), PerBatch, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := BuildSizedBatch(0, 1, 100, 1700000000000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scan, err := ScanDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scan.Partitions) != 2 || scan.Partitions[0].Topic != "orders" || scan.Partitions[1].Partition != 1 {
+		t.Fatalf("partitions %+v", scan.Partitions)
+	}
+	for _, p := range scan.Partitions {
+		if len(p.LogSegments()) != 1 {
+			t.Fatalf("%s: %d segments", p.Path, len(p.LogSegments()))
+		}
+	}
+}

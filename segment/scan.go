@@ -233,6 +233,16 @@ func ScanDir(path string) (*DirScan, error) {
 			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: RoleRemoteIndexCache})
 			continue
 		} else if _, _, ok := splitTopicPartition(e.Name()); !ok {
+			if holdsLogDir(full) {
+				// A log directory inside the one given (copies of several brokers' log.dirs side
+				// by side): read it too.
+				if nested, err := ScanDir(full); err == nil {
+					ds.Partitions = append(ds.Partitions, nested.Partitions...)
+					ds.RootFiles = append(ds.RootFiles, nested.RootFiles...)
+					ds.Findings = append(ds.Findings, nested.Findings...)
+					continue
+				}
+			}
 			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: RoleUnknown})
 			ds.note(full, SeverityInfo, "stray-file", "directory name is not topic-partition; left alone")
 			continue
@@ -242,9 +252,46 @@ func ScanDir(path string) (*DirScan, error) {
 			ds.note(full, SeverityWarning, CheckUnreadable, err.Error())
 			continue
 		}
+		if state == "" && !isPartitionDir(e.Name(), sub) {
+			// Named like a partition but holding partitions (a copy of several log directories
+			// side by side, e.g. "broker-1"): read it as a log directory of its own.
+			nested, err := ScanDir(full)
+			if err != nil {
+				ds.note(full, SeverityWarning, CheckUnreadable, err.Error())
+				continue
+			}
+			ds.Partitions = append(ds.Partitions, nested.Partitions...)
+			ds.RootFiles = append(ds.RootFiles, nested.RootFiles...)
+			ds.Findings = append(ds.Findings, nested.Findings...)
+			continue
+		}
 		ds.Partitions = append(ds.Partitions, scanPartition(full, state, sub, ds))
 	}
 	return ds, nil
+}
+
+// holdsLogDir reports a directory holding partition directories or a log directory's own
+// files: a log directory kept inside another.
+func holdsLogDir(path string) bool {
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if _, root := rootFileRoles[e.Name()]; root && !e.IsDir() {
+			return true
+		}
+		if !e.IsDir() {
+			continue
+		}
+		if _, _, ok := splitTopicPartition(e.Name()); ok {
+			return true
+		}
+		if _, _, _, ok := specialPartitionDir(e.Name()); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (ds *DirScan) note(path string, sev Severity, check, msg string) {
