@@ -13,6 +13,9 @@ import (
 type Era struct {
 	ID       string // short stable name, e.g. "2.6-3.6"
 	Releases string // the releases, as people write them
+	// Latest is a release of the era a replay runs as: its newest (4.1.0 for the per-batch
+	// era, whose later lines differ only in what files do not show).
+	Latest string
 	// OffsetEntry is which offset an offset-index entry names, for the entry at the start
 	// position of an append.
 	OffsetEntry EntryRule
@@ -82,15 +85,15 @@ const (
 
 // Eras lists every era, oldest first.
 var Eras = []Era{
-	{ID: "0.8.0", Releases: "0.8.0", OffsetEntry: EntryAppendFirst, TimeEntry: TimeNone, Load: LoadRecoverThenRequire, Sources: "0.8.0"},
-	{ID: "0.8.1-0.8.2", Releases: "0.8.1-0.8.2", OffsetEntry: EntryAppendFirst, TimeEntry: TimeNone, Load: LoadRecoverThenRequire, Sources: "KAFKA-615 (recovery point), KAFKA-1112 (sanityCheck after recovery)"},
-	{ID: "0.9.0-0.10.0", Releases: "0.9.0-0.10.0", OffsetEntry: EntryAppendFirst, TimeEntry: TimeNone, Load: LoadSanityRebuildsOffset, Sources: "KAFKA-2012 (sanity check per segment, rebuild on failure), KAFKA-3047 (0.10.0 follower wrapper offsets)"},
-	{ID: "0.10.1-0.10.2", Releases: "0.10.1-0.10.2", OffsetEntry: EntryAppendFirst, TimeEntry: TimeShallow, Load: LoadSanityRebuildsOffset, Sources: "KAFKA-3163 (time index), KAFKA-4734"},
-	{ID: "0.11-1.1", Releases: "0.11.0-1.1", OffsetEntry: EntryAppendFirst, TimeEntry: TimeExactRecord, Load: LoadSanityRebuildsOffset, Sources: "KIP-98 (v2 batches), KAFKA-6324 (1.1)"},
-	{ID: "2.0-2.2", Releases: "2.0-2.2", OffsetEntry: EntryAppendLast, TimeEntry: TimeExactRecord, Load: LoadSanityRebuildsTime, Sources: "KAFKA-6530 (entry names the append's last offset), KAFKA-6264, KAFKA-7076"},
-	{ID: "2.3-3.6", Releases: "2.3-3.6", OffsetEntry: EntryAppendLast, TimeEntry: TimeExactRecord, Load: LoadRecoversFromCheckpoint, Sources: "KAFKA-7283 (no index sanity check at load), KAFKA-9156 (lazy indexes)"},
-	{ID: "3.7-4.0.0", Releases: "3.7.x, 3.8.0-3.8.1, 3.9.0, 4.0.0", OffsetEntry: EntryAppendLast, TimeEntry: TimeBatchLast, Load: LoadRecoversFromCheckpoint, Sources: "#14697, KAFKA-16310 (time index names the batch's last offset)"},
-	{ID: "per-batch", Releases: "3.9.1+, 4.0.1+, 4.1+", OffsetEntry: EntryBatchLast, TimeEntry: TimeBatchLast, Load: LoadRecoversFromCheckpoint, Sources: "KAFKA-806 (one index check per batch)"},
+	{ID: "0.8.0", Latest: "0.8.0", Releases: "0.8.0", OffsetEntry: EntryAppendFirst, TimeEntry: TimeNone, Load: LoadRecoverThenRequire, Sources: "0.8.0"},
+	{ID: "0.8.1-0.8.2", Latest: "0.8.2.2", Releases: "0.8.1-0.8.2", OffsetEntry: EntryAppendFirst, TimeEntry: TimeNone, Load: LoadRecoverThenRequire, Sources: "KAFKA-615 (recovery point), KAFKA-1112 (sanityCheck after recovery)"},
+	{ID: "0.9.0-0.10.0", Latest: "0.10.0.1", Releases: "0.9.0-0.10.0", OffsetEntry: EntryAppendFirst, TimeEntry: TimeNone, Load: LoadSanityRebuildsOffset, Sources: "KAFKA-2012 (sanity check per segment, rebuild on failure), KAFKA-3047 (0.10.0 follower wrapper offsets)"},
+	{ID: "0.10.1-0.10.2", Latest: "0.10.2.2", Releases: "0.10.1-0.10.2", OffsetEntry: EntryAppendFirst, TimeEntry: TimeShallow, Load: LoadSanityRebuildsOffset, Sources: "KAFKA-3163 (time index), KAFKA-4734"},
+	{ID: "0.11-1.1", Latest: "1.1.1", Releases: "0.11.0-1.1", OffsetEntry: EntryAppendFirst, TimeEntry: TimeExactRecord, Load: LoadSanityRebuildsOffset, Sources: "KIP-98 (v2 batches), KAFKA-6324 (1.1)"},
+	{ID: "2.0-2.2", Latest: "2.2.2", Releases: "2.0-2.2", OffsetEntry: EntryAppendLast, TimeEntry: TimeExactRecord, Load: LoadSanityRebuildsTime, Sources: "KAFKA-6530 (entry names the append's last offset), KAFKA-6264, KAFKA-7076"},
+	{ID: "2.3-3.6", Latest: "3.6.2", Releases: "2.3-3.6", OffsetEntry: EntryAppendLast, TimeEntry: TimeExactRecord, Load: LoadRecoversFromCheckpoint, Sources: "KAFKA-7283 (no index sanity check at load), KAFKA-9156 (lazy indexes)"},
+	{ID: "3.7-4.0.0", Latest: "4.0.0", Releases: "3.7.x, 3.8.0-3.8.1, 3.9.0, 4.0.0", OffsetEntry: EntryAppendLast, TimeEntry: TimeBatchLast, Load: LoadRecoversFromCheckpoint, Sources: "#14697, KAFKA-16310 (time index names the batch's last offset)"},
+	{ID: "per-batch", Latest: "4.1.0", Releases: "3.9.1+, 4.0.1+, 4.1+", OffsetEntry: EntryBatchLast, TimeEntry: TimeBatchLast, Load: LoadRecoversFromCheckpoint, Sources: "KAFKA-806 (one index check per batch)"},
 }
 
 // String names the era as people write releases: "Kafka 2.3-3.6".
@@ -133,8 +136,8 @@ func (r Release) less(o Release) bool {
 
 // releaseLines are the minor release lines of Apache Kafka: major -> highest minor.
 // 0.x lines: 0.8-0.11; then 1.0-1.1, 2.0-2.8, 3.0-3.9, 4.0-4.3 (the newest line the semantics
-// notes cover; trunk was 4.5.0-SNAPSHOT).
-var releaseLines = map[int][2]int{0: {8, 11}, 1: {0, 1}, 2: {0, 8}, 3: {0, 9}, 4: {0, 4}}
+// notes cover; trunk was 4.5.0-SNAPSHOT); 4.x and later lines are open-ended.
+var releaseLines = map[int][2]int{0: {8, 11}, 1: {0, 1}, 2: {0, 8}, 3: {0, 9}}
 
 // ParseRelease parses a Kafka release as people write it: "3.6", "3.6.1", "4", "0.10.2.1",
 // "3.7.0-SNAPSHOT" (the suffix is ignored). It refuses what no release line is, saying which
@@ -168,9 +171,9 @@ func ParseRelease(s string) (Release, error) {
 	default:
 		return Release{}, fmt.Errorf("kafka version %q: want X.Y.Z (e.g. 3.6.1) or 0.X.Y.Z (e.g. 0.10.2.1)", s)
 	}
-	line, ok := releaseLines[r.Major]
-	if !ok || r.Minor < line[0] || r.Minor > line[1] {
-		return Release{}, fmt.Errorf("kafka version %q is no Apache Kafka release line; the lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0-4.4", s)
+	// Any 4.x or later is taken (4.5 is trunk; later releases are read with its rules).
+	if line, ok := releaseLines[r.Major]; (!ok && r.Major < 4) || (ok && (r.Minor < line[0] || r.Minor > line[1])) {
+		return Release{}, fmt.Errorf("kafka version %q is no Apache Kafka release line; the lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0 on", s)
 	}
 	return r, nil
 }

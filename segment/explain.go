@@ -86,6 +86,10 @@ type SegmentExplanation struct {
 	// the smallest).
 	IntervalPick int64
 	Appends      AppendShape
+	// AppendStarts are the ordinals of the batches that start an append, when several
+	// batches per append matter (nil: every batch is checked on its own); a replay groups
+	// the batches so.
+	AppendStarts []int
 	// Origin is who appended, when the files tell: "leader", "replication" (a follower, the
 	// cleaner or the raft layer) or "" (either).
 	Origin   string

@@ -42,6 +42,7 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 		}
 	}
 	appends := s.appendsOf(c, restartAt)
+	c.appends = appends
 	wrapperAt := map[int]bool{}
 	for _, m := range c.moments {
 		if m.wrapperOffset {

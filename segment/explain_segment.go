@@ -292,8 +292,9 @@ type candidate struct {
 	fixed     []int // batch ordinals after a producer snapshot's restart
 	origin    string
 	dis       *Disagreement
-	unmarked  int // restarts nothing in the files shows
-	rank      int // score: lower is preferred
+	unmarked  int      // restarts nothing in the files shows
+	rank      int      // score: lower is preferred
+	appends   [][2]int // the appends the replay that reproduced the files used
 	snapNotes []string
 }
 
@@ -788,6 +789,11 @@ func explainSegment(sf SegmentFiles, snaps []snapshotFile, newest bool, opts Exp
 	if err := s.regenerate(best, se.Live); err != nil {
 		se.Reproduced = false
 		se.FirstDisagreement = err
+	}
+	if !everyBatchChecked(best.era, best.shape) {
+		for _, a := range best.appends {
+			se.AppendStarts = append(se.AppendStarts, a[0])
+		}
 	}
 	return se, nil
 }

@@ -1,0 +1,114 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"kidx/internal/realdata"
+	"kidx/model"
+	"kidx/segment"
+)
+
+// Issue: "On Kafka's golden cases, explain then whatif --from-logdir at the inferred settings
+// gives back the golden index bytes." Each case's files were written by Kafka's classes; the
+// replay built from what explain inferred runs through the model, and every segment's offset
+// and time index, encoded as Kafka stores them, must equal the files' bytes.
+func TestReplayGivesBackGoldenIndexBytes(t *testing.T) {
+	cases, err := filepath.Glob("../testdata/kafka-golden/*/files")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, dir := range cases {
+		t.Run(filepath.Base(filepath.Dir(dir)), func(t *testing.T) {
+			r, err := ReplayLogDir(dir, "", -1, ReplayOptions{Interval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Reproducible {
+				t.Fatal("explain did not reproduce the case")
+			}
+			compareReplayBytes(t, r, dir)
+			// Told the case's own interval (kafka-input.json), the replay uses it.
+			var in struct {
+				IndexIntervalBytes int64 `json:"indexIntervalBytes"`
+			}
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "kafka-input.json"))
+			if err != nil || json.Unmarshal(data, &in) != nil {
+				t.Fatal(err)
+			}
+			r, err = ReplayLogDir(dir, "", -1, ReplayOptions{Interval: in.IndexIntervalBytes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Interval != in.IndexIntervalBytes {
+				t.Fatalf("replay interval %d, told %d", r.Interval, in.IndexIntervalBytes)
+			}
+			compareReplayBytes(t, r, dir)
+		})
+	}
+}
+
+// compareReplayBytes runs the replay keeping every segment and compares the encoded indexes
+// with the files'.
+func compareReplayBytes(t *testing.T, r *LogDirReplay, dir string) {
+	t.Helper()
+	cfg := model.DefaultConfig()
+	if err := r.Workload.ApplyTo(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	l, err := model.SimulateEra(cfg, r.Era, r.Workload.StartOffset, r.Workload.Steps, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := l.Segments()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	if len(segs) != len(files) {
+		t.Fatalf("%d model segments, %d .log files", len(segs), len(files))
+	}
+	for _, s := range segs {
+		base := s.BaseOffset()
+		var idx, tidx []byte
+		for _, e := range s.OffsetIndex().All() {
+			idx = segment.EncodeIndexEntry(idx, base, segment.IndexEntry{Offset: e.Offset, Position: e.Position})
+		}
+		for _, e := range s.TimeIndex().All() {
+			tidx = segment.EncodeTimeIndexEntry(tidx, base, segment.TimeIndexEntry{Timestamp: e.Timestamp, Offset: e.Offset})
+		}
+		prefix := filepath.Join(dir, segment.FilenamePrefixFromOffset(base))
+		for _, f := range []struct {
+			path string
+			got  []byte
+		}{{prefix + segment.IndexSuffix, idx}, {prefix + segment.TimeIndexSuffix, tidx}} {
+			want, err := os.ReadFile(f.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(f.got, want) {
+				t.Fatalf("%s: the replay (%s, index.interval.bytes=%d) writes %d bytes that differ from the file's %d", f.path, r.Era, r.Interval, len(f.got), len(want))
+			}
+		}
+	}
+}
+
+// Every real partition directory (../shared/realdata) replays to its own indexes: the
+// baseline a what-if starts from reproduces the real files.
+func TestReplayRealDataReproduces(t *testing.T) {
+	root := realdata.Restore(t)
+	dirs := realdata.PartitionDirs(root)
+	if len(dirs) != realdata.PartitionCount {
+		t.Fatalf("%d partition directories, want %d", len(dirs), realdata.PartitionCount)
+	}
+	for _, dir := range dirs {
+		r, err := ReplayLogDir(dir, "", -1, ReplayOptions{Interval: -1})
+		if err != nil {
+			t.Fatalf("%s: %v", realdata.Name(root, dir), err)
+		}
+		ok, diff, err := r.Check()
+		if err != nil || !ok {
+			t.Errorf("%s: the replay (%s, %d) does not reproduce the files: %s %v", realdata.Name(root, dir), r.Era, r.Interval, diff, err)
+		}
+	}
+}
