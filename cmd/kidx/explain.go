@@ -137,12 +137,15 @@ type (
 		RestartDetails    []restartJSON         `json:"restartDetails"`
 		OffsetEntries     int                   `json:"offsetIndexEntries"`
 		TimeEntries       int                   `json:"timeIndexEntries"`
+		OtherShapeEras    []string              `json:"otherShapeEras"`
+		OtherShape        [][2]int64            `json:"otherShapeIntervalSet"`
 		Alternatives      []string              `json:"alternatives"`
 		FirstDisagreement *segment.Disagreement `json:"firstDisagreement"`
 		Notes             []string              `json:"notes"`
 	}
 	eraIntervalJSON struct {
 		Era       string     `json:"era"`
+		Appends   string     `json:"appends"`
 		Intervals [][2]int64 `json:"intervalSet"`
 	}
 	restartJSON struct {
@@ -183,13 +186,15 @@ func explainJSON(parts []segment.PartitionExplanation) any {
 				OffsetEntries: s.OffsetEntries, TimeEntries: s.TimeEntries, Alternatives: nonNil(s.Alternatives),
 				FirstDisagreement: s.FirstDisagreement, Notes: nonNil(s.Notes), EraIntervals: []eraIntervalJSON{}}
 			sj.Interval, sj.Intervals = intervalsJSON(s.Interval)
+			_, sj.OtherShape = intervalsJSON(s.OtherShapeInterval)
+			sj.OtherShapeEras = s.OtherShapeEras.IDs()
 			if s.Reproduced {
 				pick := s.IntervalPick
 				sj.ReplayInterval = &pick
 			}
 			for _, ei := range s.EraIntervals {
 				_, set := intervalsJSON(ei.Interval)
-				sj.EraIntervals = append(sj.EraIntervals, eraIntervalJSON{Era: ei.Era.ID, Intervals: set})
+				sj.EraIntervals = append(sj.EraIntervals, eraIntervalJSON{Era: ei.Era.ID, Appends: string(ei.Appends), Intervals: set})
 			}
 			for _, r := range s.Restarts {
 				sj.Restarts = append(sj.Restarts, r.Offset)
@@ -240,6 +245,9 @@ func writeExplainText(w io.Writer, parts []segment.PartitionExplanation) {
 	}
 }
 
+// severalBatchesText names the other shape with who writes it.
+const severalBatchesText = "several batches per append (a follower's fetches, the cleaner)"
+
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
@@ -277,12 +285,12 @@ func writeExplainSegment(w io.Writer, s *segment.SegmentExplanation) {
 			iv += " (restarts placed for this value only)"
 		}
 		fmt.Fprintf(w, "    index.interval.bytes: %s\n", iv)
-		if len(s.EraIntervals) > 1 {
-			for _, ei := range s.EraIntervals {
-				if ei.Interval.String() != s.Interval.String() {
-					fmt.Fprintf(w, "      under %s: %s\n", ei.Era, ei.Interval)
-				}
+		if !s.OtherShapeEras.Empty() {
+			other := severalBatchesText
+			if s.Appends == segment.SeveralBatchesPerAppend {
+				other = string(segment.OneBatchPerAppend)
 			}
+			fmt.Fprintf(w, "    as well with %s: %s (%s)\n", other, s.OtherShapeInterval, s.OtherShapeEras)
 		}
 	}
 	for _, r := range s.Restarts {
