@@ -21,6 +21,10 @@ type RunOptions struct {
 	// Timestamps makes the fast path read batch timestamps (time-index counts and time
 	// rolls). Without it batches are taken as having none, which is faster.
 	Timestamps bool
+	// Era is the Kafka era whose rules the run follows; the zero Era means the rule's own
+	// (model.EraForRule). Eras model.StatStream cannot run (model.StreamSupports) go through
+	// model.Log even for single-batch sources.
+	Era model.Era
 }
 
 // Result is a source reduced to exact figures.
@@ -51,10 +55,16 @@ func (r *Result) addSegment(s model.SegmentSummary, keep bool) {
 
 const chunk = 1 << 16
 
-// Run reduces src to exact figures under cfg and rule. Single-batch sources take the fast
-// path (model.StatStream), where the two rules coincide; everything else runs through
-// model.Log without keeping segments, so memory stays that of one segment either way.
+// Run reduces src to exact figures under cfg and rule (or opts.Era). Single-batch sources
+// take the fast path (model.StatStream), where the two rules coincide, when the stream
+// supports the era; everything else runs through model.Log without keeping segments, so
+// memory stays that of one segment either way.
 func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (*Result, error) {
+	era := opts.Era
+	if era.ID == "" {
+		era = model.EraForRule(rule)
+	}
+	rule = era.Rule()
 	st, err := src.Open()
 	if err != nil {
 		return nil, err
@@ -66,10 +76,13 @@ func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (
 			opts.OnSegment(s)
 		}
 	}
-	if bs, ok := st.(BatchStream); ok {
+	if bs, ok := st.(BatchStream); ok && model.StreamSupports(era) {
 		res.FastPath = true
 		ss, err := model.NewStatStream(cfg, opts.StartOffset, false, onSegment)
 		if err != nil {
+			return nil, err
+		}
+		if err := ss.SetEra(era); err != nil {
 			return nil, err
 		}
 		if opts.OnRun != nil {
@@ -100,7 +113,7 @@ func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (
 		res.Rejected = ss.Rejected()
 		return res, nil
 	}
-	l, err := model.NewLog(cfg, rule, model.LogOptions{StartOffset: opts.StartOffset, OnSegmentDone: func(s *model.Segment) {
+	l, err := model.NewLog(cfg, rule, model.LogOptions{StartOffset: opts.StartOffset, Era: era, OnSegmentDone: func(s *model.Segment) {
 		onSegment(s.Summarize())
 		if opts.OnRun != nil {
 			s.Runs(opts.OnRun)

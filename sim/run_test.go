@@ -63,3 +63,60 @@ func batchesOf(steps []model.Step) []model.Batch {
 	}
 	return out
 }
+
+// RunOptions.Era selects the era: five 78-byte appends of 3 offsets at interval 100 index B2
+// and B4, naming their first offsets up to 1.1 and their last from 2.0, which costs 21 and 29
+// hops over the 15 offsets (testdata/scenarios/eras-offset-entry.txt). StatStream runs the
+// eras from 0.10.2 on; before, Run takes model.Log.
+func TestRunEra(t *testing.T) {
+	cfg := model.DefaultConfig()
+	cfg.IndexIntervalBytes = 100
+	src := &FixedSource{Count: 5, Bytes: 78, Records: 3, TimestampBase: -1}
+	for _, c := range []struct {
+		version string
+		hops    int64
+		fast    bool
+	}{{"1.1.1", 21, true}, {"0.9.0", 21, false}, {"2.0.0", 29, true}, {"", 29, true}} {
+		var era model.Era
+		if c.version != "" {
+			var err error
+			if era, err = model.EraForKafkaVersion(c.version); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := Run(src, cfg, model.PerBatch, RunOptions{Era: era})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Scan.TotalHops != c.hops || res.FastPath != c.fast || res.OffsetIndexEntries != 2 {
+			t.Errorf("Kafka %q: hops %d, fast %v, %d entries; want %d, %v, 2", c.version, res.Scan.TotalHops, res.FastPath, res.OffsetIndexEntries, c.hops, c.fast)
+		}
+	}
+}
+
+// A workload's single-batch steps take the fast path only when StatStream reads them as they
+// are: a follower's append (the eras differ by origin) or a batch with a base offset of its
+// own goes through model.Log.
+func TestWorkloadSourceFastPathOnlyForPlainBatches(t *testing.T) {
+	cfg := model.DefaultConfig()
+	b := model.Batch{Records: 3, Bytes: 78, MaxTimestamp: model.NoTimestamp}
+	gap := b
+	gap.BaseOffset = 10
+	for _, c := range []struct {
+		name  string
+		steps []model.Step
+		fast  bool
+	}{
+		{"leader", []model.Step{model.AppendStep(b), model.AppendStep(b)}, true},
+		{"replication", []model.Step{model.AppendStep(b), {Append: []model.Batch{b}, Origin: model.OriginReplication}}, false},
+		{"base offset", []model.Step{model.AppendStep(b), model.AppendStep(gap)}, false},
+	} {
+		res, err := Run(&WorkloadSource{Name: c.name, Workload: model.Workload{Steps: c.steps}}, cfg, model.PerBatch, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.FastPath != c.fast {
+			t.Errorf("%s: fast path %v, want %v", c.name, res.FastPath, c.fast)
+		}
+	}
+}

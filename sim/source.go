@@ -49,7 +49,7 @@ func (w *WorkloadSource) Describe() string {
 func (w *WorkloadSource) Open() (Stream, error) {
 	single := true
 	for _, s := range w.Workload.Steps {
-		if len(s.Append) != 1 {
+		if !plainBatch(s) {
 			single = false
 			break
 		}
@@ -58,6 +58,17 @@ func (w *WorkloadSource) Open() (Stream, error) {
 		return &singleBatchSteps{steps: w.Workload.Steps}, nil
 	}
 	return &stepSlice{steps: w.Workload.Steps}, nil
+}
+
+// plainBatch reports whether a step is what model.StatStream reads: one leader append of one
+// v2 batch right after the previous one. Steps with an origin, a base offset of their own or
+// a legacy message need model.Log (the eras' rules differ there).
+func plainBatch(s model.Step) bool {
+	if len(s.Append) != 1 || s.Origin != model.OriginLeader {
+		return false
+	}
+	b := s.Append[0]
+	return b.BaseOffset == 0 && b.Legacy == model.NotLegacy
 }
 
 type stepSlice struct {
