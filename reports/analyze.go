@@ -22,6 +22,10 @@ type AnalyzeOptions struct {
 	Broker string
 	// Progress, if set, is called with the log bytes of each segment analyzed.
 	Progress func(bytes int64)
+	// HeaderReads is the era whose phase-2 header reads the scan figures give (SPEC §5): the
+	// hops before 4.1, more from 4.1 (model.Era.HeaderReadsPastHit). nil: no release is
+	// known, and the report gives both, the hops for before 4.1 and the 4.1+ reads.
+	HeaderReads *model.Era
 }
 
 // Analysis is the report of `kidx analyze`: one broker's log directories (or one partition),
@@ -40,6 +44,11 @@ type Analysis struct {
 	MaxMapCount  int64
 	LogBytes     int64
 	Elapsed      time.Duration
+	// HeaderReadsFor is what the partitions' Scan header reads follow: "4.1+" or "before 4.1".
+	// HeaderReadsBoth says no release was given: the figures are 4.1+'s, and the hops are the
+	// reads before 4.1.
+	HeaderReadsFor  string
+	HeaderReadsBoth bool
 }
 
 // PartitionReport is one partition's actual figures.
@@ -119,7 +128,11 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 	if opts.MaxMapCount <= 0 {
 		opts.MaxMapCount = DefaultMaxMapCount
 	}
-	a := &Analysis{Broker: opts.Broker, Roots: dirs, MaxMapCount: opts.MaxMapCount, Findings: []segment.Finding{}}
+	a := &Analysis{Broker: opts.Broker, Roots: dirs, MaxMapCount: opts.MaxMapCount, Findings: []segment.Finding{},
+		HeaderReadsFor: "4.1+", HeaderReadsBoth: opts.HeaderReads == nil}
+	if opts.HeaderReads != nil && !opts.HeaderReads.HeaderReadsPastHit {
+		a.HeaderReadsFor = "before 4.1"
+	}
 	for _, dir := range dirs {
 		ds, err := segment.ScanDir(dir)
 		if err != nil {
@@ -238,8 +251,12 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 		}
 	}
 	var last segmentFigures
+	pastHit := opts.HeaderReads == nil || opts.HeaderReads.HeaderReadsPastHit
+	var reads41Total, reads41Max int64
 	for _, wk := range walks {
 		fig := wk.cw.fig
+		reads41Total += fig.reads41.total
+		reads41Max = max(reads41Max, fig.reads41.max)
 		if fig.skipped != "" {
 			pr.Findings = append(pr.Findings, segment.Finding{File: wk.sf.Log, Pos: -1, Severity: segment.SeverityWarning,
 				Check: "scan-stats-skipped", Message: fig.skipped})
@@ -284,6 +301,11 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 				hops.Add(r.count, r.hops)
 			})
 		}
+	}
+	if pastHit {
+		stats.TotalHeaderReads, stats.MaxHeaderReads = reads41Total, reads41Max
+	} else {
+		stats.TotalHeaderReads, stats.MaxHeaderReads = stats.TotalHops, stats.MaxHops
 	}
 	pr.Scan = stats
 	pr.ScanQ, pr.HopsQ = map[Quantile]int64{}, map[Quantile]int64{}

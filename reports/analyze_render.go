@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"kidx/model"
 	"kidx/segment"
 )
 
@@ -18,15 +19,38 @@ func (pr *PartitionReport) name() string {
 }
 
 func (a *Analysis) table() *table {
+	reads := "reads max/mean"
+	if a.HeaderReadsBoth {
+		reads = "4.1+ reads max/mean"
+	}
 	t := &table{header: []string{"partition", "segs", "live", "restarts", "batches", "log B", "entries", "B/entry", "batches/entry",
-		"max scan B", "mean scan B", "p50 B", "p99 B", "p99.9 B", "max hops", "mean hops", "warm covers B", "maps", "problems"}}
+		"max scan B", "mean scan B", "p50 B", "p99 B", "p99.9 B", "max hops", "mean hops", reads, "warm covers B", "maps", "problems"}}
 	for _, p := range a.Partitions {
 		t.add(p.name(), fmt.Sprint(p.Segments), fmt.Sprint(len(p.Live)), fmt.Sprint(len(p.Restarts)), itoa(p.Batches), itoa(p.LogBytes), itoa(p.OffsetIndexEntries),
 			fmt.Sprintf("%.0f", p.BytesPerEntry), fmt.Sprintf("%.2f", p.BatchesPerEntry), itoa(p.Scan.MaxScanBytes),
 			fmt.Sprintf("%.1f", p.Scan.MeanScanBytes()), itoa(p.ScanQ[P50]), itoa(p.ScanQ[P99]), itoa(p.ScanQ[P999]),
-			itoa(p.Scan.MaxHops), fmt.Sprintf("%.2f", p.Scan.MeanHops()), itoa(p.WarmCoveredBytes), itoa(p.Maps), fmt.Sprint(p.Problems))
+			itoa(p.Scan.MaxHops), fmt.Sprintf("%.2f", p.Scan.MeanHops()),
+			fmt.Sprintf("%d/%.2f", p.Scan.MaxHeaderReads, p.Scan.MeanHeaderReads()), itoa(p.WarmCoveredBytes), itoa(p.Maps), fmt.Sprint(p.Problems))
 	}
 	return t
+}
+
+// readsNote says what the header-read figures are.
+func (a *Analysis) readsNote() string {
+	var total model.ScanStats
+	for _, p := range a.Partitions {
+		total.Merge(p.Scan)
+	}
+	switch {
+	case a.HeaderReadsBoth:
+		return fmt.Sprintf("Header reads are the batch headers Kafka's own phase-2 loop reads, by the release that reads the files (no --kafka-version: both): "+
+			"before 4.1 the hops (here max %d, mean %.2f); from 4.1, which searches by base offset, one more unless the target is its batch's base offset or that batch is the segment's last (max %d, mean %.2f).",
+			total.MaxHops, total.MeanHops(), total.MaxHeaderReads, total.MeanHeaderReads())
+	case a.HeaderReadsFor == "4.1+":
+		return fmt.Sprintf("Header reads are the batch headers Kafka 4.1+'s phase-2 loop reads: one more than the hops unless the target is its batch's base offset or that batch is the segment's last (here max %d, mean %.2f).",
+			total.MaxHeaderReads, total.MeanHeaderReads())
+	}
+	return "Header reads are the batch headers Kafka's phase-2 loop reads: before 4.1, exactly the hops."
 }
 
 func (a *Analysis) headline() string {
@@ -93,6 +117,7 @@ func (a *Analysis) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "kidx analyze\n%s\n\n", a.headline())
 	a.table().writeText(w)
 	fmt.Fprintln(w, "\nScan figures are exact over every offset, from the real .log headers and .index entries.")
+	fmt.Fprintln(w, a.readsNote())
 	for _, p := range a.Partitions {
 		writeBullets(w, false, p.name(), append(p.notes(), p.Recommendations...))
 	}
@@ -113,6 +138,7 @@ func (a *Analysis) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	a.table().writeMarkdown(w)
+	fmt.Fprintf(w, "\n%s\n", a.readsNote())
 	for _, p := range a.Partitions {
 		writeBullets(w, true, p.name(), append(p.notes(), p.Recommendations...))
 	}
@@ -140,6 +166,10 @@ type AnalysisDoc struct {
 	Problems     int                 `json:"problems"`
 	Findings     []segment.Finding   `json:"findings"`
 	Partitions   []partitionJSONItem `json:"partitions"`
+	// HeaderReadsFor is the release range the scan objects' header reads are for ("4.1+" or
+	// "before 4.1"); HeaderReadsBoth: no release was given, and the hops are the reads before 4.1.
+	HeaderReadsFor  string `json:"headerReadsFor"`
+	HeaderReadsBoth bool   `json:"headerReadsBoth"`
 }
 
 type partitionJSONItem struct {
@@ -176,7 +206,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 	}
 	doc := AnalysisDoc{Broker: a.Broker, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
 		MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Problems: a.Problems, Findings: a.Findings,
-		Partitions: []partitionJSONItem{}}
+		Partitions: []partitionJSONItem{}, HeaderReadsFor: a.HeaderReadsFor, HeaderReadsBoth: a.HeaderReadsBoth}
 	for _, p := range a.Partitions {
 		item := partitionJSONItem{Path: p.Path, Topic: p.Topic, Partition: p.Partition, Segments: p.Segments, Batches: p.Batches,
 			LogBytes: p.LogBytes, MaxBatchBytes: p.MaxBatchBytes, OffsetIndexEntries: p.OffsetIndexEntries,
@@ -204,6 +234,7 @@ func (a *Analysis) WriteHTML(w io.Writer, figs []Figure) error {
 	writeHTMLHead(w, "kidx analyze")
 	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(a.headline()))
 	writeHTMLTable(w, a.table(), nil)
+	fmt.Fprintf(w, "<p>%s</p>\n", html.EscapeString(a.readsNote()))
 	writeFigures(w, figs)
 	fmt.Fprintln(w, "<h2>Partitions</h2>")
 	for _, p := range a.Partitions {

@@ -67,7 +67,7 @@ func (r *WhatIf) WriteHTML(w io.Writer, figs []Figure) error {
 	writeHTMLHead(w, "kidx whatif")
 	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(r.headline()))
 	writeHTMLTable(w, r.table(), func(i int) string { return string(r.Points[i].Regime) })
-	fmt.Fprintln(w, "<p>Scan figures are exact over every offset (bytes walked in phase 2, header hops); bound = min(I + largest batch, segment.bytes).</p>")
+	fmt.Fprintln(w, "<p>Scan figures are exact over every offset (bytes walked in phase 2, header hops); reads = the batch headers Kafka's own phase-2 loop reads in the era (the hops before 4.1); bound = min(I + largest batch, segment.bytes).</p>")
 	writeFigures(w, figs)
 	fmt.Fprintln(w, "<h2>Recommendations</h2>")
 	for _, p := range r.Points {

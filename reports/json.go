@@ -23,13 +23,19 @@ type ScanJSON struct {
 	P99Hops        int64   `json:"p99Hops"`
 	P999Hops       int64   `json:"p999Hops"`
 	TotalHops      int64   `json:"totalHops"`
+	// Kafka's own phase-2 header reads (SPEC §5): the hops before 4.1, more from 4.1
+	// (docs/reports.md says which release a report's figures are for).
+	MaxHeaderReads   int64   `json:"maxHeaderReads"`
+	MeanHeaderReads  float64 `json:"meanHeaderReads"`
+	TotalHeaderReads int64   `json:"totalHeaderReads"`
 }
 
 func scanJSON(s model.ScanStats, scanQ, hopsQ map[Quantile]int64) ScanJSON {
 	return ScanJSON{Lookups: s.Lookups, MaxScanBytes: s.MaxScanBytes, MeanScanBytes: round1(s.MeanScanBytes()),
 		P50ScanBytes: scanQ[P50], P99ScanBytes: scanQ[P99], P999ScanBytes: scanQ[P999], TotalScanBytes: s.TotalScanBytes,
 		MaxHops: s.MaxHops, MeanHops: round2(s.MeanHops()), P50Hops: hopsQ[P50], P99Hops: hopsQ[P99], P999Hops: hopsQ[P999],
-		TotalHops: s.TotalHops}
+		TotalHops: s.TotalHops, MaxHeaderReads: s.MaxHeaderReads, MeanHeaderReads: round2(s.MeanHeaderReads()),
+		TotalHeaderReads: s.TotalHeaderReads}
 }
 
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
@@ -39,6 +45,8 @@ type whatIfJSON struct {
 	Source       string          `json:"source"`
 	Rule         string          `json:"rule"`
 	Rules        []string        `json:"rules"`
+	Era          string          `json:"era"`  // the first era's ID (model.Era.ID)
+	Eras         []string        `json:"eras"` // every era's ID, as rules
 	KafkaVersion string          `json:"kafkaVersion"`
 	Batches      int64           `json:"batches"`
 	Passes       int             `json:"passes"`
@@ -62,6 +70,7 @@ type pointJSON struct {
 	Config               map[string]int64 `json:"config"`
 	Producer             map[string]int64 `json:"producer,omitempty"`
 	Rule                 string           `json:"rule"`
+	Era                  string           `json:"era"`
 	Regime               Regime           `json:"regime"`
 	Segments             int              `json:"segments"`
 	Batches              int64            `json:"batches"`
@@ -124,7 +133,7 @@ func (p *Point) meanEntries() float64 {
 }
 
 func pointDoc(p *Point) pointJSON {
-	d := pointJSON{Config: p.Config.Map(), Rule: p.Rule.String(), Regime: p.Regime, Segments: p.Segments, Batches: p.Batches,
+	d := pointJSON{Config: p.Config.Map(), Rule: p.Rule.String(), Era: p.Era.ID, Regime: p.Regime, Segments: p.Segments, Batches: p.Batches,
 		OffsetIndexEntries: p.OffsetIndexEntries, TimeIndexEntries: p.TimeIndexEntries, DensestEntries: p.DensestEntries,
 		MeanEntriesPerSeg: round2(p.meanEntries()), MaxEntriesPerSegment: p.MaxEntriesPerSegment,
 		IndexBytes: p.IndexBytes, TimeIndexBytes: p.TimeIndexBytes, LogBytes: p.LogBytes, MaxBatchBytes: p.MaxBatchBytes,
@@ -161,6 +170,12 @@ func (r *WhatIf) WriteJSON(w io.Writer) error {
 		Points: []pointJSON{}, Sweeps: []sweepJSONItem{}}
 	for _, rule := range r.Rules {
 		doc.Rules = append(doc.Rules, rule.String())
+	}
+	for _, e := range r.Eras {
+		doc.Eras = append(doc.Eras, e.ID)
+	}
+	if len(doc.Eras) > 0 {
+		doc.Era = doc.Eras[0]
 	}
 	for _, s := range r.Sweeps {
 		doc.Sweeps = append(doc.Sweeps, sweepJSONItem(s))

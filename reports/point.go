@@ -34,7 +34,8 @@ const (
 // Point is one configuration of a what-if sweep with its exact figures.
 type Point struct {
 	Config   model.Config
-	Rule     model.AppendRule
+	Rule     model.AppendRule // the era's rule name (model.Era.Rule)
+	Era      model.Era
 	Producer []Setting // swept producer settings, if any
 
 	Segments           int

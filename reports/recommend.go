@@ -104,7 +104,7 @@ func recommend(p *Point, rep *WhatIf) []string {
 func sameExceptInterval(p, q *Point) bool {
 	a, b := p.Config, q.Config
 	a.IndexIntervalBytes, b.IndexIntervalBytes = 0, 0
-	return a == b && p.Rule == q.Rule && settingsString(p.Producer) == settingsString(q.Producer)
+	return a == b && p.Rule == q.Rule && p.Era.ID == q.Era.ID && settingsString(p.Producer) == settingsString(q.Producer)
 }
 
 // widestPlateau is the largest swept interval that still gives the plateau, with everything

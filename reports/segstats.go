@@ -25,12 +25,76 @@ type segmentFigures struct {
 	skipped       string
 	indexFileSize int64
 	timeFileSize  int64
+	// reads41 are the phase-2 header reads of Kafka 4.1+ over the segment's offsets (before
+	// 4.1 they are the hops).
+	reads41 readsWalk
 }
 
 // costRun is a run of consecutive offsets [first, first+count) of one batch (at position
 // pos) that share one phase-2 cost.
 type costRun struct {
 	first, count, scanBytes, hops, pos int64
+	// base is the first offset of the batch at pos (Kafka's baseOffset()), and own says the
+	// hit is that batch. Kafka 4.1+'s loop then reads one header more than the hops for an
+	// offset other than base, unless the batch is the segment's last (readsWalk). Otherwise
+	// (an entry past the batch, a brute-force lookup from inside a batch) it reads the hops.
+	base int64
+	own  bool
+}
+
+// readsWalk adds up, from a segment's runs in batch order, the header reads of Kafka 4.1+'s
+// phase 2 (FileRecords.searchForOffsetFromPosition, KAFKA-18989; semantics §7.1, §13.6). From
+// the start it reads batch headers and returns at the first batch whose base offset equals the
+// target, or at the first whose base offset is past it (returning the batch before), or at the
+// end of the file. For an offset o of its hit batch h that is h's base offset, it reads the
+// hops; for any other o, the hops and h's successor, unless h is the segment's last batch.
+// Whether a batch is the last is known only at the segment's end, so the runs of the latest
+// batch are held apart until the next batch or the end.
+type readsWalk struct {
+	total, max int64 // reads of the batches settled so far
+	pos        int64 // the pending batch
+	pending    bool
+	// The pending batch's reads if another batch follows it, and if it is the last.
+	notLastTotal, notLastMax, lastTotal, lastMax int64
+}
+
+func (w *readsWalk) add(r costRun) {
+	if !w.pending || r.pos != w.pos {
+		w.settle(false)
+		w.pos, w.pending = r.pos, true
+	}
+	reads := r.count * r.hops
+	w.lastTotal += reads
+	w.lastMax = max(w.lastMax, r.hops)
+	past := int64(0) // offsets of the run for which 4.1 reads the header after the hit
+	if r.own {
+		past = r.count
+		if r.first == r.base {
+			past--
+		}
+	}
+	w.notLastTotal += reads + past
+	if past > 0 {
+		w.notLastMax = max(w.notLastMax, r.hops+1)
+	} else {
+		w.notLastMax = max(w.notLastMax, r.hops)
+	}
+}
+
+// settle adds the pending batch's reads: as the segment's last batch, or not.
+func (w *readsWalk) settle(last bool) {
+	if !w.pending {
+		return
+	}
+	if last {
+		w.total += w.lastTotal
+		w.max = max(w.max, w.lastMax)
+	} else {
+		w.total += w.notLastTotal
+		w.max = max(w.max, w.notLastMax)
+	}
+	w.pending = false
+	w.notLastTotal, w.notLastMax, w.lastTotal, w.lastMax = 0, 0, 0, 0
 }
 
 // OffsetCosts computes, as analyze does, the exact phase-2 cost of every offset one real
@@ -92,6 +156,7 @@ type costWalk struct {
 	cur        int     // entry in force (-1: start at byte 0, batch 0)
 	k          int64
 	prevLast   int64
+	base       int64 // first offset of the batch being walked
 
 	spans   []span // brute force: every batch's offsets
 	offsets int64
@@ -105,6 +170,7 @@ func newCostWalk(seg *segment.Segment, fn func(costRun)) *costWalk {
 	cw := &costWalk{cur: -1, prevLast: -1 << 62}
 	cw.emit = func(r costRun) {
 		if r.count > 0 {
+			cw.fig.reads41.add(r)
 			fn(r)
 		}
 	}
@@ -138,6 +204,7 @@ func (cw *costWalk) Batch(b segment.BatchInfo, base, last int64) bool {
 	cw.fig.batches++
 	cw.fig.maxBatch = max(cw.fig.maxBatch, b.Size)
 	cw.fig.lastBatchPos = b.Position
+	cw.base = base
 	if cw.brute {
 		if last >= base {
 			cw.spans = append(cw.spans, span{base, last, b.Position})
@@ -183,16 +250,16 @@ func (cw *costWalk) runAt(p, first, count int64) {
 		return
 	}
 	if cw.cur < 0 {
-		cw.emit(costRun{first, count, p, cw.k + 1, p})
+		cw.emit(costRun{first, count, p, cw.k + 1, p, cw.base, true})
 		return
 	}
 	if cw.posNext <= cw.cur {
 		// The entry in force points past this batch: Kafka starts there, and the first batch
 		// from there holds a larger offset, so the hit is that batch: no walk.
-		cw.emit(costRun{first, count, 0, 1, p})
+		cw.emit(costRun{first, count, 0, 1, p, cw.base, false})
 		return
 	}
-	cw.emit(costRun{first, count, p - cw.entries[cw.cur].Position, cw.k - cw.entryBatch[cw.cur] + 1, p})
+	cw.emit(costRun{first, count, p - cw.entries[cw.cur].Position, cw.k - cw.entryBatch[cw.cur] + 1, p, cw.base, true})
 }
 
 // End closes the walk: the figures, and for a brute-force segment the lookups of every offset
@@ -202,6 +269,8 @@ func (cw *costWalk) End(seg *segment.Segment, res segment.WalkResult) {
 	if cw.progress != nil {
 		cw.progress(res.ValidBytes)
 	}
+	// The last batch the walk followed is the segment's last unless the count stopped early.
+	defer func() { cw.fig.reads41.settle(!cw.stopped && cw.fig.reads41.pos == cw.fig.lastBatchPos) }()
 	if !cw.brute {
 		cw.fig.warmCovered = warmCoverage(cw.entries, cw.fig.logBytes)
 		return
@@ -248,7 +317,8 @@ func (cw *costWalk) bruteForce(seg *segment.Segment) {
 			if i, ok := byPos[start]; ok && ordered {
 				j := i + sort.Search(len(spans)-i, func(k int) bool { return spans[i+k].last >= o })
 				if j < len(spans) {
-					cw.emit(costRun{o, 1, spans[j].pos - start, int64(j - i + 1), s.pos})
+					h := spans[j] // the batch holding o, or the start's batch when that lies past o
+					cw.emit(costRun{o, 1, h.pos - start, int64(j - i + 1), s.pos, h.base, h.base <= o})
 				}
 				continue
 			}
@@ -261,7 +331,7 @@ func (cw *costWalk) bruteForce(seg *segment.Segment) {
 				cw.fig.skipped = fmt.Sprintf("index entries point inside batches, and looking every offset up from them would walk more than %d headers: scan statistics skipped from offset %d on", bruteHops, o)
 				return
 			}
-			cw.emit(costRun{o, 1, r.ScanBytes(), int64(r.Hops), s.pos})
+			cw.emit(costRun{o, 1, r.ScanBytes(), int64(r.Hops), s.pos, s.base, false})
 		}
 	}
 }

@@ -25,8 +25,11 @@ type WhatIfOptions struct {
 	Source  sim.Source
 	Factory SourceFactory
 	// Base is the config every point starts from; the sweeps then set their keys.
-	Base   model.Config
-	Rules  []model.AppendRule // one, or both for --compare-rules
+	Base  model.Config
+	Rules []model.AppendRule // one, or both for --compare-rules
+	// Eras, when set, are the Kafka eras every point runs under (one point per era), in place
+	// of Rules' own eras (model.EraForRule).
+	Eras   []model.Era
 	Sweeps []Sweep
 	// KafkaVersion, if set, is the release whose config ranges are checked (else the latest
 	// rules, 4.1+, are used and said so).
@@ -48,7 +51,8 @@ type Scale struct {
 // WhatIf is a complete what-if report.
 type WhatIf struct {
 	Source string
-	Rules  []model.AppendRule
+	Rules  []model.AppendRule // each era's rule
+	Eras   []model.Era
 	Sweeps []Sweep
 	Scale  Scale
 	// KafkaVersion is the release the validity warnings refer to.
@@ -67,7 +71,7 @@ const chunk = 1 << 16
 // run is one model run: a point, or the hidden I=0 reference that defines the plateau.
 type run struct {
 	cfg      model.Config
-	rule     model.AppendRule
+	era      model.Era
 	producer []Setting
 	point    *Point // nil for a reference run
 	agg      aggregate
@@ -85,8 +89,17 @@ type run struct {
 // split across goroutines. Other workloads run point by point through sim.Run.
 func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 	start := time.Now()
-	if len(opts.Rules) == 0 {
-		opts.Rules = []model.AppendRule{model.PerBatch}
+	if len(opts.Eras) == 0 {
+		if len(opts.Rules) == 0 {
+			opts.Rules = []model.AppendRule{model.PerBatch}
+		}
+		for _, r := range opts.Rules {
+			opts.Eras = append(opts.Eras, model.EraForRule(r))
+		}
+	}
+	opts.Rules = opts.Rules[:0:0]
+	for _, e := range opts.Eras {
+		opts.Rules = append(opts.Rules, e.Rule())
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
@@ -108,7 +121,7 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 	if opts.Source == nil && opts.Factory == nil {
 		return nil, errors.New("no workload source")
 	}
-	rep := &WhatIf{Rules: opts.Rules, Sweeps: opts.Sweeps, Scale: opts.Scale, KafkaVersion: opts.KafkaVersion}
+	rep := &WhatIf{Rules: opts.Rules, Eras: opts.Eras, Sweeps: opts.Sweeps, Scale: opts.Scale, KafkaVersion: opts.KafkaVersion}
 	if rep.KafkaVersion == "" {
 		rep.KafkaVersion = latestRules
 	}
@@ -159,12 +172,12 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 				rep.Source = src.Describe()
 			}
 		}
-		for _, rule := range opts.Rules {
-			p := &Point{Config: cfg, Rule: rule, Producer: producer}
+		for _, era := range opts.Eras {
+			p := &Point{Config: cfg, Rule: era.Rule(), Era: era, Producer: producer}
 			rep.Points = append(rep.Points, p)
-			g.runs = append(g.runs, &run{cfg: cfg, rule: rule, producer: producer, point: p})
-			if k := referenceKey(cfg, rule); g.refs[k] == nil {
-				g.refs[k] = &run{cfg: k.cfg, rule: rule}
+			g.runs = append(g.runs, &run{cfg: cfg, era: era, producer: producer, point: p})
+			if k := referenceKey(cfg, era); g.refs[k] == nil {
+				g.refs[k] = &run{cfg: k.cfg, era: era}
 			}
 		}
 	}
@@ -179,6 +192,10 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, e := range opts.Eras {
+			// An era StatStream cannot run goes through sim.Run (model.Log) for every point.
+			shape.fast = shape.fast && model.StreamSupports(e)
+		}
 		passes, batches, err := runGroup(g.src, shape, all, opts)
 		if err != nil {
 			return nil, err
@@ -186,7 +203,7 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 		rep.Passes = max(rep.Passes, passes)
 		rep.Batches = batches
 		for _, r := range g.runs {
-			finishPoint(r, g.refs[referenceKey(r.cfg, r.rule)], shape, rep)
+			finishPoint(r, g.refs[referenceKey(r.cfg, r.era)], shape, rep)
 		}
 	}
 	// Advice compares points (e.g. the widest plateau), so it comes once every point is done.
@@ -198,16 +215,16 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 }
 
 // refKey names the reference run of a point: the same config with index.interval.bytes=0,
-// under the same rule. Its index is the densest the batching allows, which defines the
+// under the same era. Its index is the densest the batching allows, which defines the
 // plateau (SPEC §6 Plateau).
 type refKey struct {
-	cfg  model.Config
-	rule model.AppendRule
+	cfg model.Config
+	era string
 }
 
-func referenceKey(cfg model.Config, rule model.AppendRule) refKey {
+func referenceKey(cfg model.Config, era model.Era) refKey {
 	cfg.IndexIntervalBytes = 0
-	return refKey{cfg, rule}
+	return refKey{cfg, era.ID}
 }
 
 func settingsString(s []Setting) string {
@@ -335,6 +352,9 @@ func fastPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int6
 		if err != nil {
 			return 0, err
 		}
+		if err := r.stream.SetEra(r.era); err != nil {
+			return 0, err
+		}
 		if fn := r.onRun(); fn != nil {
 			r.stream.OnRun(fn)
 		}
@@ -395,11 +415,11 @@ func slowPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int6
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				ro := sim.RunOptions{OnRun: r.onRun(), Timestamps: true}
+				ro := sim.RunOptions{OnRun: r.onRun(), Timestamps: true, Era: r.era}
 				if first {
 					ro.OnSegment = r.agg.add
 				}
-				res, err := sim.Run(src, r.cfg, r.rule, ro)
+				res, err := sim.Run(src, r.cfg, r.era.Rule(), ro)
 				if err != nil {
 					errs <- err
 					continue

@@ -22,8 +22,8 @@ func (r *WhatIf) label(p *Point) string {
 		v, _ := p.Config.Get(s.Key)
 		parts = append(parts, fmt.Sprintf("%s=%d", s.Key, v))
 	}
-	if len(r.Rules) > 1 {
-		parts = append(parts, p.Rule.String())
+	if len(r.Eras) > 1 {
+		parts = append(parts, r.eraName(p))
 	}
 	if len(parts) == 0 {
 		return "base"
@@ -31,14 +31,26 @@ func (r *WhatIf) label(p *Point) string {
 	return strings.Join(parts, " ")
 }
 
+// eraName names a point's era among the report's: its rule name, or its era ID when two
+// eras of the report share a rule.
+func (r *WhatIf) eraName(p *Point) string {
+	for _, e := range r.Eras {
+		if e.ID != p.Era.ID && e.Rule() == p.Rule {
+			return p.Era.ID
+		}
+	}
+	return p.Rule.String()
+}
+
 func (r *WhatIf) table() *table {
 	t := &table{header: []string{"point", "regime", "segs", "entries/seg", ".index B", ".timeindex B", "max scan B", "mean scan B",
-		"p50 B", "p99 B", "p99.9 B", "max hops", "mean hops", "p99 hops", "bound B", "slack B", "ph1 pages tail/cold", "warm covers B", "maps", "headroom"}}
+		"p50 B", "p99 B", "p99.9 B", "max hops", "mean hops", "p99 hops", "reads max/mean", "bound B", "slack B", "ph1 pages tail/cold", "warm covers B", "maps", "headroom"}}
 	for _, p := range r.Points {
 		t.add(r.label(p), string(p.Regime), strconv.Itoa(p.Segments), fmt.Sprintf("%.2f", p.meanEntries()),
 			itoa(p.IndexBytes), itoa(p.TimeIndexBytes), itoa(p.Scan.MaxScanBytes), fmt.Sprintf("%.1f", p.Scan.MeanScanBytes()),
 			itoa(p.ScanQ[P50]), itoa(p.ScanQ[P99]), itoa(p.ScanQ[P999]), itoa(p.Scan.MaxHops),
-			fmt.Sprintf("%.2f", p.Scan.MeanHops()), itoa(p.HopsQ[P99]), itoa(p.BoundLimit), itoa(p.BoundSlack),
+			fmt.Sprintf("%.2f", p.Scan.MeanHops()), itoa(p.HopsQ[P99]),
+			fmt.Sprintf("%d/%.2f", p.Scan.MaxHeaderReads, p.Scan.MeanHeaderReads()), itoa(p.BoundLimit), itoa(p.BoundSlack),
 			fmt.Sprintf("%d/%d", p.Phase1.TailPages, p.Phase1.ColdPages), itoa(p.Warm.CoveredBytes),
 			strconv.FormatInt(p.Maps.Maps, 10), strconv.FormatInt(p.Maps.Headroom, 10))
 	}
@@ -49,6 +61,9 @@ func (r *WhatIf) headline() string {
 	rules := make([]string, len(r.Rules))
 	for i, x := range r.Rules {
 		rules[i] = x.String()
+		if i < len(r.Eras) {
+			rules[i] = fmt.Sprintf("%s (era %s)", x, r.Eras[i].ID)
+		}
 	}
 	return fmt.Sprintf("source: %s\nrule: %s; config checked against Kafka %s; %d batches per pass, %d pass(es)\n"+
 		"scale: %d partitions, vm.max_map_count %d",
@@ -60,7 +75,8 @@ func (r *WhatIf) headline() string {
 func (r *WhatIf) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "kidx whatif\n%s\n\n", r.headline())
 	r.table().writeText(w)
-	fmt.Fprintln(w, "\nScan figures are exact over every offset (bytes walked in phase 2, header hops); bound = min(I + largest batch, segment.bytes).")
+	fmt.Fprintln(w, "\nScan figures are exact over every offset (bytes walked in phase 2, header hops); reads = the batch headers Kafka's own\n"+
+		"phase-2 loop reads in the era (the hops before 4.1); bound = min(I + largest batch, segment.bytes).")
 	for _, p := range r.Points {
 		writeBullets(w, false, fmt.Sprintf("%s (%s)", r.label(p), p.Regime), p.Recommendations)
 	}
@@ -75,7 +91,7 @@ func (r *WhatIf) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	r.table().writeMarkdown(w)
-	fmt.Fprintln(w, "\nScan figures are exact over every offset; bound = min(I + largest batch, segment.bytes).")
+	fmt.Fprintln(w, "\nScan figures are exact over every offset; reads = the batch headers Kafka's own phase-2 loop reads in the era (the hops before 4.1); bound = min(I + largest batch, segment.bytes).")
 	for _, p := range r.Points {
 		writeBullets(w, true, fmt.Sprintf("%s (%s)", r.label(p), p.Regime), p.Recommendations)
 	}

@@ -34,7 +34,9 @@ indexes' valid entries (max, mean, p50, p99, p99.9 of scan bytes and hops), the 
 rules the files show, live segments (with what a start after an unclean shutdown does with
 them), byte-counter restarts inside segments and what they cost lookups, the verify findings
 (as kidx verify judges them), the map count and recommendations. Only batch headers and the
-index files are read.
+index files are read. Header reads are the batch headers Kafka's own phase-2 loop reads: for
+--kafka-version's release (--rule per-append: before 4.1), else both, before 4.1 (the hops) and
+4.1+ (which searches by base offset).
 
 Give every entry of one broker's log.dirs to one run. To cover a fleet, run analyze --format
 json on each broker (any job runner will do) and merge the reports anywhere:
@@ -61,6 +63,7 @@ Exit 0: no problems; 1: verify found problems (the report says which); 2: usage 
 			if err := judge.options(&opts.Judge); err != nil {
 				return err
 			}
+			opts.HeaderReads = judge.headerReadsEra()
 			if !cmd.Flags().Changed("max-map-count") {
 				opts.MaxMapCount = systemMaxMapCount()
 			} else if maxMapCount <= 0 {

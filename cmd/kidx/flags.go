@@ -23,62 +23,97 @@ type modelFlags struct {
 func (f *modelFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.configs, "config", nil,
 		"topic config k=v[,k=v...] (repeatable); keys: "+strings.Join(model.ConfigKeys(), ", "))
-	cmd.Flags().StringVar(&f.rule, "rule", "", "append rule: per-batch (Kafka 3.9.1+, 4.0.1+, 4.1+) or per-append (older)")
-	cmd.Flags().StringVar(&f.kafkaVersion, "kafka-version", "", "Kafka release X.Y.Z: picks its append rule and warns about values it rejects")
+	cmd.Flags().StringVar(&f.rule, "rule", "", "one of the two current eras: per-batch (Kafka 4.1-4.4) or per-append (3.7-4.0.0); kidx help versions")
+	cmd.Flags().StringVar(&f.kafkaVersion, "kafka-version", "", "Kafka release X.Y.Z: picks its era (kidx help versions) and warns about values it rejects")
 }
 
 // resolve applies, in order: base, the workload file's config, then --config; and picks the
-// rule from --rule or --kafka-version, else the file's, else per-batch. Warnings (values a
-// given Kafka release would reject) go to stderr.
-func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fileRule string, stderr io.Writer) (model.Config, model.AppendRule, error) {
+// Kafka era (model.Era) from --rule (a name of one of the two current eras, model.EraForRule)
+// or --kafka-version (the release's exact era, model.EraForKafkaVersion), else from the
+// file's "rule" or "kafkaVersion", else per-batch (4.1-4.4). Flags override the file; --rule
+// and --kafka-version together are a usage error. Warnings go to stderr: values the release
+// would reject, an era only derived from Kafka's code, a release newer than kidx knows.
+func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fileRule, fileVersion string, stderr io.Writer) (model.Config, model.Era, error) {
 	cfg := base
 	if err := (model.Workload{Config: fileConfig}).ApplyTo(&cfg); err != nil {
-		return cfg, 0, usageErr("workload %v", err)
+		return cfg, model.Era{}, usageErr("workload %v", err)
 	}
 	for _, group := range f.configs {
 		for _, kv := range strings.Split(group, ",") {
 			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 			if !ok {
-				return cfg, 0, usageErr("--config %q: want key=value", kv)
+				return cfg, model.Era{}, usageErr("--config %q: want key=value", kv)
 			}
 			if err := cfg.Set(strings.TrimSpace(k), v); err != nil {
-				return cfg, 0, usageErr("--config: %v", err)
+				return cfg, model.Era{}, usageErr("--config: %v", err)
 			}
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, 0, usageErr("config: %v", err)
-	}
-	rule := model.PerBatch
-	if fileRule != "" {
-		r, err := model.ParseRule(fileRule)
-		if err != nil {
-			return cfg, 0, usageErr("workload rule: %v", err)
-		}
-		rule = r
+		return cfg, model.Era{}, usageErr("config: %v", err)
 	}
 	if f.rule != "" && f.kafkaVersion != "" {
-		return cfg, 0, usageErr("--rule and --kafka-version both pick the rule: give one")
+		return cfg, model.Era{}, usageErr("--rule and --kafka-version both pick the rule: give one")
 	}
-	if f.rule != "" {
+	era := model.EraForRule(model.PerBatch)
+	switch {
+	case f.rule != "":
 		r, err := model.ParseRule(f.rule)
 		if err != nil {
-			return cfg, 0, usageErr("--rule: %v", err)
+			return cfg, model.Era{}, usageErr("--rule: %v", err)
 		}
-		rule = r
-	}
-	if f.kafkaVersion != "" {
-		r, err := model.RuleForKafkaVersion(f.kafkaVersion)
+		era = model.EraForRule(r)
+	case f.kafkaVersion != "":
+		e, err := model.EraForKafkaVersion(f.kafkaVersion)
 		if err != nil {
-			return cfg, 0, usageErr("--kafka-version: %v", err)
+			return cfg, model.Era{}, usageErr("--kafka-version: %v", err)
 		}
-		rule = r
-		warnings, _ := model.VersionWarnings(cfg, f.kafkaVersion)
-		for _, w := range warnings {
+		era = e
+	case fileRule != "":
+		r, err := model.ParseRule(fileRule)
+		if err != nil {
+			return cfg, model.Era{}, usageErr("workload rule: %v", err)
+		}
+		era = model.EraForRule(r)
+	case fileVersion != "":
+		e, err := model.EraForKafkaVersion(fileVersion)
+		if err != nil {
+			return cfg, model.Era{}, usageErr("workload kafkaVersion: %v", err)
+		}
+		era = e
+	}
+	if v := f.version(fileRule, fileVersion); v != "" {
+		for _, w := range eraWarnings(cfg, era, v) {
 			fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 		}
 	}
-	return cfg, rule, nil
+	return cfg, era, nil
+}
+
+// version is the Kafka release that picks the era: --kafka-version, else (with no --rule) the
+// workload file's "kafkaVersion"; "" when a rule name or the default picks it.
+func (f *modelFlags) version(fileRule, fileVersion string) string {
+	switch {
+	case f.kafkaVersion != "":
+		return f.kafkaVersion
+	case f.rule == "" && fileRule == "":
+		return fileVersion
+	}
+	return ""
+}
+
+// eraWarnings are the warnings a release given by version deserves: the config values it
+// would reject (model.VersionWarnings), a release newer than any kidx knows (read with
+// trunk's rules), and an era whose rules are derived from Kafka's code only.
+func eraWarnings(cfg model.Config, era model.Era, version string) []string {
+	out, _ := model.VersionWarnings(cfg, version)
+	if v, err := model.ParseKafkaVersion(version); err == nil && v.NewerThanKnown() {
+		out = append(out, fmt.Sprintf("%s is newer than any release kidx knows: read with trunk's rules (era %s)", v, era.ID))
+	}
+	if era.Derived != "" {
+		out = append(out, fmt.Sprintf("%s: %s", era, era.Derived))
+	}
+	return out
 }
 
 // formatFlag validates --format against the allowed values.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/model"
 	"kidx/segment"
 )
 
@@ -63,6 +64,29 @@ func (f *judgeFlags) options(opts *segment.VerifyOptions) error {
 				return usageErr("--config %s: unknown key (want index.interval.bytes)", k)
 			}
 		}
+	}
+	return nil
+}
+
+// headerReadsEra is the era whose phase-2 header reads analyze reports, from the flags
+// options accepted: --kafka-version's exact era, --rule per-append's 3.7-4.0.0 (before 4.1);
+// nil for --rule per-batch (its judging era spans 3.9.1 to 4.x, on both sides of 4.1's
+// change) and with no flag, when the report gives both figures.
+func (f *judgeFlags) headerReadsEra() *model.Era {
+	switch {
+	case f.kafkaVersion != "":
+		r, err := segment.ParseRelease(f.kafkaVersion)
+		if err != nil {
+			return nil
+		}
+		e, err := model.EraForKafkaVersion(r.String())
+		if err != nil {
+			return nil
+		}
+		return &e
+	case strings.TrimSpace(f.rule) == model.PerAppend.String():
+		e := model.EraForRule(model.PerAppend)
+		return &e
 	}
 	return nil
 }

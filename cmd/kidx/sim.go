@@ -45,11 +45,15 @@ the built-in generator: --records records in batches of --batch-records records 
 --batch-bytes bytes (a last partial batch shrinks its bytes in proportion, at least 61). The
 default is the seed post's experiment: 5000 records, 79 per batch, 16350-byte batches,
 segment.bytes=65536. Config comes from Kafka's defaults, then the file, then --config.
-sim keeps every batch to list the indexes; for long workloads use kidx whatif.`,
+--kafka-version X.Y.Z runs that release's era (kidx help versions), --rule per-batch (Kafka
+4.1-4.4) or per-append (3.7-4.0.0) one of the two current eras; else the file's "kafkaVersion"
+or "rule". Beside the hops, the header reads are the batch headers Kafka's own phase-2 loop
+reads in that era. sim keeps every batch to list the indexes; for long workloads use kidx whatif.`,
 		Example: `  kidx sim
   kidx sim --config index.interval.bytes=20000
   kidx sim --workload testdata/kafka-golden/follower3-per-append/workload.json --format json
   kidx sim --kafka-version 4.0.0 --batch-bytes 300 --batch-records 2 --records 100000
+  kidx sim --kafka-version 1.1.1 --config index.interval.bytes=100 --batch-bytes 78 --batch-records 3 --records 15
   kidx sim --gen 'follower:fetch=1048576,lognormal:median=16384,sigma=0.6' --records 1M --seed 7 --config segment.bytes=16777216`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -113,18 +117,19 @@ sim keeps every batch to list the indexes; for long workloads use kidx whatif.`,
 				w = generatedWorkload(batchBytes, batchRecords, records)
 				source = fmt.Sprintf("generator: %d records, %d per batch, %d-byte batches", records, batchRecords, batchBytes)
 			}
-			cfg, rule, err := mf.resolve(base, w.Config, w.Rule, stderr)
+			cfg, era, err := mf.resolve(base, w.Config, w.Rule, w.KafkaVersion, stderr)
 			if err != nil {
 				return err
 			}
-			l, err := model.Simulate(cfg, rule, w.StartOffset, w.Steps, true)
+			l, err := model.SimulateEra(cfg, era, w.StartOffset, w.Steps, true)
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			version := mf.version(w.Rule, w.KafkaVersion)
 			if format == "json" {
-				return writeSimJSON(stdout, l)
+				return writeSimJSON(stdout, l, version)
 			}
-			writeSimText(stdout, l, source)
+			writeSimText(stdout, l, source, version)
 			return nil
 		},
 	}
@@ -172,12 +177,15 @@ func readSteps(src sim.Source, maxBatches int) ([]model.Step, error) {
 	}
 }
 
-// simJSON is the SPEC §4 document.
+// simJSON is the SPEC §4 document, with the era's keys: "era" (model.Era.ID) always, and
+// "kafkaVersion" when a release picked it.
 type simJSON struct {
-	Rule     string           `json:"rule"`
-	Config   map[string]int64 `json:"config"`
-	Segments []segmentJSON    `json:"segments"`
-	Events   []model.Event    `json:"events"`
+	Rule         string           `json:"rule"`
+	Era          string           `json:"era"`
+	KafkaVersion string           `json:"kafkaVersion,omitempty"`
+	Config       map[string]int64 `json:"config"`
+	Segments     []segmentJSON    `json:"segments"`
+	Events       []model.Event    `json:"events"`
 }
 
 type segmentJSON struct {
@@ -191,8 +199,8 @@ type segmentJSON struct {
 	RollReason  string          `json:"rollReason,omitempty"`
 }
 
-func simDocument(l *model.Log) simJSON {
-	doc := simJSON{Rule: l.Rule().String(), Config: l.Config().Map(), Events: l.Events()}
+func simDocument(l *model.Log, version string) simJSON {
+	doc := simJSON{Rule: l.Rule().String(), Era: l.Era().ID, KafkaVersion: version, Config: l.Config().Map(), Events: l.Events()}
 	if doc.Events == nil {
 		doc.Events = []model.Event{}
 	}
@@ -211,18 +219,27 @@ func simDocument(l *model.Log) simJSON {
 	return doc
 }
 
-func writeSimJSON(w io.Writer, l *model.Log) error {
+func writeSimJSON(w io.Writer, l *model.Log, version string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(simDocument(l))
+	return enc.Encode(simDocument(l, version))
 }
 
-func writeSimText(w io.Writer, l *model.Log, source string) {
+// eraLabel names the era a run follows: "rule per-batch (era 4.1-4.4)", or with a release
+// "Kafka 1.1.1 (era 0.11-1.1, rule per-append)".
+func eraLabel(era model.Era, version string) string {
+	if version != "" {
+		return fmt.Sprintf("Kafka %s (era %s, rule %s)", version, era.ID, era.Rule())
+	}
+	return fmt.Sprintf("rule %s (era %s)", era.Rule(), era.ID)
+}
+
+func writeSimText(w io.Writer, l *model.Log, source, version string) {
 	cfg := l.Config()
-	fmt.Fprintf(w, "kidx sim: %s; rule %s; index.interval.bytes=%d segment.bytes=%d segment.index.bytes=%d\n\n",
-		source, l.Rule(), cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.SegmentIndexBytes)
+	fmt.Fprintf(w, "kidx sim: %s; %s; index.interval.bytes=%d segment.bytes=%d segment.index.bytes=%d\n\n",
+		source, eraLabel(l.Era(), version), cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.SegmentIndexBytes)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "base offset\tsize\tbatches\tentries\ttime entries\tmax scan B\tmean scan B\tmax hops\troll\t")
+	fmt.Fprintln(tw, "base offset\tsize\tbatches\tentries\ttime entries\tmax scan B\tmean scan B\tmax hops\tmax reads\troll\t")
 	var total model.ScanStats
 	var entries, timeEntries, offsets int64
 	segs := l.Segments()
@@ -236,13 +253,14 @@ func writeSimText(w io.Writer, l *model.Log, source string) {
 		if roll == "" {
 			roll = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%d\t%s\t\n", s.BaseOffset(), s.Size(), len(s.Batches()),
-			s.OffsetIndex().Entries(), s.TimeIndex().Entries(), st.MaxScanBytes, st.MeanScanBytes(), st.MaxHops, roll)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%s\t\n", s.BaseOffset(), s.Size(), len(s.Batches()),
+			s.OffsetIndex().Entries(), s.TimeIndex().Entries(), st.MaxScanBytes, st.MeanScanBytes(), st.MaxHops, st.MaxHeaderReads, roll)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nsummary: %d segments, %d offsets, %d offset-index entries, %d time-index entries; "+
-		"scan max %d B, mean %.1f B; hops max %d, mean %.2f\n",
-		len(segs), offsets, entries, timeEntries, total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops())
+		"scan max %d B, mean %.1f B; hops max %d, mean %.2f; header reads max %d, mean %.2f\n",
+		len(segs), offsets, entries, timeEntries, total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops(),
+		total.MaxHeaderReads, total.MeanHeaderReads())
 	fmt.Fprintf(w, "index density: %s\n", densityNote(segs, entries))
 	if ev := l.Events(); len(ev) > 0 {
 		fmt.Fprintf(w, "events:\n")

@@ -48,7 +48,11 @@ records, 79 per batch, 16350-byte batches, segment.bytes=65536, swept over
 index.interval.bytes=1,4096,20000,1048576.
 
 Sweeps: --sweep key=v1,v2,... or --sweep key=lo..hi*factor (geometric), on any topic config
-and, with --gen producer:..., on batch.size and linger.ms. Two sweeps make a grid.`,
+and, with --gen producer:..., on batch.size and linger.ms. Two sweeps make a grid.
+
+--kafka-version X.Y.Z runs every point in that release's era (kidx help versions); --rule
+per-batch (4.1-4.4) or per-append (3.7-4.0.0) in one of the two current eras, --compare-rules
+in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era.`,
 		Example: `  kidx whatif
   kidx whatif --format html --out report.html
   kidx whatif --workload w.json --sweep index.interval.bytes=64..1048576*2
@@ -82,7 +86,7 @@ and, with --gen producer:..., on batch.size and linger.ms. Two sweeps make a gri
 			}
 			base := model.DefaultConfig()
 			var fileConfig map[string]int64
-			fileRule := ""
+			fileRule, fileVersion := "", ""
 			opts := reports.WhatIfOptions{}
 			switch {
 			case gen != "":
@@ -106,7 +110,7 @@ and, with --gen producer:..., on batch.size and linger.ms. Two sweeps make a gri
 				if err != nil {
 					return err
 				}
-				fileConfig, fileRule = w.Config, w.Rule
+				fileConfig, fileRule, fileVersion = w.Config, w.Rule, w.KafkaVersion
 				opts.Source = &sim.WorkloadSource{Name: workloadPath, Workload: w}
 			case logDir != "":
 				src, err := sim.NewLogDirSource(logDir, topic, partition)
@@ -123,18 +127,21 @@ and, with --gen producer:..., on batch.size and linger.ms. Two sweeps make a gri
 					sweeps = []string{seedIntervals}
 				}
 			}
-			cfg, rule, err := mf.resolve(base, fileConfig, fileRule, stderr)
+			if compareRules && (mf.rule != "" || mf.kafkaVersion != "") {
+				return usageErr("--compare-rules shows both rules: drop --rule/--kafka-version")
+			}
+			if compareRules {
+				fileRule, fileVersion = "", "" // both current eras, whatever the file names
+			}
+			cfg, era, err := mf.resolve(base, fileConfig, fileRule, fileVersion, stderr)
 			if err != nil {
 				return err
 			}
-			opts.Base, opts.Rules = cfg, []model.AppendRule{rule}
+			opts.Base, opts.Eras = cfg, []model.Era{era}
+			opts.KafkaVersion = mf.version(fileRule, fileVersion)
 			if compareRules {
-				if mf.rule != "" || mf.kafkaVersion != "" {
-					return usageErr("--compare-rules shows both rules: drop --rule/--kafka-version")
-				}
-				opts.Rules = []model.AppendRule{model.PerBatch, model.PerAppend}
+				opts.Eras = []model.Era{model.EraForRule(model.PerBatch), model.EraForRule(model.PerAppend)}
 			}
-			opts.KafkaVersion = mf.kafkaVersion
 			for _, s := range sweeps {
 				sw, err := reports.ParseSweep(s)
 				if err != nil {

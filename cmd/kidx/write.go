@@ -109,11 +109,15 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer) (*segment
 	if err != nil {
 		return nil, err
 	}
-	cfg, rule, err := mf.resolve(model.DefaultConfig(), w.Config, w.Rule, stderr)
+	cfg, era, err := mf.resolve(model.DefaultConfig(), w.Config, w.Rule, w.KafkaVersion, stderr)
 	if err != nil {
 		return nil, err
 	}
-	sw := &segment.Workload{Config: segmentConfig(cfg), Rule: segmentRule(rule), StartOffset: w.StartOffset}
+	rule, err := writerRule(era, mf.version(w.Rule, w.KafkaVersion), cfg, w.Steps)
+	if err != nil {
+		return nil, err
+	}
+	sw := &segment.Workload{Config: segmentConfig(cfg), Rule: rule, StartOffset: w.StartOffset}
 	for _, s := range w.Steps {
 		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
 		for _, b := range s.Append {
@@ -137,11 +141,15 @@ func writeRecipe(data []byte, path, dir string, mf *modelFlags) (*segment.WriteR
 	cfg := model.DefaultConfig()
 	cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.SegmentIndexBytes = r.Config.IndexIntervalBytes, r.Config.SegmentBytes, r.Config.SegmentIndexBytes
 	timeRollOff := r.Config.SegmentMs == 0
-	cfg, rule, err := mf.resolve(cfg, nil, modelRuleName(r.Rule), io.Discard)
+	cfg, era, err := mf.resolve(cfg, nil, modelRuleName(r.Rule), "", io.Discard)
 	if err != nil {
 		return nil, err
 	}
-	r.Config, r.Rule = segmentConfig(cfg), segmentRule(rule)
+	rule, err := writerRule(era, mf.version(modelRuleName(r.Rule), ""), cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.Config, r.Rule = segmentConfig(cfg), rule
 	if timeRollOff && !mf.hasConfig("segment.ms") {
 		r.Config.SegmentMs = 0 // recipes replay runs made with time-based rolling off
 	}
@@ -162,6 +170,41 @@ func segmentRule(r model.AppendRule) segment.Rule {
 		return segment.PerAppend
 	}
 	return segment.PerBatch
+}
+
+// writerRule is the rule segment's writer writes an era's files by. The writer knows the two
+// current eras (model.EraForRule); an era is written by one of them when it writes files the
+// same way: the same offset-index and time-index offsets, recover(), rolls and oversize
+// rejection. Header reads (phase 2) change no byte. Trunk's acceptance of a follower's append
+// larger than segment.bytes (KAFKA-17375) matters only when the workload has one. Any other
+// era is a usage error naming the rule to use.
+func writerRule(era model.Era, version string, cfg model.Config, steps []model.Step) (segment.Rule, error) {
+	cur := model.EraForRule(era.Rule())
+	same := era.Entry == cur.Entry && era.Time == cur.Time && era.RecoverNamesBase == cur.RecoverNamesBase &&
+		era.FollowerWrapperOffset == cur.FollowerWrapperOffset && era.SizeRollCountsAppend == cur.SizeRollCountsAppend &&
+		era.TimeRollOnTimestamps == cur.TimeRollOnTimestamps && era.OverflowRoll == cur.OverflowRoll &&
+		era.RollToFirstOffset == cur.RollToFirstOffset
+	if same && era.ReplicationAcceptsOversize != cur.ReplicationAcceptsOversize {
+		for i, st := range steps {
+			if st.Origin == model.OriginReplication && st.AppendBytes() > cfg.SegmentBytes {
+				return 0, usageErr("kidx write writes the two current eras (per-batch: Kafka 4.1-4.4, per-append: 3.7-4.0.0); "+
+					"step %d is a follower's append of %d bytes, above segment.bytes=%d, which %s writes (KAFKA-17375) and they reject: "+
+					"use --rule %s to write it as 4.1-4.4 does, or kidx sim to model it",
+					i, st.AppendBytes(), cfg.SegmentBytes, era, era.Rule())
+			}
+		}
+	}
+	if !same {
+		what := era.String()
+		if version != "" {
+			what = fmt.Sprintf("Kafka %s (era %s)", version, era.ID)
+		}
+		return 0, usageErr("kidx write writes the two current eras (per-batch: Kafka 4.1-4.4, per-append: 3.7-4.0.0) and "+
+			"the releases that write files as they do; %s writes them otherwise (offset-index entries: the %s; "+
+			"time index: %s): use --rule %s to write the current era of its rule, or kidx sim to model %s (kidx help versions)",
+			what, era.Entry, era.Time, era.Rule(), era.ID)
+	}
+	return segmentRule(era.Rule()), nil
 }
 
 func modelRuleName(r segment.Rule) string {

@@ -24,7 +24,13 @@
 //   - Lookup of offset o: phase 1 start = position of the valid entry with the largest offset
 //     <= o, else 0; phase 2 walks entry headers from start with the file reader's rules; the hit
 //     is the first entry whose last offset >= o. scanBytes = hit position - start; hops = headers
-//     read, the hit included.
+//     read, the hit included (Kafka up to 4.0, FileRecords.searchForOffsetWithSize).
+//   - Kafka 4.1+'s phase 2 (FileRecords.searchForOffsetFromPosition, KAFKA-18989, semantics
+//     §7.1): from start, read each entry's header; return it when its base offset equals o; at
+//     the first whose base offset is past o, return the previous one if it holds o, else this
+//     one; after the last, the previous one if it holds o. SearchFromPosition counts the headers
+//     it reads. An entry's base offset is a v2 batch's base offset field, a legacy message's
+//     first (inner) offset, as AbstractLegacyRecordBatch.baseOffset() reads it.
 package rawlog
 
 import (
@@ -418,6 +424,8 @@ func (x *Index) ZeroTail() bool {
 type Segment struct {
 	Log   *Log
 	Index *Index
+
+	byPos map[int64]int // entry number by position, for SearchFromPosition
 }
 
 // OpenSegment reads "<stem>.log" and "<stem>.index" if it exists.
@@ -477,6 +485,51 @@ func (s *Segment) Lookup(target int64) (Cost, error) {
 		}
 		pos += size
 	}
+}
+
+// SearchFromPosition runs Kafka 4.1+'s phase-2 loop for target from start, literally (see the
+// package comment), and returns the entry it returns (found false: none) and the headers it
+// read.
+func (s *Segment) SearchFromPosition(target, start int64) (hit Batch, reads int, found bool, err error) {
+	if s.byPos == nil {
+		s.byPos = make(map[int64]int, len(s.Log.Batches))
+		for i, b := range s.Log.Batches {
+			s.byPos[b.Position] = i
+		}
+	}
+	byPos := s.byPos
+	var prev *Batch
+	for pos := start; ; {
+		size, _, ok, err := header(s.Log.Data, pos, s.Log.Path)
+		if err != nil {
+			return Batch{}, reads, false, err
+		}
+		if !ok {
+			break
+		}
+		reads++
+		i, known := byPos[pos]
+		if !known {
+			return Batch{}, reads, false, &FormatError{s.Log.Path, pos, "the walk from the start position reached no entry start"}
+		}
+		b := &s.Log.Batches[i]
+		base := b.First
+		if base == target {
+			return *b, reads, true, nil
+		}
+		if base > target {
+			if prev != nil && prev.Last >= target {
+				return *prev, reads, true, nil
+			}
+			return *b, reads, true, nil
+		}
+		prev = b
+		pos += size
+	}
+	if prev != nil && prev.Last >= target {
+		return *prev, reads, true, nil
+	}
+	return Batch{}, reads, false, nil
 }
 
 // Costs looks up every offset the segment holds, in order.
