@@ -16,8 +16,9 @@ type LookupResult struct {
 	ScanBytes int64 // Hit.Position - Index.Position
 	Hops      int64 // batch headers read, the hit included
 	// HeaderReads are the headers the era's own phase-2 loop reads (SPEC §5): the hops up to
-	// 4.0; from 4.1 (searchForOffsetFromPosition) the walk goes on to the first batch whose
-	// base offset is past the target, so one more unless the hit is the last batch.
+	// 4.0; from 4.1 (searchForOffsetFromPosition) the walk stops at a batch whose base offset
+	// is the target, and otherwise goes on to the first batch whose base offset is past it: one
+	// more for an offset that is not its batch's base, unless the batch is the segment's last.
 	HeaderReads int64
 }
 
@@ -51,13 +52,14 @@ func (s *Segment) Lookup(target int64) (r LookupResult, ok bool) {
 }
 
 // searchFromPositionReads counts the headers FileRecords.searchForOffsetFromPosition (4.1+,
-// KAFKA-18989) reads from batch start for target: it reads batches until one whose base
-// offset is past the target (or the end of the file) and returns the batch before it.
+// KAFKA-18989, semantics §7.1) reads from batch start for target: it returns at once at a
+// batch whose base offset is the target, and otherwise reads on to the first batch whose base
+// offset is past it (or the end of the file) and returns the batch before.
 func searchFromPositionReads(batches []BatchInfo, start int, target int64) int64 {
 	var reads int64
 	for j := start; j < len(batches); j++ {
 		reads++
-		if batches[j].BaseOffset > target {
+		if batches[j].BaseOffset >= target {
 			break
 		}
 	}

@@ -5,9 +5,11 @@ package model
 // hops(o) = batch headers read in phase 2, the hit included. All figures are exact.
 //
 // MaxHeaderReads and TotalHeaderReads are the batch headers Kafka's own phase-2 loop reads
-// (SPEC §5, semantics §13.6): equal to the hops before 4.1; from 4.1
-// (searchForOffsetFromPosition, KAFKA-18989) one more per lookup unless the hit is the
-// segment's last batch. A Segment's or Log's Scan() fills them for its era.
+// (SPEC §5, semantics §7.1 and §13.6): equal to the hops before 4.1; from 4.1
+// (searchForOffsetFromPosition, KAFKA-18989) one more for every lookup of an offset that is
+// not its batch's base offset, unless the batch is the segment's last (the loop returns at a
+// base offset equal to the target, else reads on to the next batch's header). A Segment's or
+// Log's Scan() fills them for its era.
 type ScanStats struct {
 	Lookups          int64 `json:"lookups"`
 	MaxScanBytes     int64 `json:"maxScanBytes"`
@@ -83,17 +85,21 @@ func (s ScanStats) MeanHops() float64 {
 // batch j the offsets below the named one share the start of the latest earlier entry, and
 // the rest use the new entry: two runs per batch at most.
 //
-// It also keeps what Kafka's header reads need (semantics §13.6): from 4.1 every lookup reads
-// one header past its hit unless the hit is the segment's last batch, which is known only
-// when the segment stops growing. So the last batch's lookups and hops are kept apart.
+// It also keeps what Kafka's header reads need (semantics §7.1, §13.6): from 4.1 a lookup of
+// an offset other than its batch's base reads one header past its hit, unless the hit is the
+// segment's last batch, which is known only when the segment stops growing. So the last
+// batch's figures are kept apart.
 type scanWalker struct {
 	startPos   int64 // position of the latest entry so far (0 before the first)
 	startBatch int   // ordinal of the batch at startPos
 
-	batches        int   // batches walked
-	lastLookups    int64 // offsets of the last batch walked
-	lastMaxHops    int64 // the largest hops of a lookup hitting the last batch
-	earlierMaxHops int64 // the largest hops of a lookup hitting any earlier batch
+	batches     int   // batches walked
+	lastLookups int64 // offsets of the last batch walked
+	lastMaxHops int64 // the largest hops of a lookup hitting the last batch
+	// lastAsEarlier is the largest header reads of the last batch's lookups once another
+	// batch follows it; earlierMaxReads the largest of every earlier batch.
+	lastAsEarlier   int64
+	earlierMaxReads int64
 }
 
 // runSink receives runs of offsets that share one lookup cost.
@@ -115,7 +121,7 @@ func (f RunFunc) Add(count, scanBytes, hops int64) {
 // entryOffset (an offset of batch j) points at, or -1 when no entry names an offset of j.
 func (w *scanWalker) step(stats runSink, batches []BatchInfo, j, entryBatch int, entryOffset int64) {
 	b := &batches[j]
-	w.earlierMaxHops = max(w.earlierMaxHops, w.lastMaxHops)
+	w.earlierMaxReads = max(w.earlierMaxReads, w.lastAsEarlier)
 	w.batches++
 	w.lastLookups = b.LastOffset - b.BaseOffset + 1
 	scan := b.Position - w.startPos
@@ -123,32 +129,43 @@ func (w *scanWalker) step(stats runSink, batches []BatchInfo, j, entryBatch int,
 	if entryBatch < 0 {
 		stats.Add(w.lastLookups, scan, hops)
 		w.lastMaxHops = hops
+		w.lastAsEarlier = hops // the base offset's lookup
+		if w.lastLookups > 1 {
+			w.lastAsEarlier = hops + 1
+		}
 		return
 	}
 	before := entryOffset - b.BaseOffset
 	stats.Add(before, scan, hops)
-	w.lastMaxHops = 0
-	if before > 0 {
-		w.lastMaxHops = hops
-	}
 	w.startPos = batches[entryBatch].Position
 	w.startBatch = entryBatch
 	after := int64(j - entryBatch + 1)
 	stats.Add(b.LastOffset-entryOffset+1, b.Position-w.startPos, after)
-	w.lastMaxHops = max(w.lastMaxHops, after)
+	// The base offset is in the first run (or, when the entry names it, the second); every
+	// other offset reads one more header once the batch is not the last.
+	w.lastMaxHops = after
+	w.lastAsEarlier = after + 1
+	if before > 0 {
+		w.lastMaxHops = max(hops, after)
+		w.lastAsEarlier = max(w.lastAsEarlier, hops)
+		if before > 1 {
+			w.lastAsEarlier = max(w.lastAsEarlier, hops+1)
+		}
+	}
+	if w.lastLookups == 1 {
+		w.lastAsEarlier = after
+	}
 }
 
 // withHeaderReads fills st's header-read figures: the hops themselves, or (pastHit, 4.1+)
-// one more for every lookup whose hit is not the segment's last batch.
+// one more for every lookup of an offset other than its batch's base in every batch but the
+// segment's last.
 func (w *scanWalker) withHeaderReads(st ScanStats, pastHit bool) ScanStats {
-	if !pastHit {
+	if !pastHit || w.batches == 0 {
 		st.MaxHeaderReads, st.TotalHeaderReads = st.MaxHops, st.TotalHops
 		return st
 	}
-	st.TotalHeaderReads = st.TotalHops + st.Lookups - w.lastLookups
-	st.MaxHeaderReads = w.lastMaxHops
-	if w.batches > 1 {
-		st.MaxHeaderReads = max(st.MaxHeaderReads, w.earlierMaxHops+1)
-	}
+	st.TotalHeaderReads = st.TotalHops + st.Lookups - w.lastLookups - int64(w.batches-1)
+	st.MaxHeaderReads = max(w.lastMaxHops, w.earlierMaxReads)
 	return st
 }

@@ -31,9 +31,10 @@ type StatStream struct {
 	firstBatchTs                      int64 // rollingBasedTimestamp: the first batch's max timestamp
 	scan                              ScanStats
 
-	// Header reads (semantics §13.6): the last batch's offsets and largest hops, kept apart
-	// from the earlier batches' largest hops until the segment closes.
-	lastLookups, lastMaxHops, earlierMaxHops int64
+	// Header reads (semantics §7.1, §13.6): the last batch's offsets, its largest hops and
+	// its largest reads once another batch follows, kept apart from the earlier batches'
+	// largest reads until the segment closes.
+	lastLookups, lastMaxHops, lastAsEarlier, earlierMaxReads int64
 
 	era          Era
 	entryAtBase  bool // the entry names the batch's first offset (up to 1.1)
@@ -100,7 +101,7 @@ func (s *StatStream) reset() {
 	s.lastTimeEntryTs, s.lastTimeEntryOff = NoTimestamp, s.base
 	s.firstBatchTs = NoTimestamp
 	s.scan = ScanStats{}
-	s.lastLookups, s.lastMaxHops, s.earlierMaxHops = 0, 0, 0
+	s.lastLookups, s.lastMaxHops, s.lastAsEarlier, s.earlierMaxReads = 0, 0, 0, 0
 }
 
 // Add appends one batch of the given size, record count and max timestamp. Batches are not
@@ -134,7 +135,7 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 		size, counter, hops, batches, next := s.size, s.counter, s.hops, s.batches, s.nextOffset
 		entries, maxBatch := s.entries, s.maxBatch
 		totalScan, totalHops, maxScan, maxHops := s.scan.TotalScanBytes, s.scan.TotalHops, s.scan.MaxScanBytes, s.scan.MaxHops
-		lastLookups, lastMaxHops, earlierMaxHops := s.lastLookups, s.lastMaxHops, s.earlierMaxHops
+		lastLookups, lastMaxHops, lastAsEarlier, earlierMaxReads := s.lastLookups, s.lastMaxHops, s.lastAsEarlier, s.earlierMaxReads
 		// A roll is needed when the append would pass segment.bytes, an index is full, or the
 		// relative offset would overflow; fullness changes only when an entry is added.
 		full := entries >= s.offsetSlots || s.timeEntries >= s.timeSlots-1
@@ -206,14 +207,30 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 			}
 			totalScan += rest * counter
 			totalHops += rest*(hops+1) + named
-			// Header reads: this batch becomes the segment's last one.
-			earlierMaxHops = max(earlierMaxHops, lastMaxHops)
+			// Header reads: this batch becomes the segment's last one. From 4.1 every offset
+			// but a batch's base reads one header more while a batch follows (scanWalker.step).
+			earlierMaxReads = max(earlierMaxReads, lastAsEarlier)
 			lastLookups = recs
-			lastMaxHops = idx
+			if idx == 0 {
+				lastMaxHops, lastAsEarlier = hops+1, hops+1
+				if recs > 1 {
+					lastAsEarlier = hops + 2
+				}
+			} else {
+				lastMaxHops, lastAsEarlier = 1, 2
+				if rest > 0 {
+					lastMaxHops, lastAsEarlier = max(hops+1, 1), max(2, hops+1)
+					if rest > 1 {
+						lastAsEarlier = max(lastAsEarlier, hops+2)
+					}
+				}
+				if recs == 1 {
+					lastAsEarlier = 1
+				}
+			}
 			if rest > 0 {
 				maxScan = max(maxScan, counter)
 				maxHops = max(maxHops, hops+1)
-				lastMaxHops = hops + 1
 			}
 			maxHops = max(maxHops, idx)
 			entries += idx
@@ -235,7 +252,7 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 		s.size, s.counter, s.hops, s.batches, s.nextOffset = size, counter, hops, batches, next
 		s.entries, s.maxBatch = entries, maxBatch
 		s.scan.TotalScanBytes, s.scan.TotalHops, s.scan.MaxScanBytes, s.scan.MaxHops = totalScan, totalHops, maxScan, maxHops
-		s.lastLookups, s.lastMaxHops, s.earlierMaxHops = lastLookups, lastMaxHops, earlierMaxHops
+		s.lastLookups, s.lastMaxHops, s.lastAsEarlier, s.earlierMaxReads = lastLookups, lastMaxHops, lastAsEarlier, earlierMaxReads
 		if reason != rollNone {
 			// LocalLog.roll: an empty active segment is replaced, not closed.
 			if s.size > 0 {
@@ -251,7 +268,7 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 func (s *StatStream) activeScan() ScanStats {
 	sc := s.scan
 	sc.Lookups = s.nextOffset - s.base
-	w := scanWalker{batches: int(s.batches), lastLookups: s.lastLookups, lastMaxHops: s.lastMaxHops, earlierMaxHops: s.earlierMaxHops}
+	w := scanWalker{batches: int(s.batches), lastLookups: s.lastLookups, lastMaxHops: s.lastMaxHops, lastAsEarlier: s.lastAsEarlier, earlierMaxReads: s.earlierMaxReads}
 	return w.withHeaderReads(sc, s.era.HeaderReadsPastHit)
 }
 

@@ -20,7 +20,6 @@ import (
 type stretch struct {
 	anchor    int64   // the anchor's position
 	anchorIdx int     // its batch ordinal
-	from      int     // where its check points start in the shared arrays (while building)
 	checks    []int64 // positions of check points without an entry, ascending
 	checkIdx  []int   // their batch ordinals
 	entry     int64   // the closing entry's position, -1 at the end of the segment

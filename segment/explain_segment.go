@@ -83,9 +83,8 @@ type timeKey struct {
 }
 
 type timeResult struct {
-	marks   []timeMark
-	dis     *Disagreement
-	moments []moment // the moments with the ends the time index pinned
+	marks []timeMark
+	dis   *Disagreement
 }
 
 func readExSegment(sf SegmentFiles, snaps []snapshotFile, newest bool) (*exSegment, error) {
@@ -166,15 +165,6 @@ func readExSegment(sf SegmentFiles, snaps []snapshotFile, newest bool) (*exSegme
 func (s *exSegment) batchAtPos(pos int64) int {
 	i := sort.Search(len(s.batches), func(i int) bool { return s.batches[i].pos >= pos })
 	if i < len(s.batches) && s.batches[i].pos == pos {
-		return i
-	}
-	return -1
-}
-
-// batchWithLast is the ordinal of the batch whose last offset is off, or -1.
-func (s *exSegment) batchWithLast(off int64) int {
-	i := sort.Search(len(s.batches), func(i int) bool { return s.batches[i].last >= off })
-	if i < len(s.batches) && s.batches[i].last == off {
 		return i
 	}
 	return -1
