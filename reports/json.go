@@ -53,6 +53,19 @@ type whatIfJSON struct {
 	Scale        scaleJSON       `json:"scale"`
 	Points       []pointJSON     `json:"points"`
 	Sweeps       []sweepJSONItem `json:"sweeps"`
+	Baseline     *baselineJSON   `json:"baseline,omitempty"`
+}
+
+// baselineJSON is a replayed real partition's check (key "baseline", only with
+// --from-logdir).
+type baselineJSON struct {
+	Dir                 string   `json:"dir"`
+	ReproducesRealIndex bool     `json:"reproducesRealIndex"`
+	Detail              string   `json:"detail"`
+	Era                 string   `json:"era"`
+	Interval            int64    `json:"index.interval.bytes"`
+	Restarts            int      `json:"restarts"`
+	Notes               []string `json:"notes"`
 }
 
 type sweepJSONItem struct {
@@ -168,6 +181,14 @@ func (r *WhatIf) WriteJSON(w io.Writer) error {
 	doc := whatIfJSON{Source: r.Source, Rule: r.Rules[0].String(), KafkaVersion: r.KafkaVersion, Batches: r.Batches,
 		Passes: r.Passes, Scale: scaleJSON{r.Scale.Partitions, r.Scale.RetainedSegments, r.Scale.MaxMapCount},
 		Points: []pointJSON{}, Sweeps: []sweepJSONItem{}}
+	if b := r.Baseline; b != nil {
+		notes := b.Notes
+		if notes == nil {
+			notes = []string{}
+		}
+		doc.Baseline = &baselineJSON{Dir: b.Dir, ReproducesRealIndex: b.Reproduces, Detail: b.Detail, Era: b.Era,
+			Interval: b.Interval, Restarts: b.Restarts, Notes: notes}
+	}
 	for _, rule := range r.Rules {
 		doc.Rules = append(doc.Rules, rule.String())
 	}

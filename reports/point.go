@@ -53,7 +53,10 @@ type Point struct {
 	MaxAppendBytes       int64 // the largest append (equals MaxBatchBytes for single-batch workloads)
 	IndexFullRolls       int
 	Rejected             int64
-	OverflowEvents       []model.Event
+	// Restarts counts the workload's restart and recover steps: the ScanBound holds per
+	// process lifetime, so a lookup after one may walk from an entry before it.
+	Restarts       int64
+	OverflowEvents []model.Event
 
 	Scan       model.ScanStats
 	ScanQ      map[Quantile]int64 // exact quantiles of scan bytes
@@ -146,6 +149,7 @@ func finishPoint(r *run, ref *run, shape sourceShape, rep *WhatIf) {
 	p.LogBytes, p.MaxBatchBytes, p.IndexFullRolls = a.logBytes, a.maxBatch, a.indexFullRolls
 	p.MaxAppendBytes = max(a.maxBatch, shape.maxAppendBytes)
 	p.Rejected = r.rejected
+	p.Restarts = shape.restarts
 	for _, e := range r.events {
 		if e.Kind == model.EventOffsetIndexFull || e.Kind == model.EventTimeIndexFull {
 			p.OverflowEvents = append(p.OverflowEvents, e)

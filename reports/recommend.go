@@ -58,6 +58,10 @@ func recommend(p *Point, rep *WhatIf) []string {
 			"inside a multi-batch append starts from the previous append's entry, so the walk can span I + the previous append + "+
 			"this append. Multi-batch appends (followers, the cleaner) pay it; Kafka 3.9.1+/4.0.1+/4.1+ index per batch.",
 			Bytes(p.Scan.MaxScanBytes), Bytes(p.BoundLimit)))
+	} else if p.BoundSlack < 0 && p.Restarts > 0 {
+		out = append(out, fmt.Sprintf("The max scan %s exceeds the ScanBound %s: the workload's %d restarts start the byte counter again, "+
+			"and the bound holds per process lifetime (docs/findings.md): a lookup after a restart walks from the last entry before it.",
+			Bytes(p.Scan.MaxScanBytes), Bytes(p.BoundLimit), p.Restarts))
 	} else if p.BoundSlack < 0 {
 		out = append(out, fmt.Sprintf("The max scan %s exceeds the ScanBound %s: this contradicts Kafka's rule; report it.",
 			Bytes(p.Scan.MaxScanBytes), Bytes(p.BoundLimit)))

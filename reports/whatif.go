@@ -39,6 +39,21 @@ type WhatIfOptions struct {
 	Workers int
 	// Progress, if set, is called with the number of batches fed so far (all points).
 	Progress func(batches int64)
+	// Baseline, when the source replays a real partition, says whether that replay gives back
+	// the partition's real indexes (sim.LogDirReplay.Check).
+	Baseline *Baseline
+}
+
+// Baseline is what a replay of a real partition reproduces: the what-if starts from a model
+// that gives back today's files, or says where it does not.
+type Baseline struct {
+	Dir        string
+	Reproduces bool
+	Detail     string // the first difference when it does not
+	Era        string // the era the replay runs
+	Interval   int64  // the index.interval.bytes it runs
+	Restarts   int    // the byte-counter restarts it replays
+	Notes      []string
 }
 
 // Scale is the at-scale context of the map-count figures.
@@ -57,7 +72,9 @@ type WhatIf struct {
 	Scale  Scale
 	// KafkaVersion is the release the validity warnings refer to.
 	KafkaVersion string
-	Points       []*Point
+	// Baseline, for a replayed real partition, says whether the replay reproduces it.
+	Baseline *Baseline
+	Points   []*Point
 	// Passes is how many times the workload was replayed (1, plus refinement passes for exact
 	// quantiles of many distinct values).
 	Passes  int
@@ -121,7 +138,7 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 	if opts.Source == nil && opts.Factory == nil {
 		return nil, errors.New("no workload source")
 	}
-	rep := &WhatIf{Rules: opts.Rules, Eras: opts.Eras, Sweeps: opts.Sweeps, Scale: opts.Scale, KafkaVersion: opts.KafkaVersion}
+	rep := &WhatIf{Rules: opts.Rules, Eras: opts.Eras, Sweeps: opts.Sweeps, Scale: opts.Scale, KafkaVersion: opts.KafkaVersion, Baseline: opts.Baseline}
 	if rep.KafkaVersion == "" {
 		rep.KafkaVersion = latestRules
 	}
@@ -245,6 +262,7 @@ type sourceShape struct {
 	fast           bool
 	maxAppendBytes int64
 	multiBatch     bool
+	restarts       int64 // restart and recover steps: the byte counter starts again at each
 }
 
 func probeSource(src sim.Source) (sourceShape, error) {
@@ -263,6 +281,9 @@ func probeSource(src sim.Source) (sourceShape, error) {
 			sh.maxAppendBytes = max(sh.maxAppendBytes, s.AppendBytes())
 			if len(s.Append) > 1 {
 				sh.multiBatch = true
+			}
+			if s.Restart || s.Recover {
+				sh.restarts++
 			}
 		}
 		if errors.Is(err, io.EOF) {

@@ -65,9 +65,25 @@ func (r *WhatIf) headline() string {
 			rules[i] = fmt.Sprintf("%s (era %s)", x, r.Eras[i].ID)
 		}
 	}
-	return fmt.Sprintf("source: %s\nrule: %s; config checked against Kafka %s; %d batches per pass, %d pass(es)\n"+
+	head := fmt.Sprintf("source: %s\nrule: %s; config checked against Kafka %s; %d batches per pass, %d pass(es)\n"+
 		"scale: %d partitions, vm.max_map_count %d",
 		r.Source, strings.Join(rules, " vs "), r.KafkaVersion, r.Batches, r.Passes, r.Scale.Partitions, r.Scale.MaxMapCount)
+	return head + r.Baseline.line()
+}
+
+// line is the baseline check under the headline ("" without a replayed partition).
+func (b *Baseline) line() string {
+	if b == nil {
+		return ""
+	}
+	s := fmt.Sprintf("\nbaseline reproduces the real index: yes (era %s, index.interval.bytes=%d, %d restarts replayed, the files' segment boundaries)", b.Era, b.Interval, b.Restarts)
+	if !b.Reproduces {
+		s = fmt.Sprintf("\nbaseline reproduces the real index: no: %s (era %s, index.interval.bytes=%d)", b.Detail, b.Era, b.Interval)
+	}
+	for _, n := range b.Notes {
+		s += "\n  note: " + n
+	}
+	return s
 }
 
 // WriteText writes the aligned terminal report: a table of every point, then each point's

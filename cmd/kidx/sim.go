@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kidx/model"
+	"kidx/reports"
 	"kidx/sim"
 )
 
@@ -28,6 +29,8 @@ func newSimCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		mf                                modelFlags
 		workloadPath, format, gen         string
+		logDir, topic                     string
+		partition                         int
 		batchBytes, batchRecords, records int64
 		batches                           int64
 		duration                          time.Duration
@@ -40,8 +43,10 @@ func newSimCmd(stdout, stderr io.Writer) *cobra.Command {
 the offset-index and time-index entries and the exact phase-2 lookup cost over every offset.
 
 The workload comes from --workload FILE (SPEC §3 JSON), from --gen SPEC (a generator of
-kidx help workloads, bounded by --records, --batches or --duration, seeded by --seed), or from
-the built-in generator: --records records in batches of --batch-records records and
+kidx help workloads, bounded by --records, --batches or --duration, seeded by --seed), from
+--from-logdir DIR (a real partition replayed as kidx explain infers it: its era, interval,
+appends, restarts and segment boundaries; sim then says whether that baseline reproduces the
+real index), or from the built-in generator: --records records in batches of --batch-records records and
 --batch-bytes bytes (a last partial batch shrinks its bytes in proportion, at least 61). The
 default is the seed post's experiment: 5000 records, 79 per batch, 16350-byte batches,
 segment.bytes=65536. Config comes from Kafka's defaults, then the file, then --config.
@@ -93,7 +98,21 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 			} else if genFlags {
 				return usageErr("--batches, --duration and --seed bound a --gen generator")
 			}
+			var baseline *reports.Baseline
+			if logDir == "" && (cmd.Flags().Changed("topic") || cmd.Flags().Changed("partition")) {
+				return usageErr("--topic and --partition name the partition to replay: they need --from-logdir")
+			}
 			switch {
+			case logDir != "":
+				if gen != "" || workloadPath != "" || generatorFlags {
+					return usageErr("--from-logdir excludes --gen, --workload and the generator flags")
+				}
+				keep := !mf.hasConfig("segment.bytes") && !mf.hasConfig("segment.ms")
+				r, b, err := mf.logDirReplay(logDir, topic, partition, keep)
+				if err != nil {
+					return err
+				}
+				w, baseline, source = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it"
 			case gen != "":
 			case workloadPath != "":
 				if generatorFlags {
@@ -127,14 +146,27 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 			}
 			version := mf.version(w.Rule, w.KafkaVersion)
 			if format == "json" {
-				return writeSimJSON(stdout, l, version)
+				return writeSimJSON(stdout, l, version, baseline)
 			}
 			writeSimText(stdout, l, source, version)
+			if baseline != nil {
+				if baseline.Reproduces {
+					fmt.Fprintf(stdout, "baseline reproduces the real index: yes (%d restarts replayed, the files' segment boundaries)\n", baseline.Restarts)
+				} else {
+					fmt.Fprintf(stdout, "baseline reproduces the real index: no: %s\n", baseline.Detail)
+				}
+				for _, n := range baseline.Notes {
+					fmt.Fprintf(stdout, "  note: %s\n", n)
+				}
+			}
 			return nil
 		},
 	}
 	mf.register(cmd)
 	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (SPEC §3 JSON)")
+	cmd.Flags().StringVar(&logDir, "from-logdir", "", "replay a real partition as kidx explain infers it (era, interval, appends, restarts, segment boundaries): a partition dir, or a log.dirs entry with --topic/--partition")
+	cmd.Flags().StringVar(&topic, "topic", "", "with --from-logdir: the topic to replay")
+	cmd.Flags().IntVar(&partition, "partition", 0, "with --from-logdir: the partition to replay")
 	cmd.Flags().Int64Var(&batchBytes, "batch-bytes", defaultBatchBytes, "generator: bytes of a full batch (sizeInBytes)")
 	cmd.Flags().Int64Var(&batchRecords, "batch-records", defaultBatchRecords, "generator: records per batch")
 	cmd.Flags().Var(newCountValue(&records, defaultRecords), "records", "total records, for the built-in generator or --gen (decimal K, M, G: 10M = 10,000,000)")
@@ -186,6 +218,16 @@ type simJSON struct {
 	Config       map[string]int64 `json:"config"`
 	Segments     []segmentJSON    `json:"segments"`
 	Events       []model.Event    `json:"events"`
+	// Baseline, with --from-logdir: whether the replay gives back the partition's indexes.
+	Baseline *simBaselineJSON `json:"baseline,omitempty"`
+}
+
+type simBaselineJSON struct {
+	Dir                 string   `json:"dir"`
+	ReproducesRealIndex bool     `json:"reproducesRealIndex"`
+	Detail              string   `json:"detail"`
+	Restarts            int      `json:"restarts"`
+	Notes               []string `json:"notes"`
 }
 
 type segmentJSON struct {
@@ -219,10 +261,18 @@ func simDocument(l *model.Log, version string) simJSON {
 	return doc
 }
 
-func writeSimJSON(w io.Writer, l *model.Log, version string) error {
+func writeSimJSON(w io.Writer, l *model.Log, version string, b *reports.Baseline) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(simDocument(l, version))
+	doc := simDocument(l, version)
+	if b != nil {
+		notes := b.Notes
+		if notes == nil {
+			notes = []string{}
+		}
+		doc.Baseline = &simBaselineJSON{Dir: b.Dir, ReproducesRealIndex: b.Reproduces, Detail: b.Detail, Restarts: b.Restarts, Notes: notes}
+	}
+	return enc.Encode(doc)
 }
 
 // eraLabel names the era a run follows: "rule per-batch (era 4.1-4.4)", or with a release

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,7 +44,12 @@ phase-1 pages, what the warm section covers, memory maps at scale, index-full ro
 Kafka-version validity of the values, and recommendations derived from those figures.
 
 Workload: --gen SPEC (with --records/--batches/--duration and --seed), --workload FILE, or
---from-logdir DIR [--topic T --partition P]. Without any, the seed post's experiment: 5000
+--from-logdir DIR [--topic T --partition P]: a real partition replayed as kidx explain infers it
+(era, index.interval.bytes, appends, restarts, the files' segment boundaries), so the what-if
+starts from a model that gives back today's files, and the report says whether it does
+("baseline reproduces the real index: yes"). --kafka-version and --config
+index.interval.bytes, when given, narrow the inference; sweeping or setting segment.bytes or
+segment.ms makes the segments come from it instead of the files. Without any, the seed post's experiment: 5000
 records, 79 per batch, 16350-byte batches, segment.bytes=65536, swept over
 index.interval.bytes=1,4096,20000,1048576.
 
@@ -113,11 +119,21 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				fileConfig, fileRule, fileVersion = w.Config, w.Rule, w.KafkaVersion
 				opts.Source = &sim.WorkloadSource{Name: workloadPath, Workload: w}
 			case logDir != "":
-				src, err := sim.NewLogDirSource(logDir, topic, partition)
-				if err != nil {
-					return usageErr("--from-logdir %s: %v", logDir, err)
+				// The replay reproduces today's files (docs/explain.md); a sweep or a --config
+				// of segment.bytes/segment.ms makes the segments its own.
+				keep := !mf.hasConfig("segment.bytes") && !mf.hasConfig("segment.ms")
+				for _, sw := range sweeps {
+					if strings.HasPrefix(sw, "segment.bytes=") || strings.HasPrefix(sw, "segment.ms=") {
+						keep = false
+					}
 				}
-				opts.Source = src
+				r, b, err := mf.logDirReplay(logDir, topic, partition, keep)
+				if err != nil {
+					return err
+				}
+				fileConfig, fileVersion = r.Workload.Config, r.Workload.KafkaVersion
+				opts.Source = &sim.WorkloadSource{Name: "replay of " + r.Dir + " as kidx explain infers it", Workload: r.Workload}
+				opts.Baseline = b
 			default:
 				base.SegmentBytes = defaultSimSegment
 				opts.Source = &sim.WorkloadSource{Name: fmt.Sprintf("seed post 000: %d records, %d per batch, %d-byte batches",

@@ -156,14 +156,18 @@ func TestWhatIfReplayFromLogDir(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	fromDir, errOut, code := runKidx(t, append([]string{"whatif", "--from-logdir", dir}, sweep...)...)
-	if code != 0 && strings.Contains(errOut, "not implemented") {
-		t.Skip("sim.NewLogDirSource is still a stub: " + errOut)
-	}
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	strip := func(s string) string { return regexp.MustCompile(`"source": "[^"]*"`).ReplaceAllString(s, "") }
+	// The replay's report adds its baseline check; the rest is the same report.
+	if !strings.Contains(fromDir, `"reproducesRealIndex": true`) {
+		t.Errorf("the replay's baseline does not reproduce the files it was written from:\n%s", fromDir)
+	}
+	strip := func(s string) string {
+		s = regexp.MustCompile(`"source": "[^"]*"`).ReplaceAllString(s, "")
+		return regexp.MustCompile(`(?s),\s*"baseline": \{.*?\n  \}`).ReplaceAllString(s, "")
+	}
 	if strip(fromFile) != strip(fromDir) {
-		t.Errorf("replay differs:\n%s\nvs\n%s", fromFile, fromDir)
+		t.Errorf("replay differs:\n%s\nvs\n%s", strip(fromFile), strip(fromDir))
 	}
 }

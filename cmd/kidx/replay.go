@@ -1,0 +1,86 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+
+	"kidx/model"
+	"kidx/reports"
+	"kidx/sim"
+)
+
+// logDirReplay replays a real partition as `kidx explain` infers it (docs/explain.md,
+// "Replaying what was inferred"): --kafka-version/--rule and --config index.interval.bytes,
+// when given, are what the operator knows and narrow the inference. keepRolls is false when
+// the caller sets or sweeps segment.bytes or segment.ms: the segments then come from those,
+// not from the files' boundaries.
+func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bool) (*sim.LogDirReplay, *reports.Baseline, error) {
+	opts := sim.ReplayOptions{Interval: -1}
+	if f.rule != "" && f.kafkaVersion != "" {
+		return nil, nil, usageErr("--rule and --kafka-version both pick the rule: give one")
+	}
+	switch {
+	case f.kafkaVersion != "":
+		e, err := model.EraForKafkaVersion(f.kafkaVersion)
+		if err != nil {
+			return nil, nil, usageErr("--kafka-version: %v", err)
+		}
+		opts.Era = e
+	case f.rule != "":
+		r, err := model.ParseRule(f.rule)
+		if err != nil {
+			return nil, nil, usageErr("--rule: %v", err)
+		}
+		opts.Era = model.EraForRule(r)
+	}
+	for _, group := range f.configs {
+		for _, kv := range splitComma(group) {
+			if k, v, ok := cutEq(kv); ok && k == "index.interval.bytes" {
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+				if err != nil || n < 0 {
+					return nil, nil, usageErr("--config index.interval.bytes=%s: want an integer from 0 to 2147483647", v)
+				}
+				opts.Interval = n
+			}
+		}
+	}
+	r, err := sim.ReplayLogDir(dir, topic, partition, opts)
+	if err != nil {
+		return nil, nil, usageErr("--from-logdir %s: %v", dir, err)
+	}
+	ok, detail, err := r.Check()
+	if err != nil {
+		return nil, nil, usageErr("--from-logdir %s: %v", dir, err)
+	}
+	restarts := 0
+	for _, st := range r.Workload.Steps {
+		if st.Restart {
+			restarts++
+		}
+	}
+	b := &reports.Baseline{Dir: r.Dir, Reproduces: ok, Detail: detail, Era: r.Era.ID, Interval: r.Interval, Restarts: restarts, Notes: r.Notes}
+	if !keepRolls {
+		r.Workload = withoutRolls(r.Workload)
+		b.Notes = append(b.Notes, "segment.bytes or segment.ms is set: the segments come from it, not from the files' boundaries (the baseline check above used the files')")
+	}
+	return r, b, nil
+}
+
+// withoutRolls drops a replay's roll steps and its segment.bytes/segment.ms, so that the
+// segments come from the config.
+func withoutRolls(w model.Workload) model.Workload {
+	out := w
+	out.Steps = make([]model.Step, 0, len(w.Steps))
+	for _, st := range w.Steps {
+		if !st.Roll {
+			out.Steps = append(out.Steps, st)
+		}
+	}
+	out.Config = map[string]int64{}
+	for k, v := range w.Config {
+		if k != "segment.bytes" && k != "segment.ms" {
+			out.Config[k] = v
+		}
+	}
+	return out
+}
