@@ -86,6 +86,10 @@ func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fil
 		for _, w := range eraWarnings(cfg, era, v) {
 			fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 		}
+		// What semantics §13 reads from Kafka's code without running it is said, not warned.
+		if era.Derived != "" {
+			fmt.Fprintf(stderr, "kidx: note: %s: %s\n", era, era.Derived)
+		}
 	}
 	return cfg, era, nil
 }
@@ -103,15 +107,12 @@ func (f *modelFlags) version(fileRule, fileVersion string) string {
 }
 
 // eraWarnings are the warnings a release given by version deserves: the config values it
-// would reject (model.VersionWarnings), a release newer than any kidx knows (read with
-// trunk's rules), and an era whose rules are derived from Kafka's code only.
+// would reject (model.VersionWarnings) and a release newer than any kidx knows (read with
+// trunk's rules).
 func eraWarnings(cfg model.Config, era model.Era, version string) []string {
 	out, _ := model.VersionWarnings(cfg, version)
 	if v, err := model.ParseKafkaVersion(version); err == nil && v.NewerThanKnown() {
 		out = append(out, fmt.Sprintf("%s is newer than any release kidx knows: read with trunk's rules (era %s)", v, era.ID))
-	}
-	if era.Derived != "" {
-		out = append(out, fmt.Sprintf("%s: %s", era, era.Derived))
 	}
 	return out
 }

@@ -81,7 +81,7 @@ func writeEra(b *strings.Builder, e model.Era) {
 		{"sources", e.Sources},
 	}
 	if e.Derived != "" {
-		rows = append(rows, [2]string{"DERIVED", e.Derived + " (read from Kafka's code, not run against it)"})
+		rows = append(rows, [2]string{"DERIVED", e.Derived})
 	}
 	for _, r := range rows {
 		b.WriteString(wrap(fmt.Sprintf("  %-22s ", r[0]), strings.Repeat(" ", 25), r[1]))
