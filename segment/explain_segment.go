@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
+	"sync"
 )
 
 // exBatch is one batch as explain needs it (48 bytes: a 1 GiB segment of 16 KiB batches
@@ -173,6 +175,45 @@ func (s *exSegment) batchAtPos(pos int64) int {
 // batchFrom is the first batch whose base offset is >= off (len(batches) when none).
 func (s *exSegment) batchFrom(off int64) int {
 	return sort.Search(len(s.batches), func(i int) bool { return s.batches[i].base >= off })
+}
+
+// prefetchExact finds the exact offsets of the batches in js (those the time index would
+// name under a 0.11-3.6 leader's rule) on every core, each worker reading with its own view of
+// the file (pread is safe to share); whatever fails there is left for exactOffset to read and
+// report in order. When the max is held by a later record, that reads each such batch whole.
+func (s *exSegment) prefetchExact(js []int) {
+	var todo []int
+	for _, j := range js {
+		if s.exact[j] < 0 {
+			todo = append(todo, j)
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(todo) < 256 || workers < 2 {
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			view := &LogFile{Path: s.lf.Path, BaseOffset: s.lf.BaseOffset, size: s.lf.size, f: s.lf.f, access: AccessPread, readAhead: RecordBatchOverhead}
+			for i := w; i < len(todo); i += workers {
+				j := todo[i]
+				b := &s.batches[j]
+				n := int(b.size)
+				if b.flags&batchBaseIsMax != 0 {
+					n = min(n, RecordBatchOverhead+32)
+				}
+				if data, err := view.read(b.pos, n); err == nil {
+					if off, ok := firstMaxRecord(data, b.base, b.maxTs, n < int(b.size)); ok {
+						s.exact[j] = off // each worker owns its ordinals
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // exactOffset is the offset of batch j's first record holding its max timestamp (strict >,

@@ -77,6 +77,22 @@ func (s *exSegment) checkTimeIndex(era Era, leader bool, ms []moment, fixed []in
 	}
 	n := len(s.batches)
 	pm := s.prefixMax()
+	// Under a 0.11-3.6 leader's rule the entries name records inside batches. Once the first
+	// entries agree (a wrong era disagrees at once), the batches the rest would name are read
+	// on every core.
+	prefetchAt := -1
+	if era.TimeEntry == TimeExactRecord && leader {
+		prefetchAt = 256
+	}
+	prefetch := func(from int) {
+		js := make([]int, 0, len(ms)-from+1)
+		for _, m := range ms[from:] {
+			if b := pm.batch[m.last+1]; b >= 0 && s.batches[b].exactEligible() && s.batches[b].base != s.batches[b].last {
+				js = append(js, b)
+			}
+		}
+		s.prefetchExact(js)
+	}
 	var evs []timeEvent
 	fi := 0
 	for i, m := range ms {
@@ -138,6 +154,9 @@ func (s *exSegment) checkTimeIndex(era Era, leader bool, ms []moment, fixed []in
 		return &Disagreement{File: s.files.Log, Slot: -1, Found: err.Error(), Meaning: "a batch's records could not be read for the time index"}
 	}
 	for _, ev := range evs {
+		if ev.kind == 0 && ev.m == prefetchAt {
+			prefetch(ev.m)
+		}
 		// The entry the event appends, for each place its append may end (usually one).
 		matched, anyNone := -1, false
 		var want TimeIndexEntry
