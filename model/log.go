@@ -276,12 +276,14 @@ func (l *Log) AppendFrom(origin Origin, batches ...Batch) error {
 				size, l.cfg.SegmentBytes)})
 		return nil
 	}
+	// rolled: this step closed the active segment and started a new one (replacing an empty
+	// active segment, the KAFKA-6388 branch, is the same segment started again).
 	rolled := false
 	if reason := l.shouldRoll(size, lastOffset, appendMaxTs); reason != rollNone {
+		rolled = l.active.size > 0
 		if err := l.roll(reason, firstOffset); err != nil {
 			return l.stop(step, err)
 		}
-		rolled = true
 	}
 	// LogSegment.append's ensureOffsetInRange: only an append spanning more than 2^31
 	// offsets can fail here, after the roll; before 0.10.2 no roll prevents it (KAFKA-4451).
