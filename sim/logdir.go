@@ -17,33 +17,13 @@ import (
 // segment.LogFile.Walk (FileLogInputStream.nextBatch's stop rules); a corrupt batch ends
 // that segment's replay with an error naming the file and byte.
 func NewLogDirSource(dir, topic string, partition int) (Source, error) {
-	scan, err := segment.ScanDir(dir)
+	pick, err := pickPartition(dir, topic, partition)
 	if err != nil {
 		return nil, err
 	}
-	var pick *segment.PartitionDir
-	for i := range scan.Partitions {
-		p := &scan.Partitions[i]
-		if (topic == "" || p.Topic == topic) && (partition < 0 || topic == "" || p.Partition == partition) {
-			if pick != nil && topic == "" {
-				return nil, fmt.Errorf("%s holds several partitions: name one with topic and partition", dir)
-			}
-			if pick == nil {
-				pick = p
-			}
-		}
-	}
-	if pick == nil {
-		return nil, fmt.Errorf("%s: no partition %s-%d with segment files", dir, topic, partition)
-	}
 	var logs []string
-	for _, s := range pick.Segments {
-		if s.Log != "" {
-			logs = append(logs, s.Log)
-		}
-	}
-	if len(logs) == 0 {
-		return nil, fmt.Errorf("%s: no .log files", pick.Path)
+	for _, s := range pick.LogSegments() {
+		logs = append(logs, s.Log)
 	}
 	return &logDirSource{path: pick.Path, logs: logs}, nil
 }
