@@ -11,11 +11,13 @@ import (
 // read, read-only, from the .log files of dir: a partition directory, or a log.dirs entry
 // with topic and partition naming the partition to replay.
 //
-// Every batch becomes one single-batch append, as a leader wrote it: the .log keeps no
-// trace of how batches were grouped into appends. A legacy (magic 0/1) message or compressed
-// wrapper replays as one batch of its size holding its offsets (inner ones included). A segment's batches are read with
-// segment.LogFile.Walk (FileLogInputStream.nextBatch's stop rules); a corrupt batch ends
-// that segment's replay with an error naming the file and byte.
+// Every batch becomes one single-batch append, as a leader wrote it, with no restart and no
+// segment boundary: the batch sizes alone, the `logdir:` generator of kidx help workloads.
+// ReplayLogDir replays what reproduces the files instead (the era, appends, restarts and
+// boundaries kidx explain infers). A legacy (magic 0/1) message or compressed wrapper replays
+// as one batch of its size holding its offsets (inner ones included). A segment's batches are
+// read with segment.LogFile.Walk (FileLogInputStream.nextBatch's stop rules); a corrupt batch
+// ends that segment's replay with an error naming the file and byte.
 func NewLogDirSource(dir, topic string, partition int) (Source, error) {
 	pick, err := pickPartition(dir, topic, partition)
 	if err != nil {
