@@ -12,7 +12,8 @@ FUZZTIME    ?= 30s
 # end in a bare "context deadline exceeded" (golang/go#75804).
 FUZZ_TARGETS := FuzzIndexFile FuzzTimeIndexFile FuzzBatchHeader FuzzLogWalk FuzzRecordDecode \
                 FuzzSegmentName FuzzWorkloadJSON FuzzDifferential FuzzRapidDifferential \
-                FuzzProducerSnapshot FuzzTxnIndex FuzzCheckpointFiles FuzzDecompress FuzzRecordsAnyBatch
+                FuzzProducerSnapshot FuzzTxnIndex FuzzCheckpointFiles FuzzDecompress FuzzRecordsAnyBatch \
+                FuzzExplain
 FUZZ_CI_COUNT ?= 2000x
 # New inputs are minimized for at most this many runs (the default, 60s per input, stalls
 # short runs).
