@@ -30,6 +30,12 @@
 //   - live.go: live (preallocated) segments and what an unclean start does
 //     with them.
 //   - lifetime.go: byte-counter restarts inside a segment.
+//   - explain.go: Explain, what reproduces a segment's indexes byte for byte (the
+//     eras, the interval set, the append shape, the restarts); explain_segment.go
+//     its candidates and choice, explain_lifetime.go the interval as a function of
+//     the restarts, explain_time.go the time index the offset index implies,
+//     explain_regen.go the replay that checks an answer, explain_interval.go
+//     IntervalSet (docs/explain.md).
 //   - snapshot.go, txnindex.go, checkpoint.go, kraft.go: the other files of a
 //     log directory.
 //   - dump.go, dump_index.go, dump_log.go, dump_files.go: kafka-dump-log style
