@@ -14,7 +14,9 @@ func TestRuleForKafkaVersion(t *testing.T) {
 		"3.9.0": PerAppend, "3.9.1": PerBatch, "3.9.2": PerBatch,
 		"4.0.0": PerAppend, "4.0": PerAppend, "4.0.1": PerBatch,
 		"4.1.0": PerBatch, "4.1": PerBatch, "4.2.0": PerBatch, "4.3.1": PerBatch, "4.5.0-SNAPSHOT": PerBatch,
-		"5.0.0": PerBatch, "0.10.2.1": PerAppend, "0.8.0": PerAppend, "1.1.1": PerAppend,
+		"0.10.2.1": PerAppend, "0.8.0": PerAppend, "1.1.1": PerAppend,
+		// As Kafka users write them: a bare major is X.0.0, a missing patch .0, a suffix ignored.
+		"4": PerAppend, "3.6": PerAppend, "3.7.0-SNAPSHOT": PerAppend, "4.5.1": PerBatch,
 	}
 	for v, want := range cases {
 		got, err := RuleForKafkaVersion(v)
@@ -22,9 +24,16 @@ func TestRuleForKafkaVersion(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v", v, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "4", "four.one", "4.1.0.1", "4.-1.0", "0.7.2", "1.2.0", "2.9.0", "3.10.0", "0.10.2.1.1"} {
+	for _, bad := range []string{"", "0", "four.one", "4.1.0.1", "4.-1.0", "0.7.2", "1.2.0", "2.9.0", "3.10.0", "0.10.2.1.1", "+4.1"} {
 		if _, err := RuleForKafkaVersion(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
+		}
+	}
+	// No release: past trunk (4.5) or between lines; the error names the release lines.
+	for _, bad := range []string{"9.9.9", "5.0", "5", "4.6.0", "2.9", "3.10"} {
+		_, err := RuleForKafkaVersion(bad)
+		if err == nil || !strings.Contains(err.Error(), "no Apache Kafka release; the release lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0-4.5 (4.5 is trunk, unreleased)") {
+			t.Errorf("%q: %v, want the release lines", bad, err)
 		}
 	}
 }

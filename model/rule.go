@@ -56,40 +56,41 @@ func (v KafkaVersion) less(o KafkaVersion) bool {
 	return v.Patch < o.Patch
 }
 
-// releaseLines are Apache Kafka's closed minor release lines, major -> lowest and highest
-// minor: 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9. Any 4.x or later is accepted: releases after the
-// newest kidx knows (4.5, trunk) are read with trunk's rules (NewerThanKnown).
-var releaseLines = map[int][2]int{0: {8, 11}, 1: {0, 1}, 2: {0, 8}, 3: {0, 9}}
+// releaseLines are Apache Kafka's minor release lines, major -> lowest and highest minor:
+// 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9, 4.0-4.5, where 4.5 is trunk (unreleased, as of
+// 2026-08). A release past them is refused: kidx does not know its rules. segment.ParseRelease
+// reads releases the same way.
+var releaseLines = map[int][2]int{0: {8, 11}, 1: {0, 1}, 2: {0, 8}, 3: {0, 9}, 4: {0, 5}}
 
-// NewerThanKnown reports a release past the newest line kidx knows (4.5, trunk as of
-// 2026-08), whose rules kidx takes to be trunk's.
-func (v KafkaVersion) NewerThanKnown() bool { return !v.less(KafkaVersion{4, 6, 0}) }
+// ReleaseLines names the release lines ParseKafkaVersion accepts, for messages.
+const ReleaseLines = "0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0-4.5 (4.5 is trunk, unreleased)"
 
-// ParseKafkaVersion parses a release as people write it: "X.Y" or "X.Y.Z", and the four-part
-// 0.x releases ("0.10.2.1": Minor 10, Patch 2; the fourth part changes no index rule), with
-// an optional "-SUFFIX" (e.g. -SNAPSHOT) that is ignored. A missing patch number means .0.
-// What is no release line is refused, naming the lines.
+// ParseKafkaVersion parses a release as Kafka users write it: "4" (4.0.0), "3.6" (3.6.0),
+// "3.6.1", the four-part 0.x releases ("0.10.2.1": Minor 10, Patch 2; the fourth part changes
+// no index rule), with an optional "-SUFFIX" that is ignored ("3.7.0-SNAPSHOT"). A missing
+// minor or patch number means .0. What is no release of a known line ("9.9.9", "5.0", "2.9",
+// "3.10", "0.7.2") is refused, naming the lines (ReleaseLines).
 func ParseKafkaVersion(s string) (KafkaVersion, error) {
 	core, _, _ := strings.Cut(strings.TrimSpace(s), "-")
 	parts := strings.Split(core, ".")
 	maxParts := 3
-	if len(parts) > 0 && parts[0] == "0" {
+	if parts[0] == "0" {
 		maxParts = 4
 	}
-	if len(parts) < 2 || len(parts) > maxParts {
-		return KafkaVersion{}, fmt.Errorf("kafka version %q: want X.Y.Z (e.g. 3.6.1) or 0.X.Y.Z (e.g. 0.10.2.1)", s)
+	if len(parts) > maxParts || (parts[0] == "0" && len(parts) < 2) {
+		return KafkaVersion{}, fmt.Errorf("kafka version %q: want X.Y.Z (e.g. 3.6.1, 3.6 or 4) or 0.X.Y.Z (e.g. 0.10.2.1)", s)
 	}
 	var nums [4]int
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 {
-			return KafkaVersion{}, fmt.Errorf("kafka version %q: %q is not a number", s, p)
+		if err != nil || n < 0 || p[0] == '+' {
+			return KafkaVersion{}, fmt.Errorf("kafka version %q: %q is not a number (want X.Y.Z, e.g. 3.6.1, or 0.X.Y.Z, e.g. 0.10.2.1)", s, p)
 		}
 		nums[i] = n
 	}
 	ver := KafkaVersion{nums[0], nums[1], nums[2]}
-	if line, ok := releaseLines[ver.Major]; (!ok && ver.Major < 4) || (ok && (ver.Minor < line[0] || ver.Minor > line[1])) {
-		return KafkaVersion{}, fmt.Errorf("kafka version %q is no Apache Kafka release line; the lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0 on", s)
+	if line, ok := releaseLines[ver.Major]; !ok || ver.Minor < line[0] || ver.Minor > line[1] {
+		return KafkaVersion{}, fmt.Errorf("kafka version %q is no Apache Kafka release; the release lines are %s", s, ReleaseLines)
 	}
 	return ver, nil
 }

@@ -134,22 +134,25 @@ func (r Release) less(o Release) bool {
 	return r.Patch < o.Patch
 }
 
-// releaseLines are the minor release lines of Apache Kafka: major -> highest minor.
-// 0.x lines: 0.8-0.11; then 1.0-1.1, 2.0-2.8, 3.0-3.9, 4.0-4.3 (the newest line the semantics
-// notes cover; trunk was 4.5.0-SNAPSHOT); 4.x and later lines are open-ended.
-var releaseLines = map[int][2]int{0: {8, 11}, 1: {0, 1}, 2: {0, 8}, 3: {0, 9}}
+// releaseLines are the minor release lines of Apache Kafka: major -> lowest and highest
+// minor: 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9, 4.0-4.5, where 4.5 is trunk (unreleased, as of
+// 2026-08). The same lines as model.ParseKafkaVersion's; a release past them is refused.
+var releaseLines = map[int][2]int{0: {8, 11}, 1: {0, 1}, 2: {0, 8}, 3: {0, 9}, 4: {0, 5}}
 
-// ParseRelease parses a Kafka release as people write it: "3.6", "3.6.1", "4", "0.10.2.1",
-// "3.7.0-SNAPSHOT" (the suffix is ignored). It refuses what no release line is, saying which
-// exist.
+// ReleaseLines names the release lines ParseRelease accepts, for messages.
+const ReleaseLines = "0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0-4.5 (4.5 is trunk, unreleased)"
+
+// ParseRelease parses a Kafka release as Kafka users write it: "4" (4.0.0), "3.6" (3.6.0),
+// "3.6.1", "0.10.2.1", "3.7.0-SNAPSHOT" (the suffix is ignored). It refuses what no release
+// of a known line is ("9.9.9", "5.0", "2.9", "3.10"), naming the lines (ReleaseLines).
 func ParseRelease(s string) (Release, error) {
 	core, _, _ := strings.Cut(strings.TrimSpace(s), "-")
 	parts := strings.Split(core, ".")
 	var nums []int
 	for _, p := range parts {
 		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 {
-			return Release{}, fmt.Errorf("kafka version %q: %q is not a number (want X.Y.Z, e.g. 3.6.1 or 0.10.2.1)", s, p)
+		if err != nil || n < 0 || p[0] == '+' {
+			return Release{}, fmt.Errorf("kafka version %q: %q is not a number (want X.Y.Z, e.g. 3.6.1, or 0.X.Y.Z, e.g. 0.10.2.1)", s, p)
 		}
 		nums = append(nums, n)
 	}
@@ -169,11 +172,10 @@ func ParseRelease(s string) (Release, error) {
 			r.Patch = nums[2]
 		}
 	default:
-		return Release{}, fmt.Errorf("kafka version %q: want X.Y.Z (e.g. 3.6.1) or 0.X.Y.Z (e.g. 0.10.2.1)", s)
+		return Release{}, fmt.Errorf("kafka version %q: want X.Y.Z (e.g. 3.6.1, 3.6 or 4) or 0.X.Y.Z (e.g. 0.10.2.1)", s)
 	}
-	// Any 4.x or later is taken (4.5 is trunk; later releases are read with its rules).
-	if line, ok := releaseLines[r.Major]; (!ok && r.Major < 4) || (ok && (r.Minor < line[0] || r.Minor > line[1])) {
-		return Release{}, fmt.Errorf("kafka version %q is no Apache Kafka release line; the lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0 on", s)
+	if line, ok := releaseLines[r.Major]; !ok || r.Minor < line[0] || r.Minor > line[1] {
+		return Release{}, fmt.Errorf("kafka version %q is no Apache Kafka release; the release lines are %s", s, ReleaseLines)
 	}
 	return r, nil
 }

@@ -83,8 +83,8 @@ func TestEraForRelease(t *testing.T) {
 		"3.7.0": "3.7-4.0.0", "3.8.1": "3.7-4.0.0", "3.9.0": "3.7-4.0.0", "4.0.0": "3.7-4.0.0", "4": "3.7-4.0.0",
 		"3.9.1": "per-batch", "4.0.1": "per-batch", "4.1.0": "per-batch", "4.3.1": "per-batch", "3.8.2": "per-batch",
 		"3.7.0-SNAPSHOT": "3.7-4.0.0",
-		// Lines past the newest known (4.5, trunk) are read with its rules.
-		"4.5.0-SNAPSHOT": "per-batch", "5": "per-batch", "9.9.9": "per-batch",
+		// 4.5 is trunk; later lines are no release kidx knows (refused below).
+		"4.5.0-SNAPSHOT": "per-batch", "4.5": "per-batch",
 	}
 	for v, want := range cases {
 		r, err := ParseRelease(v)
@@ -96,9 +96,15 @@ func TestEraForRelease(t *testing.T) {
 			t.Errorf("%s: era %s, want %s", v, got, want)
 		}
 	}
-	for _, bad := range []string{"2.9", "0.12", "1.2", "3.10.0", "x.y", "", "0.7.2"} {
+	for _, bad := range []string{"2.9", "0.12", "1.2", "3.10.0", "x.y", "", "0.7.2", "0", "4.1.0.1"} {
 		if _, err := ParseRelease(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	for _, bad := range []string{"9.9.9", "5.0", "5", "4.6.0"} {
+		_, err := ParseRelease(bad)
+		if err == nil || !strings.Contains(err.Error(), "the release lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0-4.5 (4.5 is trunk, unreleased)") {
+			t.Errorf("%q: %v, want the release lines", bad, err)
 		}
 	}
 	if EraForRule(PerAppend).OffsetEntry != EntryAppendLast || !EraForRule(PerBatch).PerBatch() {

@@ -146,16 +146,17 @@ func TestEraUsageErrors(t *testing.T) {
 }
 
 // Trunk's era is unreleased and the eras before 3.7 are read from Kafka's code, not run
-// (semantics §13): a note says so; releases past trunk are read with its rules: a warning.
+// (semantics §13): a note says so; a release past trunk is no release kidx knows: refused,
+// naming the release lines.
 func TestEraWarnings(t *testing.T) {
 	w := workloadFile(t, "")
 	_, errOut := simJSONOf(t, "--workload", w, "--kafka-version", "4.5.0")
 	if !strings.Contains(errOut, "kidx: note: Kafka 4.5 (trunk, unreleased): unreleased: trunk as of 2026-08") {
 		t.Errorf("4.5.0: no derived-era warning: %q", errOut)
 	}
-	d, errOut := simJSONOf(t, "--workload", w, "--kafka-version", "5.0.0")
-	if d.Era != "4.5-trunk" || !strings.Contains(errOut, "kidx: warning: 5.0.0 is newer than any release kidx knows") {
-		t.Errorf("5.0.0: era %q, stderr %q", d.Era, errOut)
+	if _, errOut, code := runKidx(t, "sim", "--workload", w, "--kafka-version", "5.0.0"); code != 2 ||
+		!strings.Contains(errOut, "kidx: --kafka-version: kafka version \"5.0.0\" is no Apache Kafka release; the release lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0-4.5 (4.5 is trunk, unreleased)") {
+		t.Errorf("5.0.0: exit %d, stderr %q", code, errOut)
 	}
 	if _, errOut := simJSONOf(t, "--workload", w, "--kafka-version", "3.6.1"); strings.Contains(errOut, "warning") || !strings.Contains(errOut, "kidx: note: Kafka 2.0-3.6: read from Kafka's code") {
 		t.Errorf("3.6.1: %q", errOut)

@@ -32,7 +32,7 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 // or --kafka-version (the release's exact era, model.EraForKafkaVersion), else from the
 // file's "rule" or "kafkaVersion", else per-batch (4.1-4.4). Flags override the file; --rule
 // and --kafka-version together are a usage error. Warnings go to stderr: values the release
-// would reject, an era only derived from Kafka's code, a release newer than kidx knows.
+// would reject, an era only derived from Kafka's code.
 func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fileRule, fileVersion string, stderr io.Writer) (model.Config, model.Era, error) {
 	cfg := base
 	if err := (model.Workload{Config: fileConfig}).ApplyTo(&cfg); err != nil {
@@ -83,7 +83,7 @@ func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fil
 		era = e
 	}
 	if v := f.version(fileRule, fileVersion); v != "" {
-		for _, w := range eraWarnings(cfg, era, v) {
+		for _, w := range eraWarnings(cfg, v) {
 			fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 		}
 		// What semantics §13 reads from Kafka's code without running it is said, not warned.
@@ -107,13 +107,10 @@ func (f *modelFlags) version(fileRule, fileVersion string) string {
 }
 
 // eraWarnings are the warnings a release given by version deserves: the config values it
-// would reject (model.VersionWarnings) and a release newer than any kidx knows (read with
-// trunk's rules).
-func eraWarnings(cfg model.Config, era model.Era, version string) []string {
+// would reject (model.VersionWarnings). A release past the lines kidx knows is refused by
+// model.ParseKafkaVersion before this.
+func eraWarnings(cfg model.Config, version string) []string {
 	out, _ := model.VersionWarnings(cfg, version)
-	if v, err := model.ParseKafkaVersion(version); err == nil && v.NewerThanKnown() {
-		out = append(out, fmt.Sprintf("%s is newer than any release kidx knows: read with trunk's rules (era %s)", v, era.ID))
-	}
 	return out
 }
 
