@@ -81,11 +81,15 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 				}
 			}
 			if !cmd.Flags().Changed("checks") {
-				if _, ok := os.LookupEnv("RAPID_CHECKS"); !ok {
+				v, ok := os.LookupEnv("RAPID_CHECKS")
+				if !ok {
 					checks = defaultChecks
+				} else if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 {
+					// rapid would run its default of 100 cases on 0 or a malformed value.
+					return usageErr("RAPID_CHECKS=%q: want a number of cases, at least 1", v)
 				}
-			}
-			if checks < 0 {
+			} else if checks < 1 {
+				// 0 is rapid's "use the default" (100 cases): never what --checks 0 asks.
 				return usageErr("--checks %d: want at least 1", checks)
 			}
 			bar := newBar(stderr)
