@@ -108,6 +108,7 @@ type Log struct {
 	stopped    bool
 	total      ScanStats
 	finished   bool
+	decisions  *decisionRange
 	// dropActive: the step that stopped the log had rolled to a new segment, which Kafka
 	// left empty when it threw. SPEC §4 shows the state up to the previous step, so that
 	// segment is not shown.
@@ -129,12 +130,19 @@ func NewLog(cfg Config, rule AppendRule, opts LogOptions) (*Log, error) {
 	if era.ID == "" {
 		era = EraForRule(rule)
 	}
-	active, err := newSegment(opts.StartOffset, cfg, nil, opts.Mutant, &era)
+	decisions := newDecisionRange()
+	active, err := newSegment(opts.StartOffset, cfg, nil, opts.Mutant, &era, decisions)
 	if err != nil {
 		return nil, err
 	}
-	return &Log{cfg: cfg, rule: era.Rule(), era: &era, opts: opts, active: active, nextOffset: opts.StartOffset}, nil
+	return &Log{cfg: cfg, rule: era.Rule(), era: &era, opts: opts, active: active, nextOffset: opts.StartOffset, decisions: decisions}, nil
 }
+
+// IntervalRange is the closed range of index.interval.bytes values under which this run so far
+// would be exactly the same (every index check deciding as it did: docs/model.md, "Exact
+// interval breakpoints"). The log's own interval is always in it; the index changes only
+// outside it.
+func (l *Log) IntervalRange() (lo, hi int64) { return l.decisions.lo, l.decisions.hi }
 
 // Era is the Kafka era whose rules the log follows.
 func (l *Log) Era() Era { return *l.era }
@@ -361,7 +369,7 @@ func (l *Log) roll(reason RollReason, appendFirst int64) error {
 	}
 	old := l.active
 	if old.size == 0 {
-		fresh, err := newSegment(base, l.cfg, old.batches, l.opts.Mutant, l.era)
+		fresh, err := newSegment(base, l.cfg, old.batches, l.opts.Mutant, l.era, l.decisions)
 		if err != nil {
 			return err
 		}
@@ -383,7 +391,7 @@ func (l *Log) roll(reason RollReason, appendFirst int64) error {
 		recycled = old.batches
 	}
 	l.total.Merge(old.Scan())
-	fresh, err := newSegment(base, l.cfg, recycled, l.opts.Mutant, l.era)
+	fresh, err := newSegment(base, l.cfg, recycled, l.opts.Mutant, l.era, l.decisions)
 	if err != nil {
 		return err
 	}

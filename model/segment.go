@@ -1,5 +1,7 @@
 package model
 
+import "math"
+
 // BatchInfo is a record batch placed in a segment.
 type BatchInfo struct {
 	Position     int64 `json:"position"`
@@ -44,9 +46,35 @@ type Segment struct {
 	rollReason RollReason
 	mutant     Mutant
 	era        *Era
+	// decisions, shared with the Log, narrows to the interval values under which every index
+	// check of the run decides as it did.
+	decisions *decisionRange
 }
 
-func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo, mutant Mutant, era *Era) (*Segment, error) {
+// decisionRange is the closed range [lo, hi] of index.interval.bytes values under which every
+// index check so far decides as it did (docs/model.md, "Exact interval breakpoints"): a check
+// of counter c adds an entry exactly when the interval is below c (strict >). Everything else
+// in a run (rolls on a full index, the time index) follows from those decisions, so the whole
+// run is the same for every value in the range.
+type decisionRange struct{ lo, hi int64 }
+
+func newDecisionRange() *decisionRange { return &decisionRange{0, math.MaxInt32} }
+
+// check records one decision: an entry at counter c (interval < c), or none (interval >= c).
+// A mutant's predicate (>=) moves the edge by one.
+func (d *decisionRange) check(m Mutant, counter int64, entry bool) {
+	edge := counter
+	if m == MutantGreaterOrEqual {
+		edge = counter + 1 // entry iff interval <= counter
+	}
+	if entry {
+		d.hi = min(d.hi, edge-1)
+	} else {
+		d.lo = max(d.lo, edge)
+	}
+}
+
+func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo, mutant Mutant, era *Era, decisions *decisionRange) (*Segment, error) {
 	oi, err := NewOffsetIndex(baseOffset, cfg.SegmentIndexBytes)
 	if err != nil {
 		return nil, err
@@ -59,6 +87,7 @@ func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo, mutant Mutan
 	return &Segment{
 		mutant:                    mutant,
 		era:                       era,
+		decisions:                 decisions,
 		baseOffset:                baseOffset,
 		batches:                   recycled[:0],
 		offsetIndex:               oi,
@@ -225,7 +254,9 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 				s.bytesSinceLastIndexEntry += b.Size
 			}
 			entry, entryOffset := -1, int64(0)
-			if s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval) {
+			due := s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval)
+			s.decisions.check(s.mutant, s.bytesSinceLastIndexEntry, due)
+			if due {
 				off, pos := s.mutant.entry(b.BaseOffset, b.LastOffset, b.Position, b.Position+b.Size)
 				if err := s.addIndexEntry(off, pos, j); err != nil {
 					if mayThrow {
@@ -256,7 +287,9 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 		s.bytesSinceLastIndexEntry += s.size - physicalPosition
 	}
 	entry, entryOffset, entryAt := -1, int64(0), -1
-	if s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval) {
+	due := s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval)
+	s.decisions.check(s.mutant, s.bytesSinceLastIndexEntry, due)
+	if due {
 		b := &s.batches[first]
 		var off, pos int64
 		if s.era.Entry == EntryAppendFirst {
@@ -351,7 +384,9 @@ func (s *Segment) recover(cfg Config) error {
 		if b.MaxTimestamp > maxTs {
 			maxTs, maxTsOffset = b.MaxTimestamp, b.LastOffset
 		}
-		if validBytes-lastIndexEntry > cfg.IndexIntervalBytes {
+		due := validBytes-lastIndexEntry > cfg.IndexIntervalBytes
+		s.decisions.check(Exact, validBytes-lastIndexEntry, due)
+		if due {
 			// The entry names the batch's first offset up to 1.1 (the first inner offset of a
 			// legacy wrapper, found by decompressing), its last offset from 2.0 (KAFKA-6264).
 			off := b.LastOffset

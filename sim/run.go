@@ -21,6 +21,10 @@ type RunOptions struct {
 	// Timestamps makes the fast path read batch timestamps (time-index counts and time
 	// rolls). Without it batches are taken as having none, which is faster.
 	Timestamps bool
+	// TrackInterval runs the reference model.Log (not the fast path) and reports in
+	// Result.IntervalLo/Hi the index.interval.bytes values under which the run is the same
+	// (model.Log.IntervalRange).
+	TrackInterval bool
 	// Era is the Kafka era whose rules the run follows; the zero Era means the rule's own
 	// (model.EraForRule). Eras model.StatStream cannot run (model.StreamSupports) go through
 	// model.Log even for single-batch sources.
@@ -40,6 +44,9 @@ type Result struct {
 	// FastPath says the source went through model.StatStream (single-batch appends);
 	// otherwise through the reference model.Log.
 	FastPath bool
+	// IntervalLo and IntervalHi, with RunOptions.TrackInterval, bound the index.interval.bytes
+	// values that give this same run.
+	IntervalLo, IntervalHi int64
 }
 
 func (r *Result) addSegment(s model.SegmentSummary, keep bool) {
@@ -76,7 +83,7 @@ func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (
 			opts.OnSegment(s)
 		}
 	}
-	if bs, ok := st.(BatchStream); ok && model.StreamSupports(era) {
+	if bs, ok := st.(BatchStream); ok && model.StreamSupports(era) && !opts.TrackInterval {
 		res.FastPath = true
 		ss, err := model.NewStatStream(cfg, opts.StartOffset, false, onSegment)
 		if err != nil {
@@ -145,6 +152,7 @@ func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (
 	}
 	res.Scan = l.Scan()
 	res.Events = l.Events()
+	res.IntervalLo, res.IntervalHi = l.IntervalRange()
 	for _, e := range res.Events {
 		if e.Kind == model.EventRejected {
 			res.Rejected++
