@@ -42,6 +42,9 @@ type WhatIfOptions struct {
 	// Baseline, when the source replays a real partition, says whether that replay gives back
 	// the partition's real indexes (sim.LogDirReplay.Check).
 	Baseline *Baseline
+	// ExactIntervals sweeps index.interval.bytes at every value where the run changes (one
+	// point per IntervalPiece, besides the swept values given): the whole step function.
+	ExactIntervals bool
 }
 
 // Baseline is what a replay of a real partition reproduces: the what-if starts from a model
@@ -74,7 +77,13 @@ type WhatIf struct {
 	KafkaVersion string
 	// Baseline, for a replayed real partition, says whether the replay reproduces it.
 	Baseline *Baseline
-	Points   []*Point
+	// Base is the configuration the sweep starts from (the operator's own).
+	Base model.Config
+	// Pieces, with exact intervals, cut the interval axis where the run changes;
+	// PiecesComplete is false when there were more than the sweep follows.
+	Pieces         []IntervalPiece
+	PiecesComplete bool
+	Points         []*Point
 	// Passes is how many times the workload was replayed (1, plus refinement passes for exact
 	// quantiles of many distinct values).
 	Passes  int
@@ -138,9 +147,15 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 	if opts.Source == nil && opts.Factory == nil {
 		return nil, errors.New("no workload source")
 	}
-	rep := &WhatIf{Rules: opts.Rules, Eras: opts.Eras, Sweeps: opts.Sweeps, Scale: opts.Scale, KafkaVersion: opts.KafkaVersion, Baseline: opts.Baseline}
+	rep := &WhatIf{Rules: opts.Rules, Eras: opts.Eras, Sweeps: opts.Sweeps, Scale: opts.Scale, KafkaVersion: opts.KafkaVersion, Baseline: opts.Baseline, Base: opts.Base}
 	if rep.KafkaVersion == "" {
 		rep.KafkaVersion = latestRules
+	}
+	if opts.ExactIntervals {
+		if err := exactSweep(&opts, rep); err != nil {
+			return nil, err
+		}
+		rep.Sweeps = opts.Sweeps
 	}
 
 	// Build the points, grouped by producer settings (each group is one workload).
@@ -226,9 +241,41 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 	// Advice compares points (e.g. the widest plateau), so it comes once every point is done.
 	for _, p := range rep.Points {
 		p.Recommendations = recommend(p, rep)
+		if pc := rep.PieceOf(p.Config.IndexIntervalBytes); pc != nil {
+			pc.Regime = p.Regime
+		}
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// exactSweep replaces the interval sweep by the exact one: the values given (if any) and one
+// per piece of the interval axis none of them falls in.
+func exactSweep(opts *WhatIfOptions, rep *WhatIf) error {
+	if len(opts.Eras) != 1 {
+		return errors.New("the exact interval sweep runs one era at a time (no --compare-rules)")
+	}
+	var given []int64
+	for _, s := range opts.Sweeps {
+		if s.Key != "index.interval.bytes" {
+			return fmt.Errorf("the exact interval sweep sweeps index.interval.bytes alone (not %s)", s.Key)
+		}
+		given = s.Values
+	}
+	src := opts.Source
+	if src == nil {
+		var err error
+		if src, err = opts.Factory(nil); err != nil {
+			return err
+		}
+	}
+	pieces, complete, err := ExactIntervals(src, opts.Base, opts.Eras[0])
+	if err != nil {
+		return err
+	}
+	rep.Pieces, rep.PiecesComplete = pieces, complete
+	opts.Sweeps = []Sweep{{Key: "index.interval.bytes", Values: exactSweepValues(given, pieces)}}
+	return nil
 }
 
 // refKey names the reference run of a point: the same config with index.interval.bytes=0,
