@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,20 @@ func TestCheckUsageErrors(t *testing.T) {
 	}
 	if code := run([]string{"check", "--exhaustive", "--alphabet", "12"}, &out, &errb); code != 2 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// Issue 11, defect 1: rapid reads 0 checks as "its default, 100", so --checks 0 ran 100 cases
+// silently. A number of cases below 1, from the flag or RAPID_CHECKS, is a usage error (exit 2).
+func TestCheckRefusesZeroChecks(t *testing.T) {
+	for _, n := range []string{"0", "-3"} {
+		_, errOut, code := runKidx(t, "check", "--property", "ScanBound", "--checks", n)
+		if code != 2 || !strings.Contains(errOut, "--checks "+n+": want at least 1") {
+			t.Errorf("--checks %s: exit %d, stderr %q", n, code, errOut)
+		}
+	}
+	t.Setenv("RAPID_CHECKS", "0")
+	if _, errOut, code := runKidx(t, "check", "--property", "ScanBound"); code != 2 || !strings.Contains(errOut, `RAPID_CHECKS="0"`) {
+		t.Errorf("RAPID_CHECKS=0: exit %d, stderr %q", code, errOut)
 	}
 }
