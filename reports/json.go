@@ -54,6 +54,27 @@ type whatIfJSON struct {
 	Points       []pointJSON     `json:"points"`
 	Sweeps       []sweepJSONItem `json:"sweeps"`
 	Baseline     *baselineJSON   `json:"baseline,omitempty"`
+	// Verdict is the paragraph the text report opens with (WhatIf.Verdict).
+	Verdict string `json:"verdict"`
+	// IntervalPieces, with the exact interval sweep, is the whole step function of the
+	// workload over index.interval.bytes (WhatIf.Pieces); omitted without it.
+	IntervalPieces         []intervalPieceJSON `json:"intervalPieces,omitempty"`
+	IntervalPiecesComplete *bool               `json:"intervalPiecesComplete,omitempty"`
+}
+
+// intervalPieceJSON is one IntervalPiece: every index.interval.bytes value in [min, max]
+// gives this same run.
+type intervalPieceJSON struct {
+	Min                int64   `json:"min"`
+	Max                int64   `json:"max"`
+	Regime             Regime  `json:"regime,omitempty"`
+	Segments           int     `json:"segments"`
+	OffsetIndexEntries int64   `json:"offsetIndexEntries"`
+	Lookups            int64   `json:"lookups"`
+	MaxScanBytes       int64   `json:"maxScanBytes"`
+	MeanScanBytes      float64 `json:"meanScanBytes"`
+	TotalScanBytes     int64   `json:"totalScanBytes"`
+	MaxHops            int64   `json:"maxHops"`
 }
 
 // baselineJSON is a replayed real partition's check (key "baseline", only with
@@ -203,6 +224,17 @@ func (r *WhatIf) WriteJSON(w io.Writer) error {
 	}
 	for _, p := range r.Points {
 		doc.Points = append(doc.Points, pointDoc(p))
+	}
+	doc.Verdict = r.Verdict()
+	if r.Pieces != nil {
+		complete := r.PiecesComplete
+		doc.IntervalPiecesComplete = &complete
+		for _, pc := range r.Pieces {
+			doc.IntervalPieces = append(doc.IntervalPieces, intervalPieceJSON{Min: pc.Min, Max: pc.Max, Regime: pc.Regime,
+				Segments: pc.Segments, OffsetIndexEntries: pc.OffsetIndexEntries, Lookups: pc.Scan.Lookups,
+				MaxScanBytes: pc.Scan.MaxScanBytes, MeanScanBytes: round1(pc.Scan.MeanScanBytes()),
+				TotalScanBytes: pc.Scan.TotalScanBytes, MaxHops: pc.Scan.MaxHops})
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -12,9 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"kidx/model"
 	"kidx/props"
@@ -87,12 +85,19 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 				} else if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 {
 					// rapid would run its default of 100 cases on 0 or a malformed value.
 					return usageErr("RAPID_CHECKS=%q: want a number of cases, at least 1", v)
+				} else {
+					checks = n
 				}
 			} else if checks < 1 {
 				// 0 is rapid's "use the default" (100 cases): never what --checks 0 asks.
 				return usageErr("--checks %d: want at least 1", checks)
 			}
-			bar := newBar(stderr)
+			total := int64(checks) * int64(len(ps))
+			if exhaustive {
+				total = -1 // the states of the space are counted as they are explored
+			}
+			meter := startProgress(stderr, "cases", total)
+			defer meter.Done()
 			var results []props.Result
 			if exhaustive {
 				alpha, err := parseAlphabet(alphabet)
@@ -103,17 +108,18 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 					return usageErr("--max-len %d: want 1..12", maxLen)
 				}
 				results = props.Exhaustive(ps, props.ExhaustiveOptions{Rule: r, Alphabet: alpha, MaxLen: maxLen,
-					OnState: func(n int64) { bar.add(4096) }})
+					OnState: func(n int64) { meter.Add(4096) }})
 			} else {
 				for _, p := range ps {
-					res, err := props.Check(p, props.Options{Rule: r, Checks: checks, Seed: seed, OnCase: func() { bar.add(1) }})
+					res, err := props.Check(p, props.Options{Rule: r, Checks: checks, Seed: seed, OnCase: func() { meter.Add(1) }})
 					if err != nil {
+						meter.Done()
 						return err
 					}
 					results = append(results, res)
 				}
 			}
-			bar.finish()
+			meter.Done()
 			if out != "" {
 				if err := writeCounterexamples(out, results); err != nil {
 					return err
@@ -161,45 +167,6 @@ func parseAlphabet(s string) ([]int64, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// checkBar is a progress bar on stderr, shown only on a terminal and only once the run
-// has taken more than a second.
-type checkBar struct {
-	w     io.Writer
-	tty   bool
-	start time.Time
-	n     int64
-	bar   *progressbar.ProgressBar
-}
-
-func newBar(w io.Writer) *checkBar {
-	f, ok := w.(*os.File)
-	return &checkBar{w: w, tty: ok && term.IsTerminal(int(f.Fd())), start: time.Now()}
-}
-
-func (b *checkBar) add(n int64) {
-	b.n += n
-	if !b.tty {
-		return
-	}
-	if b.bar == nil {
-		if time.Since(b.start) < time.Second {
-			return
-		}
-		b.bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(b.w), progressbar.OptionSetDescription("kidx check"),
-			progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond))
-		_ = b.bar.Add64(b.n)
-		return
-	}
-	_ = b.bar.Add64(n)
-}
-
-func (b *checkBar) finish() {
-	if b.bar != nil {
-		_ = b.bar.Finish()
-		fmt.Fprintln(b.w)
-	}
 }
 
 // checkJSON is SPEC §9.

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"kidx/fuzz"
@@ -88,23 +87,18 @@ prints the path and exits 1.`,
 			fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", seed, seed)
 			opts := fuzz.CampaignOptions{Seed: seed, Cases: cases, Duration: duration, Workers: workers,
 				Gen: fuzz.GenOptions{Rule: rule, MaxSteps: steps}, Check: fuzz.Options{NewLog: diffFileLog}}
-			if isTerminal(stderr) {
-				bar := progressbar.NewOptions64(cases,
-					progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("cases"),
-					progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("cases"),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-				if cases == 0 {
-					bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
-						progressbar.OptionShowIts(), progressbar.OptionSetItsString("cases"),
-						progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-				}
-				opts.Progress = func(n, divs int64) {
-					bar.Describe(fmt.Sprintf("cases, %d divergence(s)", divs))
-					_ = bar.Set64(n)
-				}
-				defer bar.Finish()
+			total := cases
+			if total == 0 {
+				total = -1 // --duration: the number of cases is not known
+			}
+			meter := startProgress(stderr, "cases", total)
+			defer meter.Done()
+			opts.Progress = func(n, divs int64) {
+				meter.Note(plural(int(divs), "divergence"))
+				meter.Set(n)
 			}
 			res, err := fuzz.RunCampaign(context.Background(), opts)
+			meter.Done()
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("harness failure (seed %d): %w", seed, err)}
 			}

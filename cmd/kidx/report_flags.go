@@ -2,16 +2,10 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"kidx/reports"
 	"kidx/reports/chart"
@@ -80,25 +74,4 @@ func systemMaxMapCount() int64 {
 		return reports.DefaultMaxMapCount
 	}
 	return v
-}
-
-// progress returns a progress callback that draws a bar on stderr when stderr is a terminal,
-// and nil otherwise (pipes and files get no bar). done stops it.
-func progress(stderr io.Writer, what string) (fn func(int64), done func()) {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil, func() {}
-	}
-	bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString(what),
-		progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	var mu sync.Mutex
-	return func(n int64) {
-			mu.Lock()
-			_ = bar.Add64(n)
-			mu.Unlock()
-		}, func() {
-			_ = bar.Finish()
-			fmt.Fprint(stderr, "")
-		}
 }

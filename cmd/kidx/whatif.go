@@ -140,7 +140,10 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 					defaultRecords, defaultBatchRecords, defaultBatchBytes),
 					Workload: generatedWorkload(defaultBatchBytes, defaultBatchRecords, defaultRecords)}
 				if len(sweeps) == 0 {
+					// The seed post's question, answered whole: its four values, and one point
+					// on every piece of the interval axis where the index is different.
 					sweeps = []string{seedIntervals}
+					opts.ExactIntervals = !compareRules
 				}
 			}
 			if compareRules && (mf.rule != "" || mf.kafkaVersion != "") {
@@ -159,6 +162,18 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				opts.Eras = []model.Era{model.EraForRule(model.PerBatch), model.EraForRule(model.PerAppend)}
 			}
 			for _, s := range sweeps {
+				if given, ok := strings.CutPrefix(s, "index.interval.bytes=exact"); ok {
+					// "exact" or "exact,v1,v2,...": every piece, plus the values given.
+					if compareRules {
+						return usageErr("--sweep index.interval.bytes=exact runs one era: drop --compare-rules")
+					}
+					opts.ExactIntervals = true
+					given = strings.TrimPrefix(given, ",")
+					if given == "" {
+						continue
+					}
+					s = "index.interval.bytes=" + given
+				}
 				sw, err := reports.ParseSweep(s)
 				if err != nil {
 					return usageErr("--sweep: %v", err)
@@ -177,10 +192,10 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				maxMapCount = systemMaxMapCount()
 			}
 			opts.Scale = reports.Scale{Partitions: partitions, RetainedSegments: retained, MaxMapCount: maxMapCount}
-			var done func()
-			opts.Progress, done = progress(stderr, "batches")
+			meter := startProgress(stderr, "batches", -1)
+			opts.Progress = meter.Add
 			rep, err := reports.RunWhatIf(opts)
-			done()
+			meter.Done()
 			if err != nil {
 				if _, ok := err.(*exitError); ok {
 					return err

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,7 +54,8 @@ func TestWhatIfJSONKeys(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Rule != "per-batch" || len(doc.Points) != 4 || doc.Source == "" {
+	// The seed post's four values and the exact sweep's one more piece (32700..49049).
+	if doc.Rule != "per-batch" || len(doc.Points) != 5 || doc.Source == "" {
 		t.Fatalf("rule %q, %d points", doc.Rule, len(doc.Points))
 	}
 	p := doc.Points[1]
@@ -169,5 +171,77 @@ func TestWhatIfReplayFromLogDir(t *testing.T) {
 	}
 	if strip(fromFile) != strip(fromDir) {
 		t.Errorf("replay differs:\n%s\nvs\n%s", strip(fromFile), strip(fromDir))
+	}
+}
+
+// Issue 11, "the default what-if answers the seed post's question completely": the interval
+// axis is cut exactly where the index changes. By hand, for 16350-byte batches in 65536-byte
+// segments (4 batches each) under the per-batch rule (LogSegment.append checks
+// bytesSinceLastIndexEntry > index.interval.bytes before adding the batch): the 2nd batch sees
+// 16350, the 3rd 32700 (or 16350 after an entry), the 4th 49050. So I < 16350 indexes batches
+// 2-4; 16350 <= I < 32700 the 3rd only; 32700 <= I < 49050 the 4th only; I >= 49050 none
+// (the cliff at 49,050, not at the geometric midpoint the charts used to draw).
+func TestWhatIfDefaultExactIntervals(t *testing.T) {
+	out, errOut, code := runKidx(t, "whatif", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Verdict  string `json:"verdict"`
+		Complete *bool  `json:"intervalPiecesComplete"`
+		Pieces   []struct {
+			Min, Max, OffsetIndexEntries, MaxScanBytes int64
+			Regime                                     string
+		} `json:"intervalPieces"`
+		Points []struct {
+			Config map[string]int64 `json:"config"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	type piece struct {
+		min, max, entries, maxScan int64
+		regime                     string
+	}
+	want := []piece{
+		{0, 16349, 48, 16350, "plateau"},
+		{16350, 32699, 16, 32700, "thinning"},
+		{32700, 49049, 16, 49050, "thinning"},
+		{49050, 2147483647, 0, 49050, "cliff"},
+	}
+	if doc.Complete == nil || !*doc.Complete || len(doc.Pieces) != len(want) {
+		t.Fatalf("pieces %+v (complete %v), want %v", doc.Pieces, doc.Complete, want)
+	}
+	for i, p := range doc.Pieces {
+		if got := (piece{p.Min, p.Max, p.OffsetIndexEntries, p.MaxScanBytes, p.Regime}); got != want[i] {
+			t.Errorf("piece %d: %+v, want %+v", i, got, want[i])
+		}
+	}
+	var swept []int64
+	for _, p := range doc.Points {
+		swept = append(swept, p.Config["index.interval.bytes"])
+	}
+	if got, want := fmt.Sprint(swept), "[1 4096 20000 32700 1048576]"; got != want {
+		t.Errorf("swept %s, want %s: the seed's four values and the piece none of them is in", got, want)
+	}
+	if !strings.Contains(doc.Verdict, "index.interval.bytes=4096") {
+		t.Errorf("verdict %q does not place the default 4096", doc.Verdict)
+	}
+}
+
+// --sweep index.interval.bytes=exact[,values] runs the exact sweep on any workload; with
+// --compare-rules it is refused (one era at a time).
+func TestWhatIfExactSweepFlag(t *testing.T) {
+	w := workloadFile(t, "")
+	out, errOut, code := runKidx(t, "whatif", "--workload", w, "--sweep", "index.interval.bytes=exact,4096", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"intervalPieces"`) || !strings.Contains(out, `"index.interval.bytes": 4096`) {
+		t.Errorf("no pieces or no 4096 point:\n%s", out)
+	}
+	if _, errOut, code := runKidx(t, "whatif", "--workload", w, "--sweep", "index.interval.bytes=exact", "--compare-rules"); code != 2 || !strings.Contains(errOut, "drop --compare-rules") {
+		t.Errorf("exact with --compare-rules: exit %d, %q", code, errOut)
 	}
 }
