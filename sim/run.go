@@ -25,6 +25,9 @@ type RunOptions struct {
 	// Result.IntervalLo/Hi the index.interval.bytes values under which the run is the same
 	// (model.Log.IntervalRange).
 	TrackInterval bool
+	// ReferenceModel runs model.Log even where the fast path could: its events
+	// (Result.Events) are the model's own, one per rejection or overflow.
+	ReferenceModel bool
 	// Era is the Kafka era whose rules the run follows; the zero Era means the rule's own
 	// (model.EraForRule). Eras model.StatStream cannot run (model.StreamSupports) go through
 	// model.Log even for single-batch sources.
@@ -47,6 +50,9 @@ type Result struct {
 	// IntervalLo and IntervalHi, with RunOptions.TrackInterval, bound the index.interval.bytes
 	// values that give this same run.
 	IntervalLo, IntervalHi int64
+	// Stopped says the model stopped where Kafka throws (model.Log.Stopped); the reference
+	// model only.
+	Stopped bool
 }
 
 func (r *Result) addSegment(s model.SegmentSummary, keep bool) {
@@ -83,7 +89,7 @@ func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (
 			opts.OnSegment(s)
 		}
 	}
-	if bs, ok := st.(BatchStream); ok && model.StreamSupports(era) && !opts.TrackInterval {
+	if bs, ok := st.(BatchStream); ok && model.StreamSupports(era) && !opts.TrackInterval && !opts.ReferenceModel {
 		res.FastPath = true
 		ss, err := model.NewStatStream(cfg, opts.StartOffset, false, onSegment)
 		if err != nil {
@@ -152,6 +158,7 @@ func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (
 	}
 	res.Scan = l.Scan()
 	res.Events = l.Events()
+	res.Stopped = l.Stopped()
 	res.IntervalLo, res.IntervalHi = l.IntervalRange()
 	for _, e := range res.Events {
 		if e.Kind == model.EventRejected {

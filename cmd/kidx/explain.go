@@ -252,8 +252,11 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	if strings.HasSuffix(what, "ch") {
+	switch {
+	case strings.HasSuffix(what, "ch"):
 		return fmt.Sprintf("%d %ses", n, what)
+	case strings.HasSuffix(what, "ry"): // entry, but not key
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }

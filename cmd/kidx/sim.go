@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -68,6 +67,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 			generatorFlags := cmd.Flags().Changed("batch-bytes") || cmd.Flags().Changed("batch-records") || cmd.Flags().Changed("records")
 			genFlags := cmd.Flags().Changed("batches") || cmd.Flags().Changed("duration") || cmd.Flags().Changed("seed")
 			var w model.Workload
+			var stream sim.Source // the text output streams it: no batch is kept
 			base := model.DefaultConfig()
 			source := ""
 			if gen != "" {
@@ -89,12 +89,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				if err != nil {
 					return usageErr("--gen %q: %v", gen, err)
 				}
-				steps, err := readSteps(src, maxSimBatches)
-				if err != nil {
-					return usageErr("--gen %q: %v", gen, err)
-				}
-				w = model.Workload{Steps: steps}
-				source = src.Describe()
+				stream, source = src, src.Describe()
 			} else if genFlags {
 				return usageErr("--batches, --duration and --seed bound a --gen generator")
 			}
@@ -133,22 +128,33 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 					return usageErr("--records %d: at least 1 record", records)
 				}
 				base.SegmentBytes = defaultSimSegment
-				w = generatedWorkload(batchBytes, batchRecords, records)
-				source = fmt.Sprintf("generator: %d records, %d per batch, %d-byte batches", records, batchRecords, batchBytes)
+				b := &builtinSource{batchBytes: batchBytes, batchRecords: batchRecords, records: records}
+				stream, source = b, b.Describe()
 			}
 			cfg, era, err := mf.resolve(base, w.Config, w.Rule, w.KafkaVersion, stderr)
 			if err != nil {
 				return err
 			}
-			l, err := model.SimulateEra(cfg, era, w.StartOffset, w.Steps, true)
-			if err != nil {
-				return usageErr("%v", err)
-			}
 			version := mf.version(w.Rule, w.KafkaVersion)
-			if format == "json" {
+			if stream == nil {
+				stream = &sim.WorkloadSource{Name: source, Workload: w}
+			}
+			if format != "json" {
+				if err := writeSimTextStream(stdout, stream, cfg, era, w.StartOffset, source, version); err != nil {
+					return err
+				}
+			} else {
+				// JSON lists every entry of every segment: the workload is held, within bounds.
+				steps, err := readSteps(stream, maxSimBatches)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				l, err := model.SimulateEra(cfg, era, w.StartOffset, steps, true)
+				if err != nil {
+					return usageErr("%v", err)
+				}
 				return writeSimJSON(stdout, l, version, baseline)
 			}
-			writeSimText(stdout, l, source, version)
 			if baseline != nil {
 				if baseline.Reproduces {
 					fmt.Fprintf(stdout, "baseline reproduces the real index: yes (%d restarts replayed, the files' segment boundaries)\n", baseline.Restarts)
@@ -198,7 +204,7 @@ func readSteps(src sim.Source, maxBatches int) ([]model.Step, error) {
 			steps = append(steps, s)
 		}
 		if total > maxBatches {
-			return nil, fmt.Errorf("more than %d batches: too many for sim, which keeps them all (kidx whatif streams)", maxBatches)
+			return nil, fmt.Errorf("more than %d batches: too many for sim --format json, which lists every entry (the text output and kidx whatif stream)", maxBatches)
 		}
 		if errors.Is(err, io.EOF) {
 			return steps, nil
@@ -284,60 +290,3 @@ func eraLabel(era model.Era, version string) string {
 	return fmt.Sprintf("rule %s (era %s)", era.Rule(), era.ID)
 }
 
-func writeSimText(w io.Writer, l *model.Log, source, version string) {
-	cfg := l.Config()
-	fmt.Fprintf(w, "kidx sim: %s; %s; index.interval.bytes=%d segment.bytes=%d segment.index.bytes=%d\n\n",
-		source, eraLabel(l.Era(), version), cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.SegmentIndexBytes)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "base offset\tsize\tbatches\tentries\ttime entries\tmax scan B\tmean scan B\tmax hops\tmax reads\troll\t")
-	var total model.ScanStats
-	var entries, timeEntries, offsets int64
-	segs := l.Segments()
-	for _, s := range segs {
-		st := s.Scan()
-		total.Merge(st)
-		entries += int64(s.OffsetIndex().Entries())
-		timeEntries += int64(s.TimeIndex().Entries())
-		offsets += st.Lookups
-		roll := string(s.RollReason())
-		if roll == "" {
-			roll = "-"
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%s\t\n", s.BaseOffset(), s.Size(), len(s.Batches()),
-			s.OffsetIndex().Entries(), s.TimeIndex().Entries(), st.MaxScanBytes, st.MeanScanBytes(), st.MaxHops, st.MaxHeaderReads, roll)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\nsummary: %d segments, %d offsets, %d offset-index entries, %d time-index entries; "+
-		"scan max %d B, mean %.1f B; hops max %d, mean %.2f; header reads max %d, mean %.2f\n",
-		len(segs), offsets, entries, timeEntries, total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops(),
-		total.MaxHeaderReads, total.MeanHeaderReads())
-	fmt.Fprintf(w, "index density: %s\n", densityNote(segs, entries))
-	if ev := l.Events(); len(ev) > 0 {
-		fmt.Fprintf(w, "events:\n")
-		for _, e := range ev {
-			fmt.Fprintf(w, "  step %d: %s: %s\n", e.Step, e.Kind, e.Message)
-		}
-		if l.Stopped() {
-			fmt.Fprintf(w, "  (Kafka throws there: the simulation stopped, segments show the state before that step)\n")
-		}
-	}
-}
-
-// densityNote says where the index stands between its densest possible form (every batch
-// but the first of each segment indexed: the per-batch rule cannot do more) and an empty
-// index, from the figures alone.
-func densityNote(segs []*model.Segment, entries int64) string {
-	var indexable int64
-	for _, s := range segs {
-		indexable += max(int64(len(s.Batches()))-1, 0)
-	}
-	switch {
-	case indexable == 0:
-		return "no segment has more than one batch, so no index entry is possible"
-	case entries == 0:
-		return fmt.Sprintf("cliff: every offset index is empty (0 of %d batches after each segment's first); every lookup walks from byte 0", indexable)
-	case entries >= indexable:
-		return fmt.Sprintf("plateau: every batch but each segment's first is indexed (%d entries); a smaller interval cannot add any", entries)
-	}
-	return fmt.Sprintf("thinning: %d of the %d batches after each segment's first are indexed", entries, indexable)
-}

@@ -30,13 +30,20 @@ const seedTimestampBase = 1_700_000_000_000
 // overhead. Each batch's max timestamp is seedTimestampBase + its base offset.
 func generatedWorkload(batchBytes, batchRecords, records int64) model.Workload {
 	var batches []model.Batch
-	for off := int64(0); off < records; off += batchRecords {
-		n := min(batchRecords, records-off)
-		size := batchBytes
-		if n < batchRecords {
-			size = max(batchBytes*n/batchRecords, model.RecordBatchOverhead)
-		}
-		batches = append(batches, model.Batch{Records: n, Bytes: size, MaxTimestamp: seedTimestampBase + off})
+	for off := int64(0); off < records; {
+		b := builtinBatch(batchBytes, batchRecords, records, off)
+		batches = append(batches, b)
+		off += b.Records
 	}
 	return model.BatchesWorkload(batches)
+}
+
+// builtinBatch is the built-in generator's batch at base offset off (generatedWorkload).
+func builtinBatch(batchBytes, batchRecords, records, off int64) model.Batch {
+	n := min(batchRecords, records-off)
+	size := batchBytes
+	if n < batchRecords {
+		size = max(batchBytes*n/batchRecords, model.RecordBatchOverhead)
+	}
+	return model.Batch{Records: n, Bytes: size, MaxTimestamp: seedTimestampBase + off}
 }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"kidx/model"
+	"kidx/sim"
+)
+
+// Issue 11, defect 9: sim's text output held every batch (--records 100G reached 3.4 GB).
+// It now streams through sim.Run; each row and the summary must still be what the
+// materialized model (model.SimulateEra keeping every segment, an independent path through
+// model.Log's segments) shows, on every golden workload (Kafka-written, with rolls, index-full
+// rolls, overflows and restarts) in several eras.
+func TestSimTextStreamMatchesMaterialized(t *testing.T) {
+	paths, _ := filepath.Glob("../../testdata/kafka-golden/*/workload.json")
+	if len(paths) < 10 {
+		t.Fatalf("only %d golden workloads", len(paths))
+	}
+	for _, p := range paths {
+		w, err := readWorkload(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, version := range []string{"4.1.0", "3.7.0", "2.0.0", "0.10.2.1"} {
+			era, err := model.EraForKafkaVersion(version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := model.DefaultConfig()
+			if err := w.ApplyTo(&cfg); err != nil {
+				t.Fatal(err)
+			}
+			l, err := model.SimulateEra(cfg, era, w.StartOffset, w.Steps, true)
+			if err != nil {
+				continue // e.g. a v2 batch under 0.10: the era refuses the workload
+			}
+			var out bytes.Buffer
+			if err := writeSimTextStream(&out, &sim.WorkloadSource{Name: p, Workload: w}, cfg, era, w.StartOffset, "x", version); err != nil {
+				t.Fatalf("%s %s: %v", p, version, err)
+			}
+			var want strings.Builder
+			var entries, timeEntries int64
+			for _, s := range l.Segments() {
+				st := s.Scan()
+				roll := string(s.RollReason())
+				if roll == "" {
+					roll = "-"
+				}
+				entries += int64(s.OffsetIndex().Entries())
+				timeEntries += int64(s.TimeIndex().Entries())
+				fmt.Fprintf(&want, "%d %d %d %d %d %d %.1f %d %d %s\n", s.BaseOffset(), s.Size(), len(s.Batches()),
+					s.OffsetIndex().Entries(), s.TimeIndex().Entries(), st.MaxScanBytes, st.MeanScanBytes(), st.MaxHops, st.MaxHeaderReads, roll)
+			}
+			total := l.Scan()
+			fmt.Fprintf(&want, "summary: %s, %s, %s, %s; scan max %d B, mean %.1f B; hops max %d, mean %.2f; header reads max %d, mean %.2f\n",
+				plural(len(l.Segments()), "segment"), plural(int(total.Lookups), "offset"), plural(int(entries), "offset-index entry"),
+				plural(int(timeEntries), "time-index entry"), total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops(),
+				total.MaxHeaderReads, total.MeanHeaderReads())
+			for _, e := range l.Events() {
+				fmt.Fprintf(&want, "  step %d: %s: %s\n", e.Step, e.Kind, e.Message)
+			}
+			if got := simTextFigures(out.String()); got != want.String() {
+				t.Errorf("%s under %s:\nstreamed:\n%s\nmaterialized:\n%s", p, version, got, want.String())
+			}
+		}
+	}
+}
+
+// simTextFigures keeps a sim text report's rows (fields joined by one space), its summary
+// line and its event lines.
+func simTextFigures(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 10 && f[0] != "base":
+			b.WriteString(strings.Join(f, " ") + "\n")
+		case strings.HasPrefix(line, "summary: "), strings.HasPrefix(line, "  step "):
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// The built-in generator's stream gives exactly generatedWorkload's batches.
+func TestBuiltinSourceMatchesGeneratedWorkload(t *testing.T) {
+	for _, c := range [][3]int64{{16350, 79, 5000}, {300, 2, 7}, {1000, 10, 10}, {61, 1, 3}} {
+		w := generatedWorkload(c[0], c[1], c[2])
+		st, _ := (&builtinSource{c[0], c[1], c[2]}).Open()
+		buf := make([]model.Step, 3)
+		var got []model.Batch
+		for {
+			n, err := st.Next(buf)
+			for _, s := range buf[:n] {
+				got = append(got, s.Append...)
+			}
+			if err != nil {
+				break
+			}
+		}
+		var want []model.Batch
+		for _, s := range w.Steps {
+			want = append(want, s.Append...)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%v: stream %v, workload %v", c, got, want)
+		}
+	}
+}
+
+// The streamed output's memory does not grow with the workload: 2M one-record batches
+// (what the materialized writer held as about 200 MB of batch records) peak at a few
+// segments' worth of heap, like 100k batches do.
+func TestSimTextMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skips the 2M-batch memory comparison")
+	}
+	peakOf := func(records int64) uint64 {
+		runtime.GC()
+		var base runtime.MemStats
+		runtime.ReadMemStats(&base)
+		stop, peak := make(chan struct{}), make(chan uint64)
+		go func() {
+			var m runtime.MemStats
+			var top uint64
+			for {
+				select {
+				case <-stop:
+					peak <- top
+					return
+				case <-time.After(5 * time.Millisecond):
+					runtime.ReadMemStats(&m)
+					top = max(top, m.HeapAlloc)
+				}
+			}
+		}()
+		cfg := model.DefaultConfig()
+		cfg.SegmentBytes = 1 << 20
+		src := &builtinSource{batchBytes: 100, batchRecords: 1, records: records}
+		if err := writeSimTextStream(io.Discard, src, cfg, model.EraForRule(model.PerBatch), 0, "x", ""); err != nil {
+			t.Fatal(err)
+		}
+		close(stop)
+		top := <-peak
+		if top < base.HeapAlloc {
+			return 0
+		}
+		return top - base.HeapAlloc
+	}
+	small, big := peakOf(100_000), peakOf(2_000_000)
+	t.Logf("peak heap above the start: %d KiB for 100k batches, %d KiB for 2M", small>>10, big>>10)
+	if big > small+32<<20 {
+		t.Errorf("peak heap %d MiB for 2M batches, %d MiB for 100k: it grows with the workload", big>>20, small>>20)
+	}
+}
