@@ -289,4 +289,3 @@ func eraLabel(era model.Era, version string) string {
 	}
 	return fmt.Sprintf("rule %s (era %s)", era.Rule(), era.ID)
 }
-
