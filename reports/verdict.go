@@ -22,7 +22,7 @@ func (r *WhatIf) Verdict() string {
 	}
 	I := base.Config.IndexIntervalBytes
 	var b strings.Builder
-	fmt.Fprintf(&b, "At index.interval.bytes=%d %s: %s in %s, lookups walk up to %s (p99 %s).",
+	fmt.Fprintf(&b, "This configuration (index.interval.bytes=%d) %s: %s in %s, lookups walk up to %s (p99 %s).",
 		I, regimeWords(base), plural(base.OffsetIndexEntries, "entry"), plural(int64(base.Segments), "segment"),
 		Bytes(base.Scan.MaxScanBytes), Bytes(base.ScanQ[P99]))
 	if pc := r.PieceOf(I); pc != nil {
@@ -30,7 +30,7 @@ func (r *WhatIf) Verdict() string {
 	}
 	switch base.Regime {
 	case Plateau:
-		b.WriteString(" No change is worth making: lowering the interval cannot add an entry, the batching decides the density.")
+		b.WriteString(" No change is worth making: a lower interval cannot add an entry, the batching decides the density.")
 		if up := r.nextPiece(I); up != nil {
 			fmt.Fprintf(&b, " Above %d the index thins (%s, lookups up to %s).", up.Min-1,
 				plural(up.OffsetIndexEntries, "entry"), Bytes(up.Scan.MaxScanBytes))
@@ -42,9 +42,9 @@ func (r *WhatIf) Verdict() string {
 			break
 		}
 		extra := best.IndexBytes - base.IndexBytes
-		fmt.Fprintf(&b, " The one change worth making: index.interval.bytes=%d (the plateau%s) indexes every batch after each segment's first "+
+		fmt.Fprintf(&b, " The one change worth making: index.interval.bytes=%d%s indexes every batch after each segment's first "+
 			"(%s) and cuts the longest walk to %s (p99 %s), for %s more of .index.",
-			best.Config.IndexIntervalBytes, plateauTop(r, best), plural(best.OffsetIndexEntries, "entry"),
+			best.Config.IndexIntervalBytes, r.plateauRange(best), plural(best.OffsetIndexEntries, "entry"),
 			Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), Bytes(extra))
 	}
 	return b.String()
@@ -60,22 +60,21 @@ func (r *WhatIf) basePoint() *Point {
 	return nil
 }
 
-// bestLowerPlateau is the plateau point with the largest interval below p's (same other
-// settings, same era), the cheapest one that indexes every batch.
+// bestLowerPlateau is the plateau point below p's interval (same other settings, same era)
+// to recommend: Kafka's default 4096 when it is one, else the largest such interval, the
+// cheapest that indexes every batch. A piece's top is not recommended itself: it is the
+// batch size minus one, and a batch a byte smaller would leave the plateau.
 func (r *WhatIf) bestLowerPlateau(p *Point) *Point {
 	var best *Point
 	for _, q := range r.Points {
-		if q.Regime == Plateau && q.Era.ID == p.Era.ID && sameExceptInterval(p, q) && q.Config.IndexIntervalBytes < p.Config.IndexIntervalBytes &&
-			(best == nil || q.Config.IndexIntervalBytes > best.Config.IndexIntervalBytes) {
-			best = q
+		if q.Regime != Plateau || q.Era.ID != p.Era.ID || !sameExceptInterval(p, q) || q.Config.IndexIntervalBytes >= p.Config.IndexIntervalBytes {
+			continue
 		}
-	}
-	if best != nil {
-		// The plateau's top, where the exact sweep knows it.
-		if pc := r.PieceOf(best.Config.IndexIntervalBytes); pc != nil && pc.Max < p.Config.IndexIntervalBytes {
-			cp := *best
-			cp.Config.IndexIntervalBytes = pc.Max
-			return &cp
+		if q.Config.IndexIntervalBytes == defaultIndexInterval {
+			return q
+		}
+		if best == nil || q.Config.IndexIntervalBytes > best.Config.IndexIntervalBytes {
+			best = q
 		}
 	}
 	return best
@@ -91,11 +90,20 @@ func (r *WhatIf) nextPiece(v int64) *IntervalPiece {
 	return nil
 }
 
-func plateauTop(r *WhatIf, p *Point) string {
-	if pc := r.PieceOf(p.Config.IndexIntervalBytes); pc != nil && pc.Max == p.Config.IndexIntervalBytes {
-		return "'s top: any value up to it gives the same index"
+// plateauRange says which values give the recommended point's index, where the exact sweep
+// knows it: " (Kafka's default; any value in [0, 16349] gives the same index)".
+func (r *WhatIf) plateauRange(p *Point) string {
+	var what []string
+	if p.Config.IndexIntervalBytes == defaultIndexInterval {
+		what = append(what, "Kafka's default")
 	}
-	return " point of this sweep nearest below"
+	if pc := r.PieceOf(p.Config.IndexIntervalBytes); pc != nil {
+		what = append(what, fmt.Sprintf("any value %s gives the same index", rangeWords(pc.Min, pc.Max)))
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(what, "; ") + ")"
 }
 
 func regimeWords(p *Point) string {

@@ -275,6 +275,8 @@ func exactSweep(opts *WhatIfOptions, rep *WhatIf) error {
 		return err
 	}
 	rep.Pieces, rep.PiecesComplete = pieces, complete
+	// The operator's own value is always a point: the verdict starts from it.
+	given = append(given, opts.Base.IndexIntervalBytes)
 	opts.Sweeps = []Sweep{{Key: "index.interval.bytes", Values: exactSweepValues(given, pieces)}}
 	return nil
 }

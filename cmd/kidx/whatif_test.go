@@ -245,3 +245,37 @@ func TestWhatIfExactSweepFlag(t *testing.T) {
 		t.Errorf("exact with --compare-rules: exit %d, %q", code, errOut)
 	}
 }
+
+// Issue 11: a one-paragraph verdict opens every report: where the configuration sits and the
+// one change worth making, or that none is. Figures by hand for the built-in workload
+// (16350-byte batches, 4 per 65536-byte segment, 16 segments): the plateau holds 3 entries a
+// segment (48) for any interval below 16350, and its longest walk is one batch, 16350 B.
+func TestWhatIfVerdict(t *testing.T) {
+	verdict := func(interval string) string {
+		out, errOut, code := runKidx(t, "whatif", "--format", "json", "--config", "index.interval.bytes="+interval)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var doc struct{ Verdict string }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Verdict
+	}
+	for interval, want := range map[string][]string{
+		"4096": {"This configuration (index.interval.bytes=4096) sits on the plateau", "48 entries in 16 segments",
+			"any value in [0, 16349]", "No change is worth making"},
+		"20000": {"(index.interval.bytes=20000) thins the index (32 of the 48 entries the batching allows are skipped)",
+			"any value in [16350, 32699]", "The one change worth making: index.interval.bytes=4096 (Kafka's default; any value in [0, 16349] gives the same index)",
+			"cuts the longest walk to 16.0 KiB", "for 256 B more of .index"},
+		"1048576": {"leaves the index empty", "any value from 49050 up", "The one change worth making: index.interval.bytes=4096",
+			"for 384 B more of .index"},
+	} {
+		v := verdict(interval)
+		for _, w := range want {
+			if !strings.Contains(v, w) {
+				t.Errorf("index.interval.bytes=%s: verdict %q lacks %q", interval, v, w)
+			}
+		}
+	}
+}
