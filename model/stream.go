@@ -51,7 +51,9 @@ type StatStream struct {
 
 // OnRun registers fn to be called for every run of offsets that share one lookup cost, as
 // the stream computes them: count offsets cost scanBytes and hops each. The runs of all
-// segments add up to the stream's ScanStats; reports use them for exact quantiles.
+// segments add up to the stream's ScanStats; reports use them for exact quantiles. Runs come
+// in no particular order, and runs of one cost may come summed (the offsets entries name, all
+// of cost 0 and 1 hop, are reported once per AddBatches call and roll).
 func (s *StatStream) OnRun(fn func(count, scanBytes, hops int64)) { s.onRun = fn }
 
 // NewStatStream starts an empty log at startOffset. With keepSummaries every closed
@@ -141,6 +143,7 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 		full := entries >= s.offsetSlots || s.timeEntries >= s.timeSlots-1
 		lastAllowed := s.base + math.MaxInt32
 		reason := rollNone
+		var named1 int64 // offsets named by an entry: scan 0, 1 hop
 		for ; i < len(bytes); i++ {
 			n := int64(bytes[i])
 			recs := int64(records[i])
@@ -197,14 +200,12 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 				named = idx * recs
 			}
 			rest := recs - named
-			if onRun != nil {
-				if rest > 0 {
-					onRun(rest, counter, hops+1)
-				}
-				if named > 0 {
-					onRun(named, 0, 1)
-				}
+			if onRun != nil && rest > 0 {
+				onRun(rest, counter, hops+1)
 			}
+			// The offsets an entry names all cost (0, 1): summed, and reported once per call
+			// and roll below (a run's consumers add counts; their order is not part of it).
+			named1 += named
 			totalScan += rest * counter
 			totalHops += rest*(hops+1) + named
 			// Header reads: this batch becomes the segment's last one. From 4.1 every offset
@@ -248,6 +249,9 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 			batches++
 			maxBatch = max(maxBatch, n)
 			next = last + 1
+		}
+		if onRun != nil && named1 > 0 {
+			onRun(named1, 0, 1)
 		}
 		s.size, s.counter, s.hops, s.batches, s.nextOffset = size, counter, hops, batches, next
 		s.entries, s.maxBatch = entries, maxBatch
