@@ -147,3 +147,26 @@ func TestMaxMapCountBelowOneExits2(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11, defect 1 (every dump error was exit 2): a .log whose batch header is corrupt
+// (FileLogInputStream's CorruptRecordException: a size below the 14-byte minimum) is a
+// problem found in the file, exit 1, with the batches before it dumped.
+func TestDumpCorruptLogExits1(t *testing.T) {
+	dir := copyGolden(t, blogFiles, "00000000000000000000.log")
+	log := filepath.Join(dir, "00000000000000000000.log")
+	f, err := os.OpenFile(log, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte{0, 0, 0, 5}, 16350+8) // the second batch's length field
+	f.Close()
+	out, errOut, code := runKidx(t, "dump", log)
+	if code != 1 || strings.Count(out, "baseOffset: ") != 1 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	want := "kidx: " + log + ": byte 16358: Found record size 5 smaller than minimum record overhead (14) in file " + log + ".\n" +
+		"kidx: " + log + " could not be dumped to its end: its content is corrupt (a problem found: exit 1)\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}
