@@ -109,6 +109,10 @@ func dumpPaths(named []string, stderr io.Writer) ([]string, error) {
 			return nil, usageErr("%v", err)
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				// A FIFO would block the read; a device is no Kafka file.
+				return nil, usageErr("%s: not a regular file (a FIFO, socket or device): dump reads Kafka's files", p)
+			}
 			out = append(out, p)
 			continue
 		}
@@ -116,22 +120,27 @@ func dumpPaths(named []string, stderr io.Writer) ([]string, error) {
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
-		var names, skipped []string
+		var names, subdirs, special []string
 		for _, e := range entries {
 			full := filepath.Join(p, e.Name())
-			if st, err := os.Stat(full); err == nil && st.IsDir() {
-				skipped = append(skipped, e.Name())
-				continue
+			st, err := os.Stat(full)
+			switch {
+			case err == nil && st.IsDir():
+				subdirs = append(subdirs, e.Name())
+			case err == nil && !st.Mode().IsRegular():
+				special = append(special, e.Name())
+			default:
+				// A dangling link is dumped, and its error reported in its turn.
+				names = append(names, full)
 			}
-			names = append(names, full)
 		}
-		if len(skipped) > 0 {
-			what := "subdirectory"
-			if len(skipped) > 1 {
-				what = fmt.Sprintf("%d subdirectories", len(skipped))
-			}
+		if len(subdirs) > 0 {
 			fmt.Fprintf(stderr, "kidx: note: %s: skipping %s %s (dump reads the files of one directory: name a partition directory, or the subdirectory itself)\n",
-				p, what, strings.Join(skipped, ", "))
+				p, countNoun(len(subdirs), "subdirectory", "subdirectories"), strings.Join(subdirs, ", "))
+		}
+		if len(special) > 0 {
+			fmt.Fprintf(stderr, "kidx: note: %s: skipping %s %s (a FIFO, socket or device: no Kafka file, and never opened)\n",
+				p, countNoun(len(special), "non-regular file", "non-regular files"), strings.Join(special, ", "))
 		}
 		if len(names) == 0 {
 			return nil, usageErr("%s: a directory with no files to dump", p)
@@ -140,6 +149,14 @@ func dumpPaths(named []string, stderr io.Writer) ([]string, error) {
 		out = append(out, names...)
 	}
 	return out, nil
+}
+
+// countNoun is "subdirectory" for one, "3 subdirectories" for more.
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // dumpErrorCode is the exit code of a file segment.Dump could not finish: 2 when the file

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -168,5 +169,23 @@ func TestDumpCorruptLogExits1(t *testing.T) {
 		"kidx: " + log + " could not be dumped to its end: its content is corrupt (a problem found: exit 1)\n"
 	if errOut != want {
 		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}
+
+// A FIFO named on the command line is an input error (exit 2, never opened: a read would
+// block); inside a directory it is skipped with a note.
+func TestDumpNonRegularFile(t *testing.T) {
+	dir := copyGolden(t, blogFiles, "00000000000000000000.index")
+	fifo := filepath.Join(dir, "00000000000000000000.log")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runKidx(t, "dump", fifo); code != 2 || errOut != "kidx: "+fifo+": not a regular file (a FIFO, socket or device): dump reads Kafka's files\n" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	out, errOut, code := runKidx(t, "dump", dir)
+	if code != 0 || strings.Count(out, "Dumping ") != 1 ||
+		!strings.HasPrefix(errOut, "kidx: note: "+dir+": skipping non-regular file 00000000000000000000.log (a FIFO, socket or device: no Kafka file, and never opened)\n") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
