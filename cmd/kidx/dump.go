@@ -39,8 +39,8 @@ output, "kidx:" lines on stderr say what Kafka's tool does not (a live, prealloc
 
 Files are named as arguments, with kafka-dump-log's --files a,b,... or both. A directory
 stands for its files in name order (segment names sort by base offset), as DIR/* would;
-its subdirectories are skipped with a note (name a partition directory, not a log.dirs
-entry).
+its subdirectories, FIFOs, sockets and devices are skipped with a note (name a partition
+directory, not a log.dirs entry).
 
 Exit codes: 0 every file dumped; 1 a file's content stops Kafka's tool (an index failing
 --index-sanity-check, an index entry with no batch at its position, a corrupt .log): the
@@ -51,6 +51,13 @@ exit code (a per-append era index has them in a healthy log): kidx verify judges
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
 				return err
+			}
+			// Silently read as defaults before; a value that means nothing is refused.
+			if opts.MaxMessageSize < 1 {
+				return usageErr("--max-message-size %d: must be > 0 (the bytes read at each index entry)", opts.MaxMessageSize)
+			}
+			if opts.MaxBytes < 0 {
+				return usageErr("--max-bytes %d: must be >= 0 (0: the whole .log)", opts.MaxBytes)
 			}
 			paths, err := dumpPaths(append(args, files...), stderr)
 			if err != nil {

@@ -40,6 +40,14 @@ func TestDumpMissingPathExits2(t *testing.T) {
 	if _, errOut, code := runKidx(t, "dump"); code != 2 || !strings.Contains(errOut, "name at least one file") {
 		t.Errorf("no files: exit %d, %q", code, errOut)
 	}
+	// Values that mean nothing were read as the defaults.
+	idx := filepath.Join(blogFiles, "00000000000000000000.index")
+	for flag, want := range map[string]string{"--max-message-size=0": "--max-message-size 0: must be > 0", "--max-message-size=-1": "--max-message-size -1: must be > 0",
+		"--max-bytes=-1": "--max-bytes -1: must be >= 0"} {
+		if out, errOut, code := runKidx(t, "dump", flag, idx); code != 2 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", flag, code, out, errOut)
+		}
+	}
 }
 
 // Issue 11, defect 1: `kidx dump DIR` printed "Ignoring unknown file DIR" and exited 0. A
