@@ -138,3 +138,150 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// brokerSynonym is a broker-level name of a topic config: the broker's default for every
+// topic that does not override it. Kafka's ServerTopicConfigSynonyms lists them per topic
+// config, first name first: log.roll.ms is read before log.roll.hours (KafkaConfig reads the
+// hours only when the milliseconds are unset).
+type brokerSynonym struct {
+	name  string
+	topic string
+	// factor converts the broker value into the topic config's unit (hours to ms).
+	factor   int64
+	min, max int64 // the broker config's own ConfigDef range, before factor
+}
+
+const hourMs = 60 * 60 * 1000
+
+var brokerSynonyms = []brokerSynonym{
+	{"log.index.interval.bytes", "index.interval.bytes", 1, 0, math.MaxInt32},
+	{"log.segment.bytes", "segment.bytes", 1, 14, math.MaxInt32},
+	{"log.index.size.max.bytes", "segment.index.bytes", 1, 4, math.MaxInt32},
+	{"message.max.bytes", "max.message.bytes", 1, 0, math.MaxInt32},
+	{"log.roll.ms", "segment.ms", 1, 1, math.MaxInt64},
+	{"log.roll.hours", "segment.ms", hourMs, 1, math.MaxInt32},
+	{"log.roll.jitter.ms", "segment.jitter.ms", 1, 0, math.MaxInt64},
+	{"log.roll.jitter.hours", "segment.jitter.ms", hourMs, 0, math.MaxInt32},
+}
+
+// ignoredConfigs are names an operator's config holds that do not shape the index: accepted,
+// with a note, so that a broker's or a topic's real config can be given whole.
+var ignoredConfigs = map[string]string{
+	"log.segment.delete.delay.ms": "how long a deleted segment's files wait before removal",
+	"file.delete.delay.ms":        "how long a deleted segment's files wait before removal",
+}
+
+// BrokerConfigNames lists the broker-level names the model accepts beside the topic names,
+// sorted.
+func BrokerConfigNames() []string {
+	names := make([]string, len(brokerSynonyms))
+	for i, s := range brokerSynonyms {
+		names[i] = s.name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TopicConfigName is the topic config that name sets: name itself for a topic config, the
+// topic config of a broker-level synonym (log.segment.bytes: segment.bytes), "" otherwise.
+func TopicConfigName(name string) string {
+	if _, err := lookupConfigKey(name); err == nil {
+		return name
+	}
+	for _, s := range brokerSynonyms {
+		if s.name == name {
+			return s.topic
+		}
+	}
+	return ""
+}
+
+// KnownConfigName reports whether ApplySettings accepts name: a topic config, a broker
+// synonym, or a name accepted and ignored (log.segment.delete.delay.ms).
+func KnownConfigName(name string) bool {
+	_, ignored := ignoredConfigs[name]
+	return ignored || TopicConfigName(name) != ""
+}
+
+// ConfigSetting is one name=value as an operator wrote it.
+type ConfigSetting struct {
+	Name, Value string
+}
+
+// ApplySettings sets c from one source's settings (one --config-file, or the --config flags),
+// resolved as Kafka resolves a topic's effective config: a topic name overrides its broker
+// synonyms, and among the synonyms the first of ServerTopicConfigSynonyms' list wins
+// (log.roll.ms over log.roll.hours). Hours convert to milliseconds. A name given twice keeps
+// its last value, as in a properties file. The notes say which settings lost, and which were
+// accepted and ignored; an unknown name or a value out of Kafka's range is an error.
+func (c *Config) ApplySettings(settings []ConfigSetting) (notes []string, err error) {
+	type choice struct {
+		set    ConfigSetting
+		rank   int // 0: the topic name; 1 + position in brokerSynonyms
+		factor int64
+		min    int64
+		max    int64
+	}
+	chosen := map[string]choice{}
+	var lost []string
+	for _, s := range settings {
+		if why, ok := ignoredConfigs[s.Name]; ok {
+			notes = append(notes, fmt.Sprintf("%s=%s ignored: it sets %s, which does not affect the index", s.Name, strings.TrimSpace(s.Value), why))
+			continue
+		}
+		var ch choice
+		topic := ""
+		if k, err := lookupConfigKey(s.Name); err == nil {
+			topic, ch = s.Name, choice{set: s, rank: 0, factor: 1, min: k.min, max: k.max}
+		} else {
+			for i, b := range brokerSynonyms {
+				if b.name == s.Name {
+					topic, ch = b.topic, choice{set: s, rank: 1 + i, factor: b.factor, min: b.min, max: b.max}
+					break
+				}
+			}
+		}
+		if topic == "" {
+			return notes, fmt.Errorf("unknown config key %q (topic configs: %s; broker configs: %s)", s.Name,
+				strings.Join(ConfigKeys(), ", "), strings.Join(BrokerConfigNames(), ", "))
+		}
+		prev, had := chosen[topic]
+		switch {
+		case !had || prev.set.Name == s.Name:
+			chosen[topic] = ch
+		case ch.rank < prev.rank:
+			lost = append(lost, winsNote(ch.set, prev.set, ch.rank))
+			chosen[topic] = ch
+		default:
+			lost = append(lost, winsNote(prev.set, ch.set, prev.rank))
+		}
+	}
+	topics := make([]string, 0, len(chosen))
+	for t := range chosen {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	for _, t := range topics {
+		ch := chosen[t]
+		v, perr := strconv.ParseInt(strings.TrimSpace(ch.set.Value), 10, 64)
+		if perr != nil {
+			return notes, fmt.Errorf("%s=%q is not an integer", ch.set.Name, ch.set.Value)
+		}
+		if v < ch.min || v > ch.max {
+			return notes, fmt.Errorf("%s=%d is out of Kafka's valid range [%d, %d]", ch.set.Name, v, ch.min, ch.max)
+		}
+		if err := c.SetInt(t, v*ch.factor); err != nil {
+			return notes, fmt.Errorf("%s=%d: %w", ch.set.Name, v, err)
+		}
+	}
+	return append(lost, notes...), nil
+}
+
+// winsNote says which of two settings of one topic config is used, and why.
+func winsNote(winner, loser ConfigSetting, winnerRank int) string {
+	why := "a topic config overrides its broker-level default, as in Kafka"
+	if winnerRank > 0 {
+		why = "Kafka reads " + loser.Name + " only when " + winner.Name + " is unset"
+	}
+	return fmt.Sprintf("%s=%s is used, not %s=%s: %s", winner.Name, strings.TrimSpace(winner.Value), loser.Name, strings.TrimSpace(loser.Value), why)
+}

@@ -13,6 +13,7 @@ import (
 type DumpOptions struct {
 	JSON             bool      // --format json: one JSON object per file (keys in docs/segment.md)
 	Deep             bool      // --deep-iteration: one line per record (every batch kind, see Records)
+	PrintData        bool      // --print-data-log: Deep, and each record's key and payload as UTF-8 text
 	VerifyOnly       bool      // --verify-index-only: no per-entry lines, mismatches still collected
 	IndexSanityCheck bool      // --index-sanity-check: only run sanityCheck
 	MaxMessageSize   int64     // --max-message-size (default 5242880)
@@ -56,6 +57,8 @@ type DumpRecord struct {
 	IsValid    *bool    `json:"isValid,omitempty"` // legacy records: LegacyRecord.isValid
 	CRC        *uint32  `json:"crc,omitempty"`     // legacy records: the stored CRC-32
 	Control    string   `json:"control,omitempty"` // control batches: DumpLogSegments' control text
+	Key        *string  `json:"key,omitempty"`     // --print-data-log: the key as UTF-8 text (absent: null or not asked)
+	Payload    *string  `json:"payload,omitempty"` // --print-data-log: the value as UTF-8 text
 }
 
 // DumpResult is the JSON form of one file's dump.
@@ -95,6 +98,19 @@ type DumpResult struct {
 	Error string   `json:"error,omitempty"`
 }
 
+// DumpProblem is a file whose content stops DumpLogSegments with an exception (an index that
+// fails its sanity check, an index entry with no batch at its position): a problem found in
+// the file, not a usage error. Err is in Kafka's words (its exception text); Explain is kidx's
+// own sentence saying what it means.
+type DumpProblem struct {
+	Err     error
+	Explain string
+}
+
+func (p *DumpProblem) Error() string { return p.Err.Error() }
+
+func (p *DumpProblem) Unwrap() error { return p.Err }
+
 // MarshalJSON keeps entry keys lower-case and stable.
 func (e IndexEntry) MarshalJSON() ([]byte, error) {
 	return []byte(fmt.Sprintf(`{"offset":%d,"position":%d}`, e.Offset, e.Position)), nil
@@ -115,6 +131,8 @@ func Dump(w io.Writer, path string, opts DumpOptions) error {
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 5242880
 	}
+	// DumpLogSegments: isDeepIteration = deep-iteration || print-data-log.
+	opts.Deep = opts.Deep || opts.PrintData
 	res := &DumpResult{File: path, Kind: "unknown"}
 	// Text streams out as it is made (a deep dump of a large .log is many times its size);
 	// JSON is one object, built whole.

@@ -43,7 +43,17 @@ func dumpIndex(w io.Writer, path string, base int64, opts DumpOptions, res *Dump
 				// it: it is no entry.
 				res.Notes = append(res.Notes, "slot 0 is all zero: the live index has no entry yet; DumpLogSegments reads it as the entry (base offset, position 0) and, with no batch at position 0, throws java.util.NoSuchElementException")
 			case err == errNoBatch:
-				return fmt.Errorf("%s: entry %d: no batch at position %d of %s (java.util.NoSuchElementException)", path, i, e.Position, lf.Path)
+				// DumpLogSegments.dumpIndex: slice.batches.iterator.next() on a slice that holds
+				// no whole batch throws; the file's remaining entries are not checked.
+				where := "where " + lf.Path + " holds no whole batch"
+				if e.Position >= lf.Size() {
+					where = "at or past the end of " + lf.Path
+				}
+				return &DumpProblem{
+					Err: fmt.Errorf("%s: entry %d: no batch at position %d of %s (java.util.NoSuchElementException)", path, i, e.Position, lf.Path),
+					Explain: fmt.Sprintf("%s: entry %d (offset %d) points to byte %d, %s (%d bytes): the .log is shorter than its index says (truncated, or the index is stale); kafka-dump-log stops at this entry with an exception, and so does this file's dump",
+						path, i, e.Offset, e.Position, where, lf.Size()),
+				}
 			case err != nil:
 				return err
 			case b.LastOffset() != e.Offset:
@@ -145,7 +155,8 @@ func noteLive(res *DumpResult, untrimmed bool, valid, slots int, what string) {
 func sanityOnly(w io.Writer, path string, err error, res *DumpResult) error {
 	if err != nil {
 		res.SanityCheck = err.Error()
-		return err
+		// AbstractIndex.sanityCheck throws CorruptIndexException out of DumpLogSegments.
+		return &DumpProblem{Err: err, Explain: fmt.Sprintf("%s fails Kafka's index sanity check (sanityCheck throws CorruptIndexException): the file is corrupt", path)}
 	}
 	res.SanityCheck = "passed"
 	fmt.Fprintf(w, "%s passed sanity check.\n", path)

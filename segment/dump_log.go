@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // dumpLog is DumpLogSegments.dumpLog (batch lines, optional record lines). The caller prints the
@@ -67,6 +68,9 @@ func dumpLog(w io.Writer, path string, base int64, opts DumpOptions, res *DumpRe
 				}
 				lastOffset = r.Offset
 				dr := dumpRecord(r, b.IsLegacy())
+				if opts.PrintData && !(!b.IsLegacy() && b.Header.IsControl()) {
+					dr.Key, dr.Payload = dataText(r.Key), dataText(r.Value)
+				}
 				if opts.JSON {
 					d.Records = append(d.Records, dr)
 				}
@@ -141,5 +145,38 @@ func writeRecordLine(w *strings.Builder, r DecodedRecord, dr DumpRecord, legacy 
 		w.WriteString(" ")
 		w.WriteString(r.Control)
 	}
+	// --print-data-log (DumpLogSegments.dumpLog, printContents and not a control batch): the
+	// default parser decodes key and value with StringDecoder (UTF-8) and prints each that is
+	// not null.
+	if dr.Key != nil {
+		w.WriteString(" key: ")
+		w.WriteString(*dr.Key)
+	}
+	if dr.Payload != nil {
+		w.WriteString(" payload: ")
+		w.WriteString(*dr.Payload)
+	}
 	w.WriteString("\n")
+}
+
+// dataText is a key or value as --print-data-log prints it: nil (null) stays nil; bytes are
+// decoded as UTF-8, each byte that is not part of a valid sequence becoming U+FFFD (Java's
+// decoder replaces a maximal ill-formed subsequence with one U+FFFD, so a truncated
+// multi-byte sequence prints one replacement in Kafka and one per byte here).
+func dataText(b []byte) *string {
+	if b == nil {
+		return nil
+	}
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			sb.WriteRune(utf8.RuneError)
+		} else {
+			sb.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	s := sb.String()
+	return &s
 }

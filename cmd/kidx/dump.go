@@ -1,7 +1,14 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,41 +20,165 @@ func init() { registerCommand(newDumpCmd) }
 func newDumpCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		format string
+		files  []string
 		opts   segment.DumpOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "dump FILE...",
+		Use:   "dump [FILE|DIR]... [--files FILE,...]",
 		Short: "Print the files of a log directory the way kafka-dump-log --files does",
 		Long: `dump prints files as Kafka's DumpLogSegments (kafka-dump-log.sh --files) does:
 "offset: N position: P" for .index, "timestamp: T offset: O" for .timeindex, one line per
 batch for .log (--deep-iteration: one per record, for every codec, legacy wrappers and control
-batches included), producer .snapshot and .txnindex entries, KRaft .checkpoint snapshots as
-logs, with Kafka's mismatch summaries on stderr. The files kafka-dump-log ignores but a healthy
-log directory holds (leader-epoch-checkpoint, partition.metadata, quorum-state, meta.properties,
-the offset checkpoints, .kafka_cleanshutdown) are decoded in kidx's own, labelled words. Beside
-Kafka's output, "kidx: note:" lines on stderr say what Kafka's tool does not (a live,
-preallocated index; a .log that is missing). Files are opened read-only.
+batches included; --print-data-log: also each record's key and payload), producer .snapshot
+and .txnindex entries, KRaft .checkpoint snapshots as logs, with Kafka's mismatch summaries on
+stderr. The files kafka-dump-log ignores but a healthy log directory holds
+(leader-epoch-checkpoint, partition.metadata, quorum-state, meta.properties, the offset
+checkpoints, .kafka_cleanshutdown) are decoded in kidx's own, labelled words. Beside Kafka's
+output, "kidx:" lines on stderr say what Kafka's tool does not (a live, preallocated index; a
+.log that is missing; what an exception means). Files are opened read-only.
+
+Files are named as arguments, with kafka-dump-log's --files a,b,... or both. A directory
+stands for its files in name order (segment names sort by base offset), as DIR/* would;
+its subdirectories, FIFOs, sockets and devices are skipped with a note (name a partition
+directory, not a log.dirs entry).
+
+Exit codes: 0 every file dumped; 1 a file's content stops Kafka's tool (an index failing
+--index-sanity-check, an index entry with no batch at its position, a corrupt .log): the
+other files are still dumped; 2 a path that does not exist or cannot be read, a segment file
+whose name is not a base offset, or a bad flag. Kafka's mismatch summaries do not change the
+exit code (a per-append era index has them in a healthy log): kidx verify judges an index.
 --format json prints one JSON object per file (keys in docs/segment.md and docs/logdir-files.md).`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
+				return err
+			}
+			// Silently read as defaults before; a value that means nothing is refused.
+			if opts.MaxMessageSize < 1 {
+				return usageErr("--max-message-size %d: must be > 0 (the bytes read at each index entry)", opts.MaxMessageSize)
+			}
+			if opts.MaxBytes < 0 {
+				return usageErr("--max-bytes %d: must be >= 0 (0: the whole .log)", opts.MaxBytes)
+			}
+			paths, err := dumpPaths(append(args, files...), stderr)
+			if err != nil {
 				return err
 			}
 			opts.JSON = format == "json"
 			opts.Stderr = stderr
-			for _, f := range files {
-				if err := segment.Dump(stdout, f, opts); err != nil {
-					return usageErr("%v", err)
+			code := 0
+			for _, p := range paths {
+				err := segment.Dump(stdout, p, opts)
+				if err == nil {
+					continue
 				}
+				c := dumpErrorCode(p, err)
+				fmt.Fprintf(stderr, "kidx: %v\n", err)
+				var prob *segment.DumpProblem
+				switch {
+				case errors.As(err, &prob):
+					fmt.Fprintf(stderr, "kidx: %s (a problem found: exit 1)\n", prob.Explain)
+				case c == 1:
+					fmt.Fprintf(stderr, "kidx: %s could not be dumped to its end: its content is corrupt (a problem found: exit 1)\n", p)
+				}
+				code = max(code, c)
+			}
+			if code != 0 {
+				return &exitError{code: code}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
-	cmd.Flags().BoolVar(&opts.Deep, "deep-iteration", false, "print every record of .log files")
-	cmd.Flags().BoolVar(&opts.VerifyOnly, "verify-index-only", false, "print no entries, only the mismatches")
-	cmd.Flags().BoolVar(&opts.IndexSanityCheck, "index-sanity-check", false, "only run Kafka's index sanityCheck")
-	cmd.Flags().Int64Var(&opts.MaxMessageSize, "max-message-size", 5242880, "slice size read at each index entry")
-	cmd.Flags().Int64Var(&opts.MaxBytes, "max-bytes", 0, "limit the bytes of .log files dumped (0: no limit)")
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringSliceVar(&files, "files", nil, "kafka-dump-log's --files: comma-separated files (or directories) to dump, beside the arguments")
+	f.BoolVar(&opts.Deep, "deep-iteration", false, "print every record of .log files")
+	f.BoolVar(&opts.PrintData, "print-data-log", false, "print every record with its key and payload as UTF-8 text (implies --deep-iteration)")
+	f.BoolVar(&opts.VerifyOnly, "verify-index-only", false, "print no index entries, only the mismatches")
+	f.BoolVar(&opts.IndexSanityCheck, "index-sanity-check", false, "only run Kafka's index sanityCheck (a failure exits 1)")
+	f.Int64Var(&opts.MaxMessageSize, "max-message-size", 5242880, "slice size read at each index entry")
+	f.Int64Var(&opts.MaxBytes, "max-bytes", 0, "limit the bytes of .log files dumped (0: no limit)")
 	return cmd
+}
+
+// dumpPaths checks every named path before anything is printed (a typo is a usage error, not
+// Kafka's "Ignoring unknown file") and expands directories into their files in name order.
+func dumpPaths(named []string, stderr io.Writer) ([]string, error) {
+	if len(named) == 0 {
+		return nil, usageErr("dump: name at least one file or directory (arguments or --files)")
+	}
+	var out []string
+	for _, p := range named {
+		st, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, usageErr("%s: no such file or directory", p)
+			}
+			return nil, usageErr("%v", err)
+		}
+		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				// A FIFO would block the read; a device is no Kafka file.
+				return nil, usageErr("%s: not a regular file (a FIFO, socket or device): dump reads Kafka's files", p)
+			}
+			out = append(out, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		var names, subdirs, special []string
+		for _, e := range entries {
+			full := filepath.Join(p, e.Name())
+			st, err := os.Stat(full)
+			switch {
+			case err == nil && st.IsDir():
+				subdirs = append(subdirs, e.Name())
+			case err == nil && !st.Mode().IsRegular():
+				special = append(special, e.Name())
+			default:
+				// A dangling link is dumped, and its error reported in its turn.
+				names = append(names, full)
+			}
+		}
+		if len(subdirs) > 0 {
+			fmt.Fprintf(stderr, "kidx: note: %s: skipping %s %s (dump reads the files of one directory: name a partition directory, or the subdirectory itself)\n",
+				p, countNoun(len(subdirs), "subdirectory", "subdirectories"), strings.Join(subdirs, ", "))
+		}
+		if len(special) > 0 {
+			fmt.Fprintf(stderr, "kidx: note: %s: skipping %s %s (a FIFO, socket or device: no Kafka file, and never opened)\n",
+				p, countNoun(len(special), "non-regular file", "non-regular files"), strings.Join(special, ", "))
+		}
+		if len(names) == 0 {
+			return nil, usageErr("%s: a directory with no files to dump", p)
+		}
+		sort.Strings(names)
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
+// countNoun is "subdirectory" for one, "3 subdirectories" for more.
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// dumpErrorCode is the exit code of a file segment.Dump could not finish: 2 when the file
+// could not be read or its name is not a segment name (an input error), 1 when its content
+// stopped the dump (a problem found in the file).
+func dumpErrorCode(path string, err error) int {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return 2
+	}
+	switch filepath.Ext(path) {
+	case segment.LogSuffix, segment.IndexSuffix, segment.TimeIndexSuffix, segment.TxnIndexSuffix:
+		if _, nerr := segment.OffsetFromFileName(filepath.Base(path)); nerr != nil {
+			return 2
+		}
+	}
+	return 1
 }

@@ -16,18 +16,22 @@ import (
 // §2): --config k=v[,k=v...] (repeatable), --rule, --kafka-version.
 type modelFlags struct {
 	configs      []string
+	configFile   string
 	rule         string
 	kafkaVersion string
 }
 
 func (f *modelFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.configs, "config", nil,
-		"topic config k=v[,k=v...] (repeatable); keys: "+strings.Join(model.ConfigKeys(), ", "))
+		"config k=v[,k=v...] (repeatable); topic names: "+strings.Join(model.ConfigKeys(), ", ")+
+			"; broker names: "+strings.Join(model.BrokerConfigNames(), ", ")+" (a topic name beats its broker name)")
+	cmd.Flags().StringVar(&f.configFile, "config-file", "", "read configs from a server.properties (Java properties) or kafka-configs.sh --describe [--all] output; --config overrides it")
 	cmd.Flags().StringVar(&f.rule, "rule", "", "one of the two current eras: per-batch (Kafka 4.1-4.4) or per-append (3.7-4.0.0); kidx help versions")
 	cmd.Flags().StringVar(&f.kafkaVersion, "kafka-version", "", "Kafka release X.Y.Z: picks its era (kidx help versions) and warns about values it rejects")
 }
 
-// resolve applies, in order: base, the workload file's config, then --config; and picks the
+// resolve applies, in order: base, the workload file's config, --config-file, then --config
+// (broker-level names beside topic names, model.Config.ApplySettings), and picks the
 // Kafka era (model.Era) from --rule (a name of one of the two current eras, model.EraForRule)
 // or --kafka-version (the release's exact era, model.EraForKafkaVersion), else from the
 // file's "rule" or "kafkaVersion", else per-batch (4.1-4.4). Flags override the file; --rule
@@ -38,16 +42,16 @@ func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fil
 	if err := (model.Workload{Config: fileConfig}).ApplyTo(&cfg); err != nil {
 		return cfg, model.Era{}, usageErr("workload %v", err)
 	}
-	for _, group := range f.configs {
-		for _, kv := range strings.Split(group, ",") {
-			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-			if !ok {
-				return cfg, model.Era{}, usageErr("--config %q: want key=value", kv)
-			}
-			if err := cfg.Set(strings.TrimSpace(k), v); err != nil {
-				return cfg, model.Era{}, usageErr("--config: %v", err)
-			}
-		}
+	fileSettings, err := configFileSettings(f.configFile, stderr)
+	if err != nil {
+		return cfg, model.Era{}, err
+	}
+	flagSettings, err := configFlagSettings(f.configs)
+	if err != nil {
+		return cfg, model.Era{}, err
+	}
+	if err := applyConfigSources(&cfg, fileSettings, flagSettings, stderr); err != nil {
+		return cfg, model.Era{}, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, model.Era{}, usageErr("config: %v", err)
@@ -131,8 +135,14 @@ func cutEq(kv string) (string, string, bool) {
 	return strings.TrimSpace(k), v, ok
 }
 
-// hasConfig reports whether --config sets key.
-func (f *modelFlags) hasConfig(key string) bool { return hasKey(f.configs, key) }
+// hasConfig reports whether --config or --config-file sets the topic config key, by its name
+// or a broker-level synonym. A --config-file that cannot be read sets nothing here; resolve
+// reports it.
+func (f *modelFlags) hasConfig(key string) bool {
+	flags, _ := configFlagSettings(f.configs)
+	file, _ := configFileSettings(f.configFile, io.Discard)
+	return setsConfig(flags, key) || setsConfig(file, key)
+}
 
 // countValue is an int64 flag that takes a count with an optional decimal suffix: 10K, 10M,
 // 1G (10^3, 10^6, 10^9), as in `--records 10M`.

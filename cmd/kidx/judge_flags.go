@@ -1,7 +1,7 @@
 package main
 
 import (
-	"strconv"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,12 +16,16 @@ type judgeFlags struct {
 	kafkaVersion string
 	rule         string
 	configs      []string
+	configFile   string
+	cmd          *cobra.Command // for its stderr (the notes of --config and --config-file)
 }
 
 func (f *judgeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.kafkaVersion, "kafka-version", "", "judge the files by the rules of this Kafka release (X.Y.Z, e.g. 3.6.1 or 0.10.2.1); default: the releases the files themselves allow, inferred and reported")
 	cmd.Flags().StringVar(&f.rule, "rule", "", "judge by one of the two current eras: per-batch (Kafka 3.9.1+, 4.0.1+, 4.1+) or per-append (3.7 to 3.9.0, 4.0.0)")
-	cmd.Flags().StringArrayVar(&f.configs, "config", nil, "topic config k=v: index.interval.bytes=I checks that no entry is closer than I and places byte-counter restarts exactly")
+	cmd.Flags().StringArrayVar(&f.configs, "config", nil, "config k=v: index.interval.bytes=I (or the broker's log.index.interval.bytes) checks that no entry is closer than I and places byte-counter restarts exactly; the other configs are read from the files")
+	cmd.Flags().StringVar(&f.configFile, "config-file", "", "read configs from a server.properties (Java properties) or kafka-configs.sh --describe [--all] output; --config overrides it")
+	f.cmd = cmd
 }
 
 // options resolves the flags into verify's options (era and interval).
@@ -45,25 +49,26 @@ func (f *judgeFlags) options(opts *segment.VerifyOptions) error {
 		e := segment.EraForRule(r)
 		opts.Era = &e
 	}
-	for _, group := range f.configs {
-		for _, kv := range splitComma(group) {
-			k, v, ok := cutEq(kv)
-			if !ok {
-				return usageErr("--config %q: want key=value", kv)
-			}
-			switch k {
-			case "index.interval.bytes":
-				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
-				if err != nil || n < 0 {
-					return usageErr("--config index.interval.bytes=%s: want an integer from 0 to 2147483647", v)
-				}
-				opts.IndexIntervalBytes, opts.HaveInterval = n, true
-			case "segment.bytes", "segment.index.bytes", "max.message.bytes", "segment.ms", "segment.jitter.ms":
-				// Read from the files themselves; accepted so that one --config serves every command.
-			default:
-				return usageErr("--config %s: unknown key (want index.interval.bytes)", k)
-			}
-		}
+	// Every config is checked against Kafka's ranges; only index.interval.bytes is used: the
+	// segment and index sizes are what the files show.
+	var stderr io.Writer = io.Discard
+	if f.cmd != nil {
+		stderr = f.cmd.ErrOrStderr()
+	}
+	fileSettings, err := configFileSettings(f.configFile, stderr)
+	if err != nil {
+		return err
+	}
+	flagSettings, err := configFlagSettings(f.configs)
+	if err != nil {
+		return err
+	}
+	cfg := model.DefaultConfig()
+	if err := applyConfigSources(&cfg, fileSettings, flagSettings, stderr); err != nil {
+		return err
+	}
+	if setsConfig(fileSettings, "index.interval.bytes") || setsConfig(flagSettings, "index.interval.bytes") {
+		opts.IndexIntervalBytes, opts.HaveInterval = cfg.IndexIntervalBytes, true
 	}
 	return nil
 }

@@ -26,7 +26,10 @@ It also writes, dumps and verifies real segment files.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.CompletionOptions.DisableDefaultCmd = true
+	// Cobra's `kidx completion bash|zsh|fish|powershell` stays enabled: shell completion of the
+	// commands and flags is the Go CLI convention. Files are left to the shell to complete.
+	root.Version = readBuildVersion().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	for _, f := range commandFactories {
 		root.AddCommand(f(stdout, stderr))
 	}

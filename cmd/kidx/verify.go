@@ -81,14 +81,3 @@ Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input er
 	judge.register(cmd)
 	return cmd
 }
-
-func hasKey(configs []string, key string) bool {
-	for _, group := range configs {
-		for _, kv := range splitComma(group) {
-			if k, _, ok := cutEq(kv); ok && k == key {
-				return true
-			}
-		}
-	}
-	return false
-}

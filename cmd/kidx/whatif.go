@@ -190,6 +190,8 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 			}
 			if !cmd.Flags().Changed("max-map-count") {
 				maxMapCount = systemMaxMapCount()
+			} else if maxMapCount < 1 {
+				return usageErr("--max-map-count %d: must be > 0 (vm.max_map_count is a count of mappings)", maxMapCount)
 			}
 			opts.Scale = reports.Scale{Partitions: partitions, RetainedSegments: retained, MaxMapCount: maxMapCount}
 			meter := startProgress(stderr, "batches", -1)
