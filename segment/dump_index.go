@@ -3,6 +3,7 @@ package segment
 import (
 	"fmt"
 	"io"
+	"math"
 )
 
 // dumpIndex is DumpLogSegments.dumpIndex.
@@ -45,12 +46,19 @@ func dumpIndex(w io.Writer, path string, base int64, opts DumpOptions, res *Dump
 			case err == errNoBatch:
 				// DumpLogSegments.dumpIndex: slice.batches.iterator.next() on a slice that holds
 				// no whole batch throws; the file's remaining entries are not checked.
+				// Past the end, FileRecords.slice itself throws first (position > size); at
+				// the end or inside a cut batch, the empty slice's iterator does.
 				where := "where " + lf.Path + " holds no whole batch"
+				kafka := "java.util.NoSuchElementException"
 				if e.Position >= lf.Size() {
 					where = "at or past the end of " + lf.Path
 				}
+				if e.Position > lf.Size() {
+					kafka = fmt.Sprintf("java.lang.IllegalArgumentException: Slice from position %d exceeds end position of FileRecords(size=%d, file=%s, start=0, end=%d)",
+						e.Position, lf.Size(), lf.Path, math.MaxInt32)
+				}
 				return &DumpProblem{
-					Err: fmt.Errorf("%s: entry %d: no batch at position %d of %s (java.util.NoSuchElementException)", path, i, e.Position, lf.Path),
+					Err: fmt.Errorf("%s: entry %d: no batch at position %d of %s (%s)", path, i, e.Position, lf.Path, kafka),
 					Explain: fmt.Sprintf("%s: entry %d (offset %d) points to byte %d, %s (%d bytes): the .log is shorter than its index says (truncated, or the index is stale); kafka-dump-log stops at this entry with an exception, and so does this file's dump",
 						path, i, e.Offset, e.Position, where, lf.Size()),
 				}

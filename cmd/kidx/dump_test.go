@@ -124,6 +124,16 @@ func TestDumpVerifyIndexOnlyTruncatedLogExits1(t *testing.T) {
 	if !strings.HasPrefix(errOut, kafka) || !strings.Contains(errOut, own) || !strings.HasSuffix(errOut, "(a problem found: exit 1)\n") {
 		t.Errorf("stderr %q", errOut)
 	}
+	// Cut before the entry's byte: FileRecords.slice throws IllegalArgumentException first
+	// ("Slice from position ... exceeds end position of FileRecords(...)"; docs/kafka.md §10).
+	if err := os.Truncate(log, 10000); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = runKidx(t, "dump", "--verify-index-only", idx)
+	kafka = "kidx: " + idx + ": entry 0: no batch at position 16350 of " + log + " (java.lang.IllegalArgumentException: Slice from position 16350 exceeds end position of FileRecords(size=10000, file=" + log + ", start=0, end=2147483647))\n"
+	if code != 1 || !strings.HasPrefix(errOut, kafka) || !strings.Contains(errOut, "points to byte 16350, at or past the end of "+log+" (10000 bytes)") {
+		t.Errorf("past the end: exit %d, stderr %q", code, errOut)
+	}
 }
 
 // Issue 11, build: kafka-dump-log's own flag names. --files takes a comma-separated list
