@@ -193,6 +193,17 @@ func (t *ImpossibleBatches) String() string {
 	if t.Count > 1 {
 		what = fmt.Sprintf("%d batches", t.Count)
 	}
-	return fmt.Sprintf("%s no file can hold (the model runs them all the same; kidx write refuses them): the first, step %d batch %d (%d records, %d bytes): %v",
-		what, t.FirstStep, t.FirstBatch, t.First.Records, t.First.Bytes, t.FirstErr)
+	return fmt.Sprintf("%s no file can hold (the model runs them all the same; kidx write refuses them): the first, step %d batch %d (%s, %d bytes): %v",
+		what, t.FirstStep, t.FirstBatch, recordsText(t.First.Records), t.First.Bytes, t.FirstErr)
+}
+
+// PossibleBytes is the smallest size of at least bytes bytes that a v2 batch of records
+// records can have: raised to MinBatchBytes, and past a 1-record size no record makes. For
+// generators, which draw sizes and must yield only batches that can exist.
+func PossibleBytes(records, bytes int64) int64 {
+	b := max(bytes, MinBatchBytes(records, NotLegacy))
+	if records == 1 && oneRecordHole(b) {
+		b++
+	}
+	return b
 }
