@@ -131,3 +131,30 @@ func TestWriteRefusesImpossibleBatches(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11, defect 3, at the CLI: a directory whose segment 0 holds offsets up to 473 while
+// segment 316 starts at 316 (built by hand from two written logs, as `write --force` no
+// longer leaves one) is a problem (exit 1), named with both files.
+func TestVerifyOverlappingSegmentsExitsOne(t *testing.T) {
+	in := t.TempDir()
+	one, two := filepath.Join(t.TempDir(), "t-0"), filepath.Join(t.TempDir(), "t-0")
+	oneSeg := writeFile(t, in, "one.json", `{"config": {"segment.bytes": 1073741824}, "batches": [`+strings.Repeat(`{"records": 79, "bytes": 16350}, `, 5)+`{"records": 79, "bytes": 16350}]}`)
+	twoSegs := batchesWorkload(t, in, "two.json", 6, -1, "")
+	for _, c := range [][2]string{{oneSeg, one}, {twoSegs, two}} {
+		if _, errOut, code := runKidx(t, "write", "--workload", c[0], "--dir", c[1]); code != 0 {
+			t.Fatalf("write: exit %d: %s", code, errOut)
+		}
+	}
+	for _, suf := range []string{".log", ".index", ".timeindex"} {
+		data, err := os.ReadFile(filepath.Join(two, "00000000000000000316"+suf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, one, "00000000000000000316"+suf, string(data))
+	}
+	out, errOut, code := runKidx(t, "verify", one)
+	if code != 1 || !strings.Contains(out, "segment-overlap") || !strings.Contains(out, "00000000000000000000.log") ||
+		!strings.Contains(out, "00000000000000000316.log starts at offset 316") || !strings.Contains(out, "offsets 316 to 394") {
+		t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
+	}
+}
