@@ -106,7 +106,7 @@ func randomEraSteps(r *rand.Rand, start int64) (Config, []Step) {
 					next += int64(1 + r.IntN(10))
 					bs[i].BaseOffset = next
 				}
-				if r.IntN(8) == 0 && bs[i].Bytes >= minLegacyV1Bytes {
+				if r.IntN(8) == 0 && bs[i].Bytes >= MinLegacyV1Bytes {
 					bs[i].Legacy = Magic1
 				}
 				if r.IntN(3) == 0 {

@@ -54,12 +54,6 @@ const (
 	Magic1
 )
 
-// Smallest entries on disk (LOG_OVERHEAD + LegacyRecord.RECORD_OVERHEAD_V0 / _V1).
-const (
-	minLegacyV0Bytes = 12 + 14
-	minLegacyV1Bytes = 12 + 22
-)
-
 // A Step is one thing that happens to a partition's log: an append of one or more batches
 // (one LogSegment.append call), a clean restart, an unclean restart with recovery, or a
 // roll. Exactly one of Append, Restart, Recover and Roll is set.
@@ -566,10 +560,10 @@ func (b Batch) Validate() error {
 		return &BatchError{"records", fmt.Errorf("%d does not fit the batch's int32 record count", b.Records)}
 	case b.Bytes < 0:
 		return &BatchError{"bytes", fmt.Errorf("%d is negative", b.Bytes)}
-	case b.Legacy == Magic0 && b.Bytes < minLegacyV0Bytes:
-		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the smallest magic-0 message (LegacyRecord.RECORD_OVERHEAD_V0 + 12)", b.Bytes, minLegacyV0Bytes)}
-	case b.Legacy == Magic1 && b.Bytes < minLegacyV1Bytes:
-		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the smallest magic-1 message (LegacyRecord.RECORD_OVERHEAD_V1 + 12)", b.Bytes, minLegacyV1Bytes)}
+	case b.Legacy == Magic0 && b.Bytes < MinLegacyV0Bytes:
+		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the smallest magic-0 message (LegacyRecord.RECORD_OVERHEAD_V0 + 12)", b.Bytes, MinLegacyV0Bytes)}
+	case b.Legacy == Magic1 && b.Bytes < MinLegacyV1Bytes:
+		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the smallest magic-1 message (LegacyRecord.RECORD_OVERHEAD_V1 + 12)", b.Bytes, MinLegacyV1Bytes)}
 	case b.Legacy == NotLegacy && b.Bytes < RecordBatchOverhead:
 		return &BatchError{"bytes", fmt.Errorf("%d is less than %d, the size of a v2 batch header (RECORD_BATCH_OVERHEAD)",
 			b.Bytes, RecordBatchOverhead)}

@@ -10,7 +10,7 @@ import (
 // A clean restart mid-segment resets the live byte counter; recover() counts from the
 // segment's start, so it rebuilds a different index (semantics §2.3).
 func ExampleRecoveryRebuildsSameIndex() {
-	b := model.Batch{Records: 1, Bytes: 61, MaxTimestamp: -1}
+	b := model.Batch{Records: 1, Bytes: 68, MaxTimestamp: -1}
 	cfg := model.DefaultConfig()
 	cfg.IndexIntervalBytes = 0
 	c := &props.Case{Steps: []model.Step{model.AppendStep(b), {Restart: true}, model.AppendStep(b)},

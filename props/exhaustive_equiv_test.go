@@ -26,7 +26,7 @@ func TestExhaustiveMatchesReference(t *testing.T) {
 		{"mutant-ge", ExhaustiveOptions{Rule: model.PerBatch, Mutant: model.MutantGreaterOrEqual}},
 		// Segments that reject joined appends (events) and roll at most appends, and an
 		// interval whose comparison partner (101) is not in the space.
-		{"small-segment", ExhaustiveOptions{Rule: model.PerBatch, Alphabet: []int64{61, 100, 4096}, Intervals: []int64{0, 60, 100},
+		{"small-segment", ExhaustiveOptions{Rule: model.PerBatch, Alphabet: []int64{68, 100, 4096}, Intervals: []int64{0, 60, 100},
 			Segments: []int64{4300}}},
 	}
 	for _, tc := range cases {

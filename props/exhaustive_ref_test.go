@@ -72,7 +72,7 @@ func exhaustiveReference(ps []*Property, o ExhaustiveOptions) []Result {
 			return
 		}
 		for k, b := range o.Alphabet {
-			batch := model.Batch{Records: 1 + int64(k), Bytes: b, MaxTimestamp: 1_700_000_000_000 + int64(len(batches))}
+			batch := model.Batch{Records: max(1, model.PossibleRecords(b, 1+int64(k))), Bytes: b, MaxTimestamp: 1_700_000_000_000 + int64(len(batches))}
 			batches = append(batches, batch)
 			// b as a new append
 			steps = append(steps, model.Step{Append: batches[len(batches)-1 : len(batches) : len(batches)]})

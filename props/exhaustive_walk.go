@@ -162,8 +162,11 @@ func (w *exhaustiveWalker) runJob(j int) {
 	}
 }
 
+// exhaustiveBatch is the k-th size of the alphabet as the i-th batch: k+1 records, or as
+// many as the size holds, so that every batch can exist (AlphabetError refuses sizes that
+// hold none; the model runs them with 1 record, as arithmetic).
 func exhaustiveBatch(alphabet []int64, k, i int) model.Batch {
-	return model.Batch{Records: 1 + int64(k), Bytes: alphabet[k], MaxTimestamp: 1_700_000_000_000 + int64(i)}
+	return model.Batch{Records: max(1, model.PossibleRecords(alphabet[k], 1+int64(k))), Bytes: alphabet[k], MaxTimestamp: 1_700_000_000_000 + int64(i)}
 }
 
 // refreshDead marks the properties an earlier job has a counterexample of.

@@ -141,7 +141,7 @@ func TestRecoveryQuestionOnWorkedExample(t *testing.T) {
 // alphabet of 2, length 3, 2 intervals, 1 segment: sequences 2+4+8, groupings 1, 2, 4 per
 // length: 2*1 + 4*2 + 8*4 = 42 workloads, times 2 configs = 84 states.
 func TestExhaustiveSmall(t *testing.T) {
-	res := Exhaustive(All(), ExhaustiveOptions{Rule: model.PerBatch, Alphabet: []int64{61, 100}, MaxLen: 3,
+	res := Exhaustive(All(), ExhaustiveOptions{Rule: model.PerBatch, Alphabet: []int64{68, 100}, MaxLen: 3,
 		Intervals: []int64{0, 100}, Segments: []int64{300}})
 	for _, r := range res {
 		if r.Kind == Invariant && r.Outcome != Holds {

@@ -126,12 +126,22 @@ type sizedPlan struct {
 	size, recordCount int
 }
 
-// MinBatchSize is the smallest v2 batch that holds n records (null keys and
-// values, timestamp deltas 0).
+// MinBatchSize is the smallest v2 batch that holds n records: the 61-byte header plus, for
+// record i, DefaultRecord with a null key and value, timestamp delta 0 and no headers, which
+// is 6 bytes + the zig-zag varint of its offset delta i (1 byte below 64, 2 below 8192, 3
+// below 2^20, 4 below 2^27, then 5): 61 + 7n + max(0, n-64) + max(0, n-8192) + ...
+// (docs/segment.md). Package model states the same rule (model.MinBatchBytes); a test holds
+// them equal, as segment never imports model.
 func MinBatchSize(n int) int {
 	s := RecordBatchOverhead
-	for i := 0; i < n; i++ {
-		s += recordSize(int32(i), 0, -1, -1)
+	if n <= 0 {
+		return s
+	}
+	s += 7 * n
+	for _, at := range []int{64, 8192, 1 << 20, 1 << 27} {
+		if n > at {
+			s += n - at
+		}
 	}
 	return s
 }
@@ -146,7 +156,7 @@ func planSizedBatch(n, size int) (sizedPlan, error) {
 	}
 	minSize := MinBatchSize(n)
 	if size < minSize {
-		return p, fmt.Errorf("a batch of %d records needs at least %d bytes (61-byte header + %d bytes of minimal records); %d requested", n, minSize, minSize-RecordBatchOverhead, size)
+		return p, fmt.Errorf("a batch of %s needs at least %d bytes (61-byte header + %d bytes of minimal records); %d requested", plural(n, "record"), minSize, minSize-RecordBatchOverhead, size)
 	}
 	if n == 0 {
 		if size != RecordBatchOverhead {
@@ -176,7 +186,7 @@ func planSizedBatch(n, size int) (sizedPlan, error) {
 			}
 		}
 	}
-	return p, fmt.Errorf("no record layout gives a batch of %d records and %d bytes", n, size)
+	return p, fmt.Errorf("no record layout gives a batch of %s and %d bytes", plural(n, "record"), size)
 }
 
 // solveLastRecord finds key and value lengths giving a record of exactly

@@ -17,6 +17,7 @@ const (
 	CheckMagic               = "magic"                  // unknown magic
 	CheckLegacy              = "legacy"                 // v0/v1 messages (info)
 	CheckOffsetOrder         = "offset-order"           // batch offsets decrease / overlap / below the base
+	CheckSegmentOverlap      = "segment-overlap"        // a batch at or past the next segment's base offset
 	CheckIndexSanity         = "index-sanity"           // OffsetIndex/TimeIndex.sanityCheck on a trimmed file
 	CheckIndexMismatch       = "index-mismatch"         // DumpLogSegments.dumpIndex
 	CheckIndexPastLog        = "index-past-log"         // entry position beyond the .log
@@ -287,10 +288,10 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64,
 			continue
 		}
 		verifyTxnIndex(r, s)
-		next := int64(-1)
+		next := SegmentFiles{BaseOffset: -1}
 		for _, t := range pd.Segments[i+1:] {
 			if t.Log != "" {
-				next = t.BaseOffset
+				next = t
 				break
 			}
 		}

@@ -57,6 +57,8 @@ type segmentWalk struct {
 	visitor      SegmentVisitor
 	verdict      *SegmentVerdict
 	nextBase     int64 // the next segment's base offset (-1: this is the newest)
+	nextLog      string
+	overlapSeen  bool // the first batch past nextBase was reported
 }
 
 // An obsGroup gathers the observations of one kind (check, file, allowed eras, rule): a
@@ -119,7 +121,9 @@ var (
 	erasMagic2 = erasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord || e.TimeEntry == TimeBatchLast })
 )
 
-func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest bool, nextBase int64) SegmentVerdict {
+// next is the partition's next segment with a .log (BaseOffset -1: sf is the newest).
+func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest bool, next SegmentFiles) SegmentVerdict {
+	nextBase := next.BaseOffset
 	v := SegmentVerdict{BaseOffset: sf.BaseOffset, Log: sf.Log, Restarts: []Restart{}, EraIDs: []string{}}
 	// Headers only: a read per header, on two cores (WalkSplit); a mapping would cost as much
 	// in faults, and as much again to tear down. Every byte (--deep): a mapping, mapped ahead
@@ -147,7 +151,7 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 		seg.TimeIndex.Close()
 		seg.TimeIndex = nil
 	}
-	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, passed: AllEras,
+	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, nextLog: next.Log, passed: AllEras,
 		lastTimeTs: NoTimestamp, maxTsSoFar: NoTimestamp, unpairedTime: -1}
 	firstFinding := len(r.Findings)
 	w.checkIndexFiles(newest)
@@ -427,6 +431,7 @@ func (w *segmentWalk) walk() {
 			w.visitor.Batch(b, first, last)
 		}
 		w.checkBatch(b, first, prevLast)
+		w.checkNextBase(b, first, last)
 		prevLast = max(prevLast, last)
 		w.resolvePending(b, last)
 		slot := w.entriesAt(b, first, last)
@@ -497,6 +502,31 @@ func (w *segmentWalk) checkBatch(b BatchInfo, first, prevLast int64) {
 	if w.crc != nil {
 		w.crc.add(b)
 	}
+}
+
+// checkNextBase reports the first batch holding an offset at or past the next segment's base
+// offset. Kafka keys a partition's segments by base offset (LogSegments, a map from base
+// offset to segment) and finds offset X in the segment with the greatest base offset <= X
+// (floorSegment); it rolls only to a base offset above every offset the log holds
+// (LocalLog.roll at the log end offset), and the cleaner keeps a group's first base offset.
+// So every offset of a segment lies below the next one's base, and a batch past it overlaps
+// the next segment: those offsets are shadowed (reads of them go to the next segment), which
+// is files of two logs mixed, not anything a broker writes. Gaps are fine: a next base
+// offset above this segment's last offset + 1 (compaction, deletion, an empty segment) is
+// not an overlap.
+func (w *segmentWalk) checkNextBase(b BatchInfo, first, last int64) {
+	if w.nextBase < 0 || last < w.nextBase || w.overlapSeen {
+		return
+	}
+	w.overlapSeen = true
+	next := FilenamePrefixFromOffset(w.nextBase) + LogSuffix
+	if w.nextLog != "" {
+		next = filepath.Base(w.nextLog)
+	}
+	w.r.add(Finding{File: w.sf.Log, Pos: b.Position, Severity: SeverityError, Check: CheckSegmentOverlap,
+		Message: fmt.Sprintf("the batch at byte %d holds offsets %d to %d, and the next segment %s starts at offset %d: the two segments overlap (Kafka finds an offset in the segment with the greatest base offset not above it, LogSegments.floorSegment, so %s shadows these offsets; a broker rolls only above every offset it holds, so these are files of two logs mixed)",
+			b.Position, first, last, next, w.nextBase, next),
+		Expected: fmt.Sprintf("every offset below %d, the base offset of %s", w.nextBase, next)})
 }
 
 // entriesAt consumes the entries up to batch b: entries before it point inside the previous

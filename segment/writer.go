@@ -300,7 +300,13 @@ func writeAll[S any](dir string, cfg Config, rule Rule, start int64, steps []S, 
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range steps {
+	for i, s := range steps {
+		if writeStepHook != nil {
+			if err := writeStepHook(i); err != nil {
+				l.Close()
+				return nil, err
+			}
+		}
 		if _, err := apply(l, s); err != nil {
 			l.Close()
 			return nil, err

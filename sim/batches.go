@@ -23,9 +23,10 @@ const DefaultTimestampStart = 1_700_000_000_000
 // count from its size (16350-byte batches of 79 records in the seed post: 207 B a record).
 const DefaultRecordBytes = 207
 
-// sizeBatches turns a size distribution into batches: the size is clamped to [61, int32],
-// the record count is (size-61)/record.bytes (at least 1), or the one the distribution drew
-// (tiny), or the fixed one given.
+// sizeBatches turns a size distribution into batches that can exist (model.MinBatchBytes,
+// docs/workloads.md): the record count is the fixed one given, or the one the distribution
+// drew (tiny), or (size-61)/record.bytes (at least 1, at most what the size holds); the size
+// is raised to the smallest a batch of that many records can have, and capped at int32.
 type sizeBatches struct {
 	dist        sizeDist
 	recordBytes int64
@@ -34,20 +35,23 @@ type sizeBatches struct {
 }
 
 func (g *sizeBatches) next(firstOffset int64, b *model.Batch) bool {
-	size := min(max(g.dist.draw(), model.RecordBatchOverhead), math.MaxInt32)
+	size := min(g.dist.draw(), math.MaxInt32)
 	recs := g.records
 	if t, ok := g.dist.(*tinyDist); ok {
 		recs = t.lastRecords
 	}
 	if recs == 0 {
-		recs = max(1, (size-model.RecordBatchOverhead)/g.recordBytes)
+		size = max(size, model.MinBatchBytes(1, model.NotLegacy))
+		recs = model.PossibleRecords(size, (size-model.RecordBatchOverhead)/g.recordBytes)
 	}
+	size = model.PossibleBytes(recs, size)
 	*b = model.Batch{Records: recs, Bytes: size, MaxTimestamp: g.tsStart + firstOffset}
 	return true
 }
 
 // limitedStream runs a batchGen under Limits as a BatchStream: single-batch appends, no
-// restarts. The last batch is cut to the record limit, its bytes in proportion (at least 61).
+// restarts. The last batch is cut to the record limit, its bytes in proportion (at least the
+// smallest batch of the records kept).
 type limitedStream struct {
 	gen     batchGen
 	limits  Limits
@@ -74,7 +78,7 @@ func (s *limitedStream) one(b *model.Batch) bool {
 	}
 	if s.limits.Records > 0 && s.offset+b.Records > s.limits.Records {
 		keep := s.limits.Records - s.offset
-		b.Bytes = max(model.RecordBatchOverhead, b.Bytes*keep/b.Records)
+		b.Bytes = model.PossibleBytes(keep, b.Bytes*keep/b.Records)
 		b.Records = keep
 	}
 	s.offset += b.Records

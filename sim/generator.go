@@ -148,18 +148,19 @@ func (g *Generator) build(n *specNode, st *streams) (Stream, error) {
 		}
 		return &limitedStream{gen: p, limits: g.limits, clock: func() int64 { return p.clockMs }}, nil
 	}
-	d, err := buildSize(n, st)
-	if err != nil {
-		return nil, err
-	}
-	sb := &sizeBatches{dist: d}
+	sb := &sizeBatches{}
+	var err error
 	if sb.recordBytes, err = n.int64("record.bytes", DefaultRecordBytes, 1, math.MaxInt32); err != nil {
 		return nil, err
 	}
 	if n.kind == "fixed" {
-		if sb.records, err = n.int64("records", 0, 0, math.MaxInt32); err != nil {
+		// At most the records the largest batch (int32 bytes) holds.
+		if sb.records, err = n.int64("records", 0, 0, model.MaxBatchRecords(math.MaxInt32)); err != nil {
 			return nil, err
 		}
+	}
+	if sb.dist, err = buildSize(n, st, sizeFloor{batch: true, records: sb.records}); err != nil {
+		return nil, err
 	}
 	if sb.tsStart, err = n.int64("ts.start", DefaultTimestampStart, -1, math.MaxInt64/2); err != nil {
 		return nil, err

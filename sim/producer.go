@@ -74,7 +74,9 @@ func (p *producer) next(_ int64, b *model.Batch) bool {
 		}
 	}
 	p.clockMs = lastMs
-	*b = model.Batch{Records: n, Bytes: min(model.RecordBatchOverhead+int64(math.Ceil(float64(recordsBytes)*p.ratio)), math.MaxInt32),
+	// compression.ratio scales the records section, but never below the smallest batch of n
+	// records: a real codec's framing keeps tiny batches from shrinking further.
+	*b = model.Batch{Records: n, Bytes: min(model.PossibleBytes(n, model.RecordBatchOverhead+int64(math.Ceil(float64(recordsBytes)*p.ratio))), math.MaxInt32),
 		MaxTimestamp: p.tsStart + lastMs}
 	return true
 }
@@ -112,7 +114,7 @@ func buildProducer(n *specNode, st *streams) (*producer, error) {
 	}
 	pcg, _ := st.take()
 	p.gap = distuv.Exponential{Rate: rate, Src: pcg}
-	if p.record, err = nestedSize(n, "record", "lognormal(median=300,sigma=0.5)", st); err != nil {
+	if p.record, err = nestedSize(n, "record", "lognormal(median=300,sigma=0.5)", st, valueSizes); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -91,18 +91,66 @@ func (d *tinyDist) draw() int64 {
 	return size
 }
 
-// buildSize builds a size distribution from a spec node.
-func buildSize(n *specNode, st *streams) (sizeDist, error) {
+// A sizeFloor says what a distribution's sizes are: batch sizes (batch), which must be sizes
+// a batch can have (model.PossibleBatchError), or record value sizes, which need not. records
+// is the batch's fixed record count, 0 when it is derived from the size (then only the
+// smallest batch, one record, bounds the size).
+type sizeFloor struct {
+	batch   bool
+	records int64
+}
+
+// valueSizes is the floor of record value sizes: none.
+var valueSizes = sizeFloor{}
+
+// least is the smallest size the distribution may name explicitly.
+func (f sizeFloor) least() int64 {
+	if !f.batch {
+		return 1
+	}
+	return model.MinBatchBytes(max(f.records, 1), model.NotLegacy)
+}
+
+// check refuses an explicit size (fixed's bytes, uniform's min and max, lognormal's max) no
+// batch can have, saying the minimum: a requested impossible size is an error, not silently
+// raised. Drawn sizes below the floor (a lognormal's low tail) are raised by sizeBatches.
+func (f sizeFloor) check(n *specNode, key string, v int64) error {
+	if !f.batch {
+		return nil
+	}
+	var err error
+	if f.records == 0 {
+		if v < f.least() {
+			err = model.PossibleBatchError(1, v, model.NotLegacy)
+		}
+	} else {
+		err = model.PossibleBatchError(f.records, v, model.NotLegacy)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s=%d: %v", n.kind, key, v, err)
+	}
+	return nil
+}
+
+// buildSize builds a size distribution from a spec node; floor says whether it draws batch
+// sizes (and for how many records) or record value sizes.
+func buildSize(n *specNode, st *streams, floor sizeFloor) (sizeDist, error) {
 	switch n.kind {
 	case "fixed":
 		b, err := n.int64("bytes", 16350, 1, math.MaxInt32)
+		if err == nil {
+			err = floor.check(n, "bytes", b)
+		}
 		return fixedDist{b}, err
 	case "uniform":
-		lo, err := n.int64("min", model.RecordBatchOverhead, 1, math.MaxInt32)
+		lo, err := n.int64("min", max(model.RecordBatchOverhead, floor.least()), 1, math.MaxInt32)
+		if err == nil {
+			err = floor.check(n, "min", lo)
+		}
 		if err != nil {
 			return nil, err
 		}
-		hi, err := n.int64("max", 16384, lo, math.MaxInt32)
+		hi, err := n.int64("max", max(16384, lo), lo, math.MaxInt32)
 		if err != nil {
 			return nil, err
 		}
@@ -118,6 +166,9 @@ func buildSize(n *specNode, st *streams) (sizeDist, error) {
 			return nil, err
 		}
 		hi, err := n.int64("max", model.DefaultMaxMessageBytes, 1, math.MaxInt32)
+		if err == nil {
+			err = floor.check(n, "max", hi)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +198,7 @@ func buildSize(n *specNode, st *streams) (sizeDist, error) {
 		}
 		var c float64
 		for _, p := range n.parts {
-			sub, err := buildSize(p.node, st)
+			sub, err := buildSize(p.node, st, floor)
 			if err != nil {
 				return nil, err
 			}
@@ -158,11 +209,11 @@ func buildSize(n *specNode, st *streams) (sizeDist, error) {
 		d.cum[len(d.cum)-1] = 1
 		return d, nil
 	case "bursty":
-		burst, err := nestedSize(n, "burst", "fixed(bytes=16384)", st)
+		burst, err := nestedSize(n, "burst", "fixed(bytes=16384)", st, floor)
 		if err != nil {
 			return nil, err
 		}
-		quiet, err := nestedSize(n, "quiet", "tiny", st)
+		quiet, err := nestedSize(n, "quiet", "tiny", st, floor)
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +230,7 @@ func buildSize(n *specNode, st *streams) (sizeDist, error) {
 	return nil, fmt.Errorf("%s is not a size distribution", n.kind)
 }
 
-func nestedSize(n *specNode, key, def string, st *streams) (sizeDist, error) {
+func nestedSize(n *specNode, key, def string, st *streams, floor sizeFloor) (sizeDist, error) {
 	v, ok := n.params[key]
 	if !ok {
 		v = def
@@ -191,7 +242,7 @@ func nestedSize(n *specNode, key, def string, st *streams) (sizeDist, error) {
 	if !sizeKinds[sub.kind] {
 		return nil, fmt.Errorf("%s: %s=%s: not a size distribution", n.kind, key, v)
 	}
-	return buildSize(sub, st)
+	return buildSize(sub, st, floor)
 }
 
 // varintSize is the length of a zig-zag varint (ByteUtils.sizeOfVarint / sizeOfVarlong).

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"kidx/model"
 )
@@ -130,8 +131,11 @@ func (f *FixedSource) Describe() string {
 
 // Open implements Source.
 func (f *FixedSource) Open() (Stream, error) {
-	if f.Bytes < model.RecordBatchOverhead || f.Records < 1 || f.Count < 0 {
+	if f.Records < 1 || f.Count < 0 || f.Bytes > math.MaxInt32 {
 		return nil, fmt.Errorf("fixed source: %d batches of %d bytes and %d records is not a valid workload", f.Count, f.Bytes, f.Records)
+	}
+	if err := model.PossibleBatchError(f.Records, f.Bytes, model.NotLegacy); err != nil {
+		return nil, fmt.Errorf("fixed source: %v", err)
 	}
 	return &fixedStream{src: *f}, nil
 }

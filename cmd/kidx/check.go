@@ -144,7 +144,7 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 	cmd.Flags().IntVar(&checks, "checks", 0, "rapid cases per property (default: RAPID_CHECKS, else 10000)")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "rapid seed (default: RAPID_SEED, else random; printed)")
 	cmd.Flags().BoolVar(&exhaustive, "exhaustive", false, "check every workload of a bounded space instead of random ones")
-	cmd.Flags().StringVar(&alphabet, "alphabet", "61,100,4095,4096,4097,16350", "exhaustive: batch sizes")
+	cmd.Flags().StringVar(&alphabet, "alphabet", "68,100,4095,4096,4097,16350", "exhaustive: batch sizes (at least 68, the smallest batch)")
 	cmd.Flags().IntVar(&maxLen, "max-len", 7, "exhaustive: batches per workload")
 	cmd.Flags().StringArrayVar(&names, "property", nil, "property to check (repeatable; default all): "+strings.Join(props.Names(), ", "))
 	cmd.Flags().StringVar(&rule, "rule", "per-batch", "append rule: per-batch or per-append")
@@ -161,8 +161,11 @@ func parseAlphabet(s string) ([]int64, error) {
 	var out []int64
 	for _, f := range splitComma(s) {
 		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-		if err != nil || v < model.RecordBatchOverhead || v > 1<<31-1 {
-			return nil, usageErr("--alphabet %q: %q is not a batch size (61..2^31-1)", s, f)
+		if err != nil {
+			return nil, usageErr("--alphabet %q: %q is not an integer", s, f)
+		}
+		if err := props.AlphabetError([]int64{v}); err != nil {
+			return nil, usageErr("--alphabet %q: %v", s, err)
 		}
 		out = append(out, v)
 	}

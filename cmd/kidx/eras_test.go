@@ -12,18 +12,19 @@ import (
 	"kidx/model"
 )
 
-// fiveAppends is five single-batch appends of 78 bytes with 3 offsets each at
-// index.interval.bytes=100 (testdata/scenarios/eras-offset-entry.txt): B0 0-2@0, B1 3-5@78,
-// B2 6-8@156, B3 9-11@234, B4 12-14@312. The counter passes 100 before B2 (156) and again
-// before B4 (156): those two appends are indexed. Up to 1.1 an entry names the append's
+// fiveAppends is five single-batch appends of 82 bytes (the smallest batch of 3 records, so
+// that kidx write can write it; testdata/scenarios/eras-offset-entry.txt has 78, arithmetic
+// no file holds) with 3 offsets each at index.interval.bytes=100: B0 0-2@0, B1 3-5@82,
+// B2 6-8@164, B3 9-11@246, B4 12-14@328. The counter passes 100 before B2 (164) and again
+// before B4 (164): those two appends are indexed. Up to 1.1 an entry names the append's
 // first offset, from 2.0 its last.
 const fiveAppends = `{"config": {"index.interval.bytes": 100}%s, "batches": [
-  {"records": 3, "bytes": 78}, {"records": 3, "bytes": 78}, {"records": 3, "bytes": 78},
-  {"records": 3, "bytes": 78}, {"records": 3, "bytes": 78}]}`
+  {"records": 3, "bytes": 82}, {"records": 3, "bytes": 82}, {"records": 3, "bytes": 82},
+  {"records": 3, "bytes": 82}, {"records": 3, "bytes": 82}]}`
 
 var (
-	entriesUpTo11 = [][2]int64{{6, 156}, {12, 312}}
-	entriesFrom20 = [][2]int64{{8, 156}, {14, 312}}
+	entriesUpTo11 = [][2]int64{{6, 164}, {12, 328}}
+	entriesFrom20 = [][2]int64{{8, 164}, {14, 328}}
 )
 
 type simEraDoc struct {

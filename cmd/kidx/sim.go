@@ -46,7 +46,8 @@ kidx help workloads, bounded by --records, --batches or --duration, seeded by --
 --from-logdir DIR (a real partition replayed as kidx explain infers it: its era, interval,
 appends, restarts and segment boundaries; sim then says whether that baseline reproduces the
 real index), or from the built-in generator: --records records in batches of --batch-records records and
---batch-bytes bytes (a last partial batch shrinks its bytes in proportion, at least 61). The
+--batch-bytes bytes (a last partial batch shrinks its bytes in proportion, at least the
+smallest batch of its records). The
 default is the seed post's experiment: 5000 records, 79 per batch, 16350-byte batches,
 segment.bytes=65536. Config comes from Kafka's defaults, then the file, then --config.
 --kafka-version X.Y.Z runs that release's era (kidx help versions), --rule per-batch (Kafka
@@ -57,7 +58,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
   kidx sim --config index.interval.bytes=20000
   kidx sim --workload testdata/kafka-golden/follower3-per-append/workload.json --format json
   kidx sim --kafka-version 4.0.0 --batch-bytes 300 --batch-records 2 --records 100000
-  kidx sim --kafka-version 1.1.1 --config index.interval.bytes=100 --batch-bytes 78 --batch-records 3 --records 15
+  kidx sim --kafka-version 1.1.1 --config index.interval.bytes=100 --batch-bytes 82 --batch-records 3 --records 15
   kidx sim --gen 'follower:fetch=1048576,lognormal:median=16384,sigma=0.6' --records 1M --seed 7 --config segment.bytes=16777216`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -120,16 +121,19 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				source = "workload " + workloadPath
 			default:
 				switch {
-				case batchBytes < model.RecordBatchOverhead:
-					return usageErr("--batch-bytes %d: a v2 batch is at least %d bytes", batchBytes, model.RecordBatchOverhead)
 				case batchRecords < 1:
 					return usageErr("--batch-records %d: a batch holds at least 1 record", batchRecords)
+				case model.PossibleBatchError(batchRecords, batchBytes, model.NotLegacy) != nil:
+					return usageErr("--batch-bytes %d --batch-records %d: %v", batchBytes, batchRecords, model.PossibleBatchError(batchRecords, batchBytes, model.NotLegacy))
 				case records < 1:
 					return usageErr("--records %d: at least 1 record", records)
 				}
 				base.SegmentBytes = defaultSimSegment
 				b := &builtinSource{batchBytes: batchBytes, batchRecords: batchRecords, records: records}
 				stream, source = b, b.Describe()
+			}
+			if logDir == "" { // a replay's batches are a real log's
+				warnImpossibleBatches(stderr, w.Steps)
 			}
 			cfg, era, err := mf.resolve(base, w.Config, w.Rule, w.KafkaVersion, stderr)
 			if err != nil {

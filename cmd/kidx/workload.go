@@ -26,8 +26,8 @@ const seedTimestampBase = 1_700_000_000_000
 
 // generatedWorkload is the built-in generator of `kidx sim`: records split into batches of
 // batchRecords, every full batch batchBytes bytes; a last partial batch of r records shrinks
-// its bytes in proportion (batchBytes*r/batchRecords), to at least the 61-byte v2 batch
-// overhead. Each batch's max timestamp is seedTimestampBase + its base offset.
+// its bytes in proportion (batchBytes*r/batchRecords), to at least the smallest batch of r
+// records (model.PossibleBytes). Each batch's max timestamp is seedTimestampBase + its base offset.
 func generatedWorkload(batchBytes, batchRecords, records int64) model.Workload {
 	var batches []model.Batch
 	for off := int64(0); off < records; {
@@ -43,7 +43,7 @@ func builtinBatch(batchBytes, batchRecords, records, off int64) model.Batch {
 	n := min(batchRecords, records-off)
 	size := batchBytes
 	if n < batchRecords {
-		size = max(batchBytes*n/batchRecords, model.RecordBatchOverhead)
+		size = model.PossibleBytes(n, batchBytes*n/batchRecords)
 	}
 	return model.Batch{Records: n, Bytes: size, MaxTimestamp: seedTimestampBase + off}
 }

@@ -19,10 +19,10 @@ func newWorkloadsTopic(stdout, stderr io.Writer) *cobra.Command {
 Sizes take K/M/G (1024-based) or k/m/g (1000-based) suffixes.
 
 Batch-size distributions (one batch per append, as a leader sees them; a batch holds
-max(1, (bytes-61)/record.bytes) records, record.bytes default 207; max timestamp
-ts.start + its base offset, ts.start default 1700000000000):
+max(1, (bytes-61)/record.bytes) records, record.bytes default 207, at most as many as its
+size holds; max timestamp ts.start + its base offset, ts.start default 1700000000000):
   fixed:bytes=16350[,records=79]
-  uniform:min=61,max=16384
+  uniform:min=68,max=16384
   lognormal:median=16384,sigma=0.6[,max=1048588]     gonum distuv.LogNormal, mu = ln(median)
   tiny:records.max=3,value.min=10,value.max=100       linger.ms=0 low traffic: 1-3 small records
   mixture:0.9*lognormal(median=16384,sigma=0.3)+0.1*tiny
@@ -43,6 +43,13 @@ Wrappers (their keys, then the spec they wrap):
 Replay:
   workload:path=FILE                       a SPEC §3 workload file
   logdir:path=DIR[,topic=T,partition=N]    a real partition's .log files, read-only
+
+Every batch can exist in a file: at least the 61-byte header plus the smallest record of
+each offset delta (7 bytes for records 0-63, 8 up to 8191, then 9, 10, 11), so 68 bytes for
+1 record and 629 for 79, and no 1-record batch of 126 bytes (no record is 65 bytes). An
+explicit size below that (fixed's bytes, uniform's min and max, lognormal's max) is an error
+naming the minimum; drawn sizes below it (a lognormal's low tail, the last batch cut to
+--records, a small compression.ratio) are raised to it.
 
 Errors name the kind, the key and the bad value.`,
 		Example: `  lognormal:median=16384,sigma=0.6 --records 10M

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -30,8 +29,16 @@ func newWriteCmd(stdout, stderr io.Writer) *cobra.Command {
 preallocated to segment.index.bytes while active and trimmed on roll and close, 20-digit
 file names. It takes a SPEC §3 workload (each batch built to its exact sizeInBytes) or a
 record-level recipe (kafka-input.json: keys, values and timestamps as Kafka's
-MemoryRecordsBuilder wrote them). It refuses a non-empty directory unless --force, which
-overwrites files of the same names and touches nothing else.`,
+MemoryRecordsBuilder wrote them).
+
+The whole workload is checked before any file is created: a batch no file can hold (fewer
+bytes than the 61-byte header and the smallest records of its count, kidx help workloads),
+or one the writer does not write (legacy magic, compressed, an offset gap, a roll step), is
+an error (exit 2). The files are written into a temporary directory beside DIR, fsynced and
+renamed into place, so DIR never holds half a log; on any error nothing is left. A non-empty
+DIR is refused unless --force, which replaces it as a whole (it must hold only segment files,
+as an earlier kidx write left it): the old directory is renamed aside, the new one renamed
+in, the old one removed; between the two renames DIR does not exist.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
@@ -40,20 +47,15 @@ overwrites files of the same names and touches nothing else.`,
 			if workloadPath == "" || dir == "" {
 				return usageErr("write needs --workload FILE and --dir DIR")
 			}
-			if !force {
-				if err := requireEmptyDir(dir); err != nil {
-					return err
-				}
-			}
 			data, err := os.ReadFile(workloadPath)
 			if err != nil {
 				return usageErr("%v", err)
 			}
 			var res *segment.WriteResult
 			if isRecipe(data) {
-				res, err = writeRecipe(data, workloadPath, dir, &mf)
+				res, err = writeRecipe(data, workloadPath, dir, &mf, force)
 			} else {
-				res, err = writeWorkload(workloadPath, dir, &mf, stderr)
+				res, err = writeWorkload(workloadPath, dir, &mf, stderr, force)
 			}
 			if err != nil {
 				return err
@@ -76,22 +78,9 @@ overwrites files of the same names and touches nothing else.`,
 	mf.register(cmd)
 	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (SPEC §3) or record-level recipe (kafka-input.json)")
 	cmd.Flags().StringVar(&dir, "dir", "", "directory to write the partition's files into")
-	cmd.Flags().BoolVar(&force, "force", false, "write into a non-empty directory")
+	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty directory of segment files as a whole")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
 	return cmd
-}
-
-func requireEmptyDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return usageErr("%v", err)
-	case len(entries) > 0:
-		return usageErr("%s is not empty (%d entries): refusing to write there without --force", dir, len(entries))
-	}
-	return nil
 }
 
 // isRecipe tells a kafka-input.json recipe (it has "appends") from a SPEC §3 workload.
@@ -104,10 +93,13 @@ func isRecipe(data []byte) bool {
 	return ok
 }
 
-func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer) (*segment.WriteResult, error) {
+func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force bool) (*segment.WriteResult, error) {
 	w, err := readWorkload(path)
 	if err != nil {
 		return nil, err
+	}
+	if err := writableWorkload(w); err != nil {
+		return nil, usageErr("%s: %v", path, err)
 	}
 	cfg, era, err := mf.resolve(model.DefaultConfig(), w.Config, w.Rule, w.KafkaVersion, stderr)
 	if err != nil {
@@ -125,14 +117,52 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer) (*segment
 		}
 		sw.Steps = append(sw.Steps, st)
 	}
-	res, err := segment.WriteWorkload(dir, sw)
-	if err != nil {
+	if err := sw.Validate(); err != nil {
 		return nil, usageErr("%s: %v", path, err)
 	}
-	return res, nil
+	return writeDirResult(segment.WriteWorkloadDir(dir, sw, force))
 }
 
-func writeRecipe(data []byte, path, dir string, mf *modelFlags) (*segment.WriteResult, error) {
+// writeDirResult sorts a directory write's errors: a target that cannot be written or
+// replaced is the user's input (exit 2), as is a workload the writer refuses; a failure while
+// writing (a full disk) is not.
+func writeDirResult(res *segment.WriteResult, err error) (*segment.WriteResult, error) {
+	var de *segment.DirError
+	if errors.As(err, &de) {
+		return nil, usageErr("%v", err)
+	}
+	return res, err
+}
+
+// writableWorkload refuses, before any file exists, what kidx write cannot write as the
+// workload says: a batch no file can hold (model.Batch.Possible), and what the writer does
+// not write (it builds uncompressed v2 batches, one offset after another, and rolls only by
+// Kafka's own rules).
+func writableWorkload(w model.Workload) error {
+	next := w.StartOffset
+	for i, s := range w.Steps {
+		if s.Roll {
+			return fmt.Errorf("step %d is a roll: kidx write rolls only as Kafka does (size, time, a full index), and cannot replay an operator's or the cleaner's roll", i)
+		}
+		for j, b := range s.Append {
+			where := fmt.Sprintf("step %d batch %d", i, j)
+			switch {
+			case b.Possible() != nil:
+				return fmt.Errorf("%s (%d records, %d bytes): %v; no file can hold it", where, b.Records, b.Bytes, b.Possible())
+			case b.Legacy != model.NotLegacy:
+				return fmt.Errorf("%s is a magic-%d message: kidx write writes v2 batches only", where, b.Legacy.Magic())
+			case b.Compressed:
+				return fmt.Errorf("%s is compressed: kidx write writes uncompressed batches only", where)
+			case b.BaseOffset != 0 && b.BaseOffset != next:
+				return fmt.Errorf("%s starts at offset %d, not %d: kidx write writes offsets without gaps", where, b.BaseOffset, next)
+			}
+			next += b.Records
+		}
+	}
+	return nil
+}
+
+func writeRecipe(data []byte, path, dir string, mf *modelFlags, force bool) (*segment.WriteResult, error) {
 	r, err := segment.ParseRecipe(data)
 	if err != nil {
 		return nil, usageErr("%s: %v", path, err)
@@ -153,11 +183,10 @@ func writeRecipe(data []byte, path, dir string, mf *modelFlags) (*segment.WriteR
 	if timeRollOff && !mf.hasConfig("segment.ms") {
 		r.Config.SegmentMs = 0 // recipes replay runs made with time-based rolling off
 	}
-	res, err := segment.WriteRecipe(dir, r)
-	if err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, usageErr("%s: %v", path, err)
 	}
-	return res, nil
+	return writeDirResult(segment.WriteRecipeDir(dir, r, force))
 }
 
 func segmentConfig(c model.Config) segment.Config {
