@@ -18,13 +18,34 @@ func (pr *PartitionReport) name() string {
 	return pr.Path
 }
 
+// table is one row per partition (docs/reports.md "Tables").
 func (a *Analysis) table() *table {
 	reads := "reads max/mean"
 	if a.HeaderReadsBoth {
 		reads = "4.1+ reads max/mean"
 	}
-	t := &table{header: []string{"partition", "segs", "live", "restarts", "batches", "log B", "entries", "B/entry", "batches/entry",
-		"max scan B", "mean scan B", "p50 B", "p99 B", "p99.9 B", "max hops", "mean hops", reads, "warm covers B", "maps", "problems"}}
+	t := &table{names: 1, cols: []column{
+		{"partition", "topic-partition (or the directory)", 0},
+		{"segs", "segments (sets with a .log)", 7},
+		{"live", "live segments (an index still preallocated)", 0},
+		{"restarts", "byte-counter restarts seen in the files", 0},
+		{"batches", "record batches in the .log files", 0},
+		{"log B", ".log bytes", 0},
+		{"entries", "valid offset-index entries", 6},
+		{"B/entry", "log bytes per offset-index entry", 4},
+		{"batches/entry", "batches per offset-index entry (1: the densest)", 0},
+		{"max scan B", "the most bytes one lookup walks in phase 2, from its index entry to its batch (exact, every offset)", 10},
+		{"mean scan B", "phase-2 bytes walked per lookup, mean over every offset", 5},
+		{"p50 B", "median phase-2 bytes walked (nearest rank)", 0},
+		{"p99 B", "99th percentile of phase-2 bytes walked (nearest rank)", 8},
+		{"p99.9 B", "99.9th percentile of phase-2 bytes walked (nearest rank)", 0},
+		{"max hops", "the most batch headers one lookup steps over", 0},
+		{"mean hops", "batch headers stepped over per lookup, mean", 0},
+		{reads, "batch headers Kafka's own phase-2 loop reads per lookup, max/mean (see the note on header reads)", 3},
+		{"warm covers B", "log bytes the warm section (the last 1025 entries) spans in the active segment", 0},
+		{"maps", "memory maps: 2 per segment (.index and .timeindex)", 2},
+		{"problems", "findings of severity error or warning", 9},
+	}}
 	for _, p := range a.Partitions {
 		t.add(p.name(), fmt.Sprint(p.Segments), fmt.Sprint(len(p.Live)), fmt.Sprint(len(p.Restarts)), itoa(p.Batches), itoa(p.LogBytes), itoa(p.OffsetIndexEntries),
 			fmt.Sprintf("%.0f", p.BytesPerEntry), fmt.Sprintf("%.2f", p.BatchesPerEntry), itoa(p.Scan.MaxScanBytes),
@@ -113,9 +134,12 @@ func (p *PartitionReport) notes() []string {
 }
 
 // WriteText writes the aligned terminal report.
-func (a *Analysis) WriteText(w io.Writer) error {
+func (a *Analysis) WriteText(w io.Writer) error { return a.WriteTextWith(w, RenderOptions{}) }
+
+// WriteTextWith is WriteText with a layout (RenderOptions.Wide: every column).
+func (a *Analysis) WriteTextWith(w io.Writer, o RenderOptions) error {
 	fmt.Fprintf(w, "kidx analyze\n%s\n\n", a.headline())
-	a.table().writeText(w)
+	a.table().writeText(w, o.Wide)
 	fmt.Fprintln(w, "\nScan figures are exact over every offset, from the real .log headers and .index entries.")
 	fmt.Fprintln(w, a.readsNote())
 	for _, p := range a.Partitions {
@@ -131,13 +155,16 @@ func (a *Analysis) WriteText(w io.Writer) error {
 }
 
 // WriteMarkdown writes the report as Markdown.
-func (a *Analysis) WriteMarkdown(w io.Writer) error {
+func (a *Analysis) WriteMarkdown(w io.Writer) error { return a.WriteMarkdownWith(w, RenderOptions{}) }
+
+// WriteMarkdownWith is WriteMarkdown with a layout (RenderOptions.Wide: every column).
+func (a *Analysis) WriteMarkdownWith(w io.Writer, o RenderOptions) error {
 	fmt.Fprintf(w, "# kidx analyze\n\n")
 	for _, l := range strings.Split(a.headline(), "\n") {
 		fmt.Fprintf(w, "- %s\n", l)
 	}
 	fmt.Fprintln(w)
-	a.table().writeMarkdown(w)
+	a.table().writeMarkdown(w, o.Wide)
 	fmt.Fprintf(w, "\n%s\n", a.readsNote())
 	for _, p := range a.Partitions {
 		writeBullets(w, true, p.name(), append(p.notes(), p.Recommendations...))
@@ -231,9 +258,9 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 
 // WriteHTML writes one self-contained HTML file with the given charts inline.
 func (a *Analysis) WriteHTML(w io.Writer, figs []Figure) error {
-	writeHTMLHead(w, "kidx analyze")
+	writeHTMLHead(w, "kidx analyze", len(figs))
 	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(a.headline()))
-	writeHTMLTable(w, a.table(), nil)
+	a.table().writeHTML(w, nil)
 	fmt.Fprintf(w, "<p>%s</p>\n", html.EscapeString(a.readsNote()))
 	writeFigures(w, figs)
 	fmt.Fprintln(w, "<h2>Partitions</h2>")

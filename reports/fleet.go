@@ -138,19 +138,27 @@ func (f *Fleet) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "kidx analyze --merge\n%s, %s, %s (%d live), %s, %s; %s\n\n", plural(int64(len(f.Brokers)), "broker"),
 		plural(int64(f.Partitions), "partition"), plural(int64(f.Segments), "segment"), f.LiveSegments,
 		plural(int64(f.Restarts), "byte-counter restart"), plural(f.LogBytes, "log byte"), plural(int64(f.Problems), "problem"))
-	bt := &table{header: []string{"broker", "partitions", "segments", "live", "restarts", "log B", "maps", "vm.max_map_count", "headroom", "problems"}}
+	bt := &table{names: 1, cols: []column{{"broker", "the broker the report names (--broker)", 1}, {"partitions", "partitions analyzed", 1},
+		{"segments", "segments (sets with a .log)", 1}, {"live", "live segments (an index still preallocated)", 1},
+		{"restarts", "byte-counter restarts seen in the files", 1}, {"log B", ".log bytes", 1}, {"maps", "memory maps: 2 per segment", 1},
+		{"vm.max_map_count", "the broker's own limit", 1}, {"headroom", "vm.max_map_count - maps (negative: over the limit)", 1},
+		{"problems", "findings of severity error or warning", 1}}}
 	for _, b := range f.Brokers {
 		bt.add(b.Broker, fmt.Sprint(b.Partitions), fmt.Sprint(b.Segments), fmt.Sprint(b.LiveSegments), fmt.Sprint(b.Restarts), itoa(b.LogBytes),
 			itoa(b.Maps), itoa(b.MaxMapCount), itoa(b.Headroom), fmt.Sprint(b.Problems))
 	}
-	bt.writeText(w)
+	bt.writeText(w, false)
 	fmt.Fprintln(w, "\nworst partitions:")
-	pt := &table{header: []string{"broker", "partition", "segs", "max scan B", "mean scan B", "p99 B", "max hops", "problems", "written under"}}
+	pt := &table{names: 2, cols: []column{{"broker", "the broker the partition is on", 1}, {"partition", "topic-partition", 1},
+		{"segs", "segments", 1}, {"max scan B", "the most bytes one lookup walks in phase 2 (exact, every offset)", 1},
+		{"mean scan B", "phase-2 bytes walked per lookup, mean", 1}, {"p99 B", "99th percentile of phase-2 bytes walked", 1},
+		{"max hops", "the most batch headers one lookup steps over", 1}, {"problems", "findings of severity error or warning", 1},
+		{"written under", "the releases whose rules the newest segment's files follow", 1}}}
 	for _, p := range f.Worst {
 		pt.add(p.Broker, p.Partition, fmt.Sprint(p.Segments), itoa(p.Scan.MaxScanBytes), fmt.Sprintf("%.1f", p.Scan.MeanScanBytes),
 			itoa(p.Scan.P99ScanBytes), itoa(p.Scan.MaxHops), fmt.Sprint(p.Problems), strings.TrimPrefix(p.Eras, "Kafka "))
 	}
-	pt.writeText(w)
+	pt.writeText(w, false)
 	for _, b := range f.Brokers {
 		if b.Headroom < 0 {
 			fmt.Fprintf(w, "\n%s needs %d maps against vm.max_map_count=%d: raise it before the broker runs out of mappings.\n", b.Broker, b.Maps, b.MaxMapCount)

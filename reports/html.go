@@ -15,34 +15,36 @@ type Figure struct {
 }
 
 const htmlStyle = `body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
-table{border-collapse:collapse;font-size:0.85em}th,td{border:1px solid #ccc;padding:0.2em 0.5em;text-align:right}
-th{background:#f0f0f0}td:first-child{text-align:left}.plateau{background:#e8f5e9}.thinning{background:#fff8e1}.cliff{background:#ffebee}.empty{background:#f5f5f5}
-figure{margin:1.5em 0}figcaption{font-weight:bold;margin-bottom:0.3em}pre{background:#f6f6f6;padding:0.5em}`
+.table-scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:0.85em}th,td{border:1px solid #ccc;padding:0.2em 0.5em;text-align:right;white-space:nowrap}
+th{background:#f0f0f0}th abbr{text-decoration:underline dotted;cursor:help}.name{text-align:left}
+.plateau{background:#e8f5e9}.thinning{background:#fff8e1}.cliff{background:#ffebee}.empty{background:#f5f5f5}
+.verdict{font-size:1.05em;border-left:4px solid #1f77b4;padding:0.4em 0.8em;background:#f4f8fc;max-width:60em}
+.legend{font-size:0.85em;margin:0.5em 0}.legend dt{font-weight:bold;float:left;clear:left;margin-right:0.5em}.legend dd{margin-left:0}
+figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-weight:bold;margin-bottom:0.3em}pre{background:#f6f6f6;padding:0.5em}`
 
-func writeHTMLHead(w io.Writer, title string) {
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n",
-		html.EscapeString(title), htmlStyle, html.EscapeString(title))
-}
+// selfCheck marks the page once it has loaded, for kidx's rendered-page check (make
+// check-html): data-kidx-check on <body> says "ok" and the charts' count when every <svg>
+// is drawn with a non-zero size, else "broken: " and why; a script error sets
+// data-kidx-error. Nothing is loaded and nothing is sent: it only reads the page. It uses no
+// '<' nor '&', so the page minus its charts stays well-formed XML.
+const selfCheck = `<script>
+window.addEventListener("error", function (e) { document.body.setAttribute("data-kidx-error", String(e.message)); });
+window.addEventListener("load", function () {
+  var svgs = document.querySelectorAll("svg"), bad = [];
+  svgs.forEach(function (s, i) {
+    var r = s.getBoundingClientRect();
+    if (!(r.width > 0) || !(r.height > 0)) { bad.push("chart " + (i + 1) + " has no size"); }
+  });
+  var want = Number(document.body.getAttribute("data-kidx-charts"));
+  if (svgs.length !== want) { bad.push(svgs.length + " charts, the report drew " + want); }
+  document.body.setAttribute("data-kidx-check", bad.length ? "broken: " + bad.join("; ") : "ok " + svgs.length + " charts");
+});
+</script>`
 
-// writeHTMLTable writes t; rowClass, if set, gives each row a CSS class (the regime).
-func writeHTMLTable(w io.Writer, t *table, rowClass func(i int) string) {
-	fmt.Fprintln(w, "<table>\n<tr>")
-	for _, h := range t.header {
-		fmt.Fprintf(w, "<th>%s</th>", html.EscapeString(h))
-	}
-	fmt.Fprintln(w, "</tr>")
-	for i, r := range t.rows {
-		class := ""
-		if rowClass != nil {
-			class = fmt.Sprintf(" class=\"%s\"", html.EscapeString(rowClass(i)))
-		}
-		fmt.Fprintf(w, "<tr%s>", class)
-		for _, c := range r {
-			fmt.Fprintf(w, "<td>%s</td>", html.EscapeString(c))
-		}
-		fmt.Fprintln(w, "</tr>")
-	}
-	fmt.Fprintln(w, "</table>")
+func writeHTMLHead(w io.Writer, title string, charts int) {
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<style>%s</style>\n%s\n</head>\n<body data-kidx-charts=\"%d\">\n<h1>%s</h1>\n",
+		html.EscapeString(title), htmlStyle, selfCheck, charts, html.EscapeString(title))
 }
 
 // inlineSVG drops the XML declaration so the SVG can sit inside HTML.
@@ -61,12 +63,16 @@ func writeFigures(w io.Writer, figs []Figure) {
 	}
 }
 
-// WriteHTML writes one self-contained HTML file: the table, the charts (inline SVG) and the
-// recommendations. Nothing is loaded from elsewhere.
+// WriteHTML writes one self-contained HTML file: the verdict, the table (every column, each
+// explained in a tooltip), the charts (inline SVG) and the recommendations. Nothing is loaded
+// from elsewhere.
 func (r *WhatIf) WriteHTML(w io.Writer, figs []Figure) error {
-	writeHTMLHead(w, "kidx whatif")
+	writeHTMLHead(w, "kidx whatif", len(figs))
+	if v := r.Verdict(); v != "" {
+		fmt.Fprintf(w, "<p class=\"verdict\"><strong>Verdict.</strong> %s</p>\n", html.EscapeString(v))
+	}
 	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(r.headline()))
-	writeHTMLTable(w, r.table(), func(i int) string { return string(r.Points[i].Regime) })
+	r.table().writeHTML(w, func(i int) string { return string(r.Points[i].Regime) })
 	fmt.Fprintln(w, "<p>Scan figures are exact over every offset (bytes walked in phase 2, header hops); reads = the batch headers Kafka's own phase-2 loop reads in the era (the hops before 4.1); bound = min(I + largest batch, segment.bytes).</p>")
 	writeFigures(w, figs)
 	fmt.Fprintln(w, "<h2>Recommendations</h2>")

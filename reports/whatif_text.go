@@ -42,19 +42,79 @@ func (r *WhatIf) eraName(p *Point) string {
 	return p.Rule.String()
 }
 
+// whatIfColumns are the what-if table's figure columns, in order (docs/reports.md "Tables").
+var whatIfColumns = []column{
+	{"regime", "where the point sits: plateau (as many entries as index.interval.bytes=0 gives), thinning (some batches that could carry an entry are skipped), cliff (no entry, or 2 x index.interval.bytes >= segment.bytes)", 9},
+	{"segs", "segments the workload fills", 7},
+	{"entries/seg", "offset-index entries per segment (mean)", 8},
+	{".index B", ".index bytes over all segments (8 per entry)", 0},
+	{".timeindex B", ".timeindex bytes over all segments (12 per entry)", 0},
+	{"max scan B", "the most bytes one lookup walks in phase 2, from its index entry to its batch (exact, every offset)", 10},
+	{"mean scan B", "phase-2 bytes walked per lookup, mean over every offset", 5},
+	{"p50 B", "median phase-2 bytes walked (nearest rank)", 0},
+	{"p99 B", "99th percentile of phase-2 bytes walked (nearest rank)", 6},
+	{"p99.9 B", "99.9th percentile of phase-2 bytes walked (nearest rank)", 0},
+	{"max hops", "the most batch headers one lookup steps over", 0},
+	{"mean hops", "batch headers stepped over per lookup, mean", 0},
+	{"p99 hops", "99th percentile of batch headers stepped over", 0},
+	{"reads max/mean", "batch headers Kafka's own phase-2 loop reads per lookup in the point's era, max/mean (the hops before 4.1)", 4},
+	{"bound B", "min(index.interval.bytes + largest batch, segment.bytes): no lookup walks further", 0},
+	{"slack B", "bound B - max scan B", 0},
+	{"ph1 pages tail/cold", "index pages Kafka's phase-1 search touches in the fullest segment: the newest entry / the worst entry below the warm section", 0},
+	{"warm covers B", "log bytes the warm section (the last 1025 entries) spans in the fullest segment", 0},
+	{"maps", "memory maps at scale: partitions x segments per partition x 2 (.index and .timeindex)", 3},
+	{"headroom", "vm.max_map_count - maps (negative: over the limit)", 2},
+}
+
+// table is one row per point: the values the sweeps vary (one column per swept key, and the
+// era when eras are compared), then the figures.
 func (r *WhatIf) table() *table {
-	t := &table{header: []string{"point", "regime", "segs", "entries/seg", ".index B", ".timeindex B", "max scan B", "mean scan B",
-		"p50 B", "p99 B", "p99.9 B", "max hops", "mean hops", "p99 hops", "reads max/mean", "bound B", "slack B", "ph1 pages tail/cold", "warm covers B", "maps", "headroom"}}
+	t := &table{}
+	for _, s := range r.Sweeps {
+		t.cols = append(t.cols, column{name: s.Key, means: "the swept value of " + s.Key})
+	}
+	if len(r.Eras) > 1 {
+		t.cols = append(t.cols, column{name: "era", means: "the Kafka era the point runs under (its append rule, or its era ID)"})
+	}
+	if len(t.cols) == 0 {
+		t.cols = append(t.cols, column{name: "point", means: "the configuration (base: the one the report starts from)"})
+	}
+	t.names = len(t.cols)
+	t.cols = append(t.cols, whatIfColumns...)
 	for _, p := range r.Points {
-		t.add(r.label(p), string(p.Regime), strconv.Itoa(p.Segments), fmt.Sprintf("%.2f", p.meanEntries()),
+		var cells []string
+		for _, s := range r.Sweeps {
+			cells = append(cells, itoa(r.sweptValue(p, s.Key)))
+		}
+		if len(r.Eras) > 1 {
+			cells = append(cells, r.eraName(p))
+		}
+		if len(cells) == 0 {
+			cells = append(cells, "base")
+		}
+		t.add(append(cells, string(p.Regime), strconv.Itoa(p.Segments), fmt.Sprintf("%.2f", p.meanEntries()),
 			itoa(p.IndexBytes), itoa(p.TimeIndexBytes), itoa(p.Scan.MaxScanBytes), fmt.Sprintf("%.1f", p.Scan.MeanScanBytes()),
 			itoa(p.ScanQ[P50]), itoa(p.ScanQ[P99]), itoa(p.ScanQ[P999]), itoa(p.Scan.MaxHops),
 			fmt.Sprintf("%.2f", p.Scan.MeanHops()), itoa(p.HopsQ[P99]),
 			fmt.Sprintf("%d/%.2f", p.Scan.MaxHeaderReads, p.Scan.MeanHeaderReads()), itoa(p.BoundLimit), itoa(p.BoundSlack),
 			fmt.Sprintf("%d/%d", p.Phase1.TailPages, p.Phase1.ColdPages), itoa(p.Warm.CoveredBytes),
-			strconv.FormatInt(p.Maps.Maps, 10), strconv.FormatInt(p.Maps.Headroom, 10))
+			strconv.FormatInt(p.Maps.Maps, 10), strconv.FormatInt(p.Maps.Headroom, 10))...)
 	}
 	return t
+}
+
+// sweptValue is p's value of a swept key (a topic config or a producer setting).
+func (r *WhatIf) sweptValue(p *Point, key string) int64 {
+	if IsProducerKey(key) {
+		for _, x := range p.Producer {
+			if x.Key == key {
+				return x.Value
+			}
+		}
+		return 0
+	}
+	v, _ := p.Config.Get(key)
+	return v
 }
 
 func (r *WhatIf) headline() string {
@@ -86,11 +146,18 @@ func (b *Baseline) line() string {
 	return s
 }
 
-// WriteText writes the aligned terminal report: a table of every point, then each point's
-// recommendations.
-func (r *WhatIf) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "kidx whatif\n%s\n\n", r.headline())
-	r.table().writeText(w)
+// WriteText writes the aligned terminal report: the verdict, a table of every point, then each
+// point's recommendations.
+func (r *WhatIf) WriteText(w io.Writer) error { return r.WriteTextWith(w, RenderOptions{}) }
+
+// WriteTextWith is WriteText with a layout (RenderOptions.Wide: every column).
+func (r *WhatIf) WriteTextWith(w io.Writer, o RenderOptions) error {
+	fmt.Fprintln(w, "kidx whatif")
+	if v := r.Verdict(); v != "" {
+		writeWrapped(w, "Verdict: ", "  ", v, TextWidth)
+	}
+	fmt.Fprintf(w, "\n%s\n\n", r.headline())
+	r.table().writeText(w, o.Wide)
 	fmt.Fprintln(w, "\nScan figures are exact over every offset (bytes walked in phase 2, header hops); reads = the batch headers Kafka's own\n"+
 		"phase-2 loop reads in the era (the hops before 4.1); bound = min(I + largest batch, segment.bytes).")
 	for _, p := range r.Points {
@@ -100,13 +167,19 @@ func (r *WhatIf) WriteText(w io.Writer) error {
 }
 
 // WriteMarkdown writes the same report as Markdown.
-func (r *WhatIf) WriteMarkdown(w io.Writer) error {
+func (r *WhatIf) WriteMarkdown(w io.Writer) error { return r.WriteMarkdownWith(w, RenderOptions{}) }
+
+// WriteMarkdownWith is WriteMarkdown with a layout (RenderOptions.Wide: every column).
+func (r *WhatIf) WriteMarkdownWith(w io.Writer, o RenderOptions) error {
 	fmt.Fprintf(w, "# kidx whatif\n\n")
+	if v := r.Verdict(); v != "" {
+		fmt.Fprintf(w, "**Verdict.** %s\n\n", v)
+	}
 	for _, line := range strings.Split(r.headline(), "\n") {
 		fmt.Fprintf(w, "- %s\n", line)
 	}
 	fmt.Fprintln(w)
-	r.table().writeMarkdown(w)
+	r.table().writeMarkdown(w, o.Wide)
 	fmt.Fprintln(w, "\nScan figures are exact over every offset; reads = the batch headers Kafka's own phase-2 loop reads in the era (the hops before 4.1); bound = min(I + largest batch, segment.bytes).")
 	for _, p := range r.Points {
 		writeBullets(w, true, fmt.Sprintf("%s (%s)", r.label(p), p.Regime), p.Recommendations)

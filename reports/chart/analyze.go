@@ -3,7 +3,6 @@ package chart
 import (
 	"fmt"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -22,9 +21,7 @@ func Analyze(a *reports.Analysis) ([]reports.Figure, error) {
 	if len(ps) == 0 {
 		return nil, nil
 	}
-	p := plot.New()
-	p.Title.Text = "Phase-2 scan bytes per partition (exact, every offset), worst first"
-	p.Y.Label.Text = "scan bytes"
+	p := newChart("Phase-2 scan bytes per partition (exact, every offset), worst first", "", "scan bytes")
 	maxV, p99, mean := make(plotter.Values, len(ps)), make(plotter.Values, len(ps)), make(plotter.Values, len(ps))
 	names := make([]string, len(ps))
 	for i, pr := range ps {
@@ -41,12 +38,12 @@ func Analyze(a *reports.Analysis) ([]reports.Figure, error) {
 		b.LineStyle.Width = 0
 		b.Offset = vg.Length(i-1) * w
 		p.Add(b)
-		p.Legend.Add([]string{"max", "p99", "mean"}[i], b)
+		p.legend.Add([]string{"max", "p99", "mean"}[i], b)
 	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 0.8
 	p.X.Tick.Label.XAlign = -1
-	p.Legend.Top = true
+	p.Y.Min = 0
 	svg, err := render(p)
 	if err != nil {
 		return nil, err
