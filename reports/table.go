@@ -64,7 +64,10 @@ func (t *table) choose(wide bool, fit int) layout {
 	if wide || fit <= 0 {
 		return l
 	}
-	for t.lineWidth(l.show, 0) > fit && len(l.show) > t.names+1 {
+	// First names longer than nameFloor are cut (their ends kept), then essential figures
+	// dropped, then names cut further.
+	l.nameWidth = t.nameWidthFor(l.show, fit, nameFloor)
+	for t.lineWidth(l.show, l.nameWidth) > fit && len(l.show) > t.names+1 {
 		least := -1 // index into l.show of the least kept figure (the rightmost of equals)
 		for i, c := range l.show {
 			if c >= t.names && (least < 0 || t.cols[c].keep <= t.cols[l.show[least]].keep) {
@@ -74,16 +77,34 @@ func (t *table) choose(wide bool, fit int) layout {
 		l.dropped = append(l.dropped, t.cols[l.show[least]].name)
 		l.show = append(l.show[:least:least], l.show[least+1:]...)
 	}
-	if over := t.lineWidth(l.show, 0) - fit; over > 0 && t.names > 0 {
-		w := t.width(0, 0) - over
-		l.nameWidth = max(w, 8)
-		for _, r := range t.rows {
-			if utf8.RuneCountInString(r[0]) > l.nameWidth {
-				l.shortened++
-			}
+	l.nameWidth = t.nameWidthFor(l.show, fit, 8)
+	for _, r := range t.rows {
+		if l.nameWidth > 0 && utf8.RuneCountInString(r[0]) > l.nameWidth {
+			l.shortened++
 		}
 	}
 	return l
+}
+
+// nameFloor is the width names are cut to before any essential column is dropped.
+const nameFloor = 24
+
+// nameWidthFor is the width to cut the first column's cells to so that a line fits, but not
+// below floor; 0 when they need no cut.
+func (t *table) nameWidthFor(show []int, fit, floor int) int {
+	if t.names == 0 {
+		return 0
+	}
+	over := t.lineWidth(show, 0) - fit
+	if over <= 0 {
+		return 0
+	}
+	full := t.width(0, 0)
+	w := max(full-over, floor, utf8.RuneCountInString(t.cols[0].name))
+	if w >= full {
+		return 0
+	}
+	return w
 }
 
 // width is the widest cell of column c (name cells cut to nameWidth when set).
@@ -179,7 +200,7 @@ func (t *table) notes(l layout) []string {
 		out = append(out, fmt.Sprintf("%s more with --wide: %s.", plural(int64(len(l.dropped)), "column"), strings.Join(l.dropped, ", ")))
 	}
 	if l.shortened > 0 {
-		out = append(out, fmt.Sprintf("%s shortened to fit (…): --wide shows them whole.", plural(int64(l.shortened), t.cols[0].name+" name")))
+		out = append(out, fmt.Sprintf("%s shortened to fit (…; --wide shows whole names).", plural(int64(l.shortened), t.cols[0].name+" name")))
 	}
 	return out
 }

@@ -88,12 +88,12 @@ Exit 0: no problems; 1: verify found problems (the report says which); 2: usage 
 				}
 				return usageErr("%v", err)
 			}
-			render := a.WriteText
+			render := out.text(a.WriteTextWith)
 			switch out.format {
 			case "json":
 				render = a.WriteJSON
 			case "markdown":
-				render = a.WriteMarkdown
+				render = out.text(a.WriteMarkdownWith)
 			case "html":
 				render = func(w io.Writer) error {
 					figs, err := chart.Analyze(a)

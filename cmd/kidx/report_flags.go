@@ -18,13 +18,21 @@ var reportFormats = []string{"text", "markdown", "json", "html"}
 // complete, so a failed run leaves no half file).
 type reportOutput struct {
 	format, out string
+	wide        bool
 }
 
 func (o *reportOutput) register(flags interface {
 	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
 }) {
 	flags.StringVar(&o.format, "format", "text", "output: "+strings.Join(reportFormats, ", "))
 	flags.StringVar(&o.out, "out", "", "write the report to FILE instead of stdout (any format)")
+	flags.BoolVar(&o.wide, "wide", false, "text and markdown: every column of the tables (default: the essential ones, within 120 columns; html always has every column)")
+}
+
+// text gives a text or Markdown renderer the --wide layout.
+func (o *reportOutput) text(write func(io.Writer, reports.RenderOptions) error) func(io.Writer) error {
+	return func(w io.Writer) error { return write(w, reports.RenderOptions{Wide: o.wide}) }
 }
 
 func (o *reportOutput) check() error { return formatFlag(o.format, reportFormats...) }
@@ -45,12 +53,12 @@ func (o *reportOutput) write(stdout io.Writer, render func(io.Writer) error) err
 }
 
 // renderWhatIf picks the renderer of a what-if report.
-func renderWhatIf(rep *reports.WhatIf, format string) func(io.Writer) error {
-	switch format {
+func renderWhatIf(rep *reports.WhatIf, o *reportOutput) func(io.Writer) error {
+	switch o.format {
 	case "json":
 		return rep.WriteJSON
 	case "markdown":
-		return rep.WriteMarkdown
+		return o.text(rep.WriteMarkdownWith)
 	case "html":
 		return func(w io.Writer) error {
 			figs, err := chart.WhatIf(rep)
@@ -60,7 +68,7 @@ func renderWhatIf(rep *reports.WhatIf, format string) func(io.Writer) error {
 			return rep.WriteHTML(w, figs)
 		}
 	}
-	return rep.WriteText
+	return o.text(rep.WriteTextWith)
 }
 
 // systemMaxMapCount reads vm.max_map_count, or returns Linux's default where it cannot.

@@ -204,7 +204,7 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				}
 				return usageErr("%v", err)
 			}
-			return out.write(stdout, renderWhatIf(rep, out.format))
+			return out.write(stdout, renderWhatIf(rep, &out))
 		},
 	}
 	mf.register(cmd)
