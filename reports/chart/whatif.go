@@ -196,10 +196,11 @@ func yAxis(c *chart, ys []float64, bytesAxis bool) (bottom, top float64) {
 		c.Y.Tick.Marker = pow2Ticks{}
 	}
 	c.Y.Min, c.Y.Max = lo/2, hi*2
-	c.Y.Label.Text += " (log scale)"
+	c.Y.Label.Text += " (log"
 	if zero {
-		c.Y.Label.Text += "; 0 drawn at the bottom"
+		c.Y.Label.Text += "; 0 at the bottom"
 	}
+	c.Y.Label.Text += ")"
 	return c.Y.Min, c.Y.Max
 }
 
@@ -364,7 +365,7 @@ func heatPalette() palette.Palette {
 
 // entriesStepChart draws the mean entries per segment over every piece.
 func entriesStepChart(r *reports.WhatIf, steps []step) (*chart, error) {
-	c := newChart("Offset-index entries per segment (exact) against index.interval.bytes", intervalKey+" (log scale, every value from 1 to 2^31-1)", "entries per segment (mean)")
+	c := newChart("Offset-index entries per segment (exact) against index.interval.bytes", intervalKey+" (log scale, every value from 1 to 2^31-1)", "entries/segment (mean)")
 	intervalAxis(c)
 	var ys []float64
 	for _, s := range steps {
@@ -512,6 +513,7 @@ func scanChart(r *reports.WhatIf, key string, ss []*series) (*chart, error) {
 			ys = append(ys, float64(p.Scan.MaxScanBytes), float64(p.ScanQ[reports.P99]), p.Scan.MeanScanBytes())
 		}
 	}
+	padX(c, ss)
 	bottom, _ := yAxis(c, ys, true)
 	glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}}
 	figs := []struct {
@@ -539,7 +541,7 @@ func scanChart(r *reports.WhatIf, key string, ss []*series) (*chart, error) {
 }
 
 func entriesChart(key string, ss []*series) (*chart, error) {
-	c := newChart("Offset-index entries per segment at each swept value", key, "entries per segment (mean)")
+	c := newChart("Offset-index entries per segment at each swept value", key, "entries/segment (mean)")
 	if key == intervalKey {
 		c.X.Scale = plot.LogScale{}
 		c.X.Tick.Marker = pow2Ticks{}
@@ -551,6 +553,7 @@ func entriesChart(key string, ss []*series) (*chart, error) {
 			ys = append(ys, perSegment(p))
 		}
 	}
+	padX(c, ss)
 	bottom, _ := yAxis(c, ys, false)
 	for i, s := range ss {
 		pts := make(plotter.XYs, len(s.xs))
@@ -566,6 +569,25 @@ func entriesChart(key string, ss []*series) (*chart, error) {
 		c.legend.Add(strings.TrimSpace("entries/segment "+s.name), sc)
 	}
 	return c, nil
+}
+
+// padX leaves room around the outermost markers (half a marker would sit on the axis).
+func padX(c *chart, ss []*series) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, x := range s.xs {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return
+	}
+	if _, ok := c.X.Scale.(plot.LogScale); ok {
+		c.X.Min, c.X.Max = lo/1.5, hi*1.5
+		return
+	}
+	pad := math.Max((hi-lo)*0.05, 1)
+	c.X.Min, c.X.Max = lo-pad, hi+pad
 }
 
 func perSegment(p *reports.Point) float64 {
@@ -661,7 +683,7 @@ func cdfChart(r *reports.WhatIf) (*chart, error) {
 		}
 	}
 	bottom := 0.0
-	if spansDecades(lo*10, hi) {
+	if spansDecades(lo, hi) {
 		c.X.Scale = plot.LogScale{}
 		c.X.Tick.Marker = pow2Ticks{}
 		c.xLabel += " (log scale; 0 drawn at the left edge)"
