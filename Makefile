@@ -20,7 +20,7 @@ FUZZ_CI_COUNT ?= 2000x
 FUZZ_MINIMIZE ?= 1000x
 BENCHTIME   ?= 1s
 
-.PHONY: all build test test-short lint bench demo fuzz check-long clean
+.PHONY: all build test test-short lint bench demo fuzz check-long check-html clean
 
 all: build
 
@@ -73,6 +73,15 @@ check-long: build
 	./$(BIN) check --checks 100000 --rule per-append
 	./$(BIN) check --exhaustive --max-len 7 --rule per-batch
 	./$(BIN) check --exhaustive --max-len 7 --rule per-append
+
+# Renders the HTML reports (default whatif, a grid sweep, analyze of golden partitions) in
+# headless Chromium and fails on a broken page: a chart missing or of no size, a script error,
+# the page's self-check not run (scripts/check-html.sh). Screenshots land in $(CHECK_HTML_DIR)
+# to look at. Needs chromium: installed with apt-get when run as root, else it says how. Not
+# part of `make test` (CI machines have no chromium); about 10 s.
+CHECK_HTML_DIR ?= bin/check-html
+check-html: build
+	scripts/check-html.sh ./$(BIN) $(CHECK_HTML_DIR)
 
 clean:
 	rm -rf bin report.html

@@ -28,7 +28,8 @@ func Analyze(a *reports.Analysis) ([]reports.Figure, error) {
 		maxV[i], p99[i], mean[i] = float64(pr.Scan.MaxScanBytes), float64(pr.ScanQ[reports.P99]), pr.Scan.MeanScanBytes()
 		names[i] = shortName(pr)
 	}
-	w := vg.Points(6)
+	// Three bars per partition across about 560 points of plot, at most 18 points each.
+	w := min(vg.Points(560)/vg.Length(4*len(ps)), vg.Points(18))
 	for i, v := range []plotter.Values{maxV, p99, mean} {
 		b, err := plotter.NewBarChart(v, w)
 		if err != nil {
