@@ -268,7 +268,11 @@ func scanStepChart(r *reports.WhatIf, steps []step) (*chart, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: seriesColor(i), Radius: vg.Points(3), Shape: f.glyph}
+		radius := vg.Points(3)
+		if f.name == "p99 scan" {
+			radius = vg.Points(4.5) // an outline around the max marker when they are equal
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: seriesColor(i), Radius: radius, Shape: f.glyph}
 		c.Add(l, sc)
 		c.legend.Add(f.name, l, sc)
 	}
@@ -532,7 +536,18 @@ func scanChart(r *reports.WhatIf, key string, ss []*series) (*chart, error) {
 			if err != nil {
 				return nil, err
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: seriesColor(i), Radius: vg.Points(3.5), Shape: glyphs[j]}
+			// One series: a colour per figure, as on the step chart; several: a colour per
+			// series, a shape per figure. The p99 triangle is an outline drawn larger, so a p99
+			// equal to the max still shows around it.
+			col := seriesColor(i)
+			if len(ss) == 1 {
+				col = seriesColor(j)
+			}
+			radius := vg.Points(3.5)
+			if j == 1 {
+				radius = vg.Points(5)
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: radius, Shape: glyphs[j]}
 			c.Add(sc)
 			c.legend.Add(strings.TrimSpace(f.name+" "+s.name), sc)
 		}
