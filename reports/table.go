@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -107,6 +108,19 @@ func (t *table) nameWidthFor(show []int, fit, floor int) int {
 	return w
 }
 
+// leftAligned: names are, unless every cell of the column is a number (a swept value).
+func (t *table) leftAligned(c int) bool {
+	if c >= t.names {
+		return false
+	}
+	for _, r := range t.rows {
+		if _, err := strconv.ParseInt(r[c], 10, 64); err != nil {
+			return true
+		}
+	}
+	return len(t.rows) == 0
+}
+
 // width is the widest cell of column c (name cells cut to nameWidth when set).
 func (t *table) width(c, nameWidth int) int {
 	w := utf8.RuneCountInString(t.cols[c].name)
@@ -166,7 +180,7 @@ func (t *table) writeText(w io.Writer, wide bool) {
 	line := func(cells func(c int) string) {
 		parts := make([]string, len(l.show))
 		for i, c := range l.show {
-			parts[i] = pad(cells(c), widths[i], c < t.names)
+			parts[i] = pad(cells(c), widths[i], t.leftAligned(c))
 		}
 		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, strings.Repeat(" ", colGap)), " "))
 	}
@@ -232,7 +246,7 @@ func (t *table) writeMarkdown(w io.Writer, wide bool) {
 	var head, seps []string
 	for _, c := range l.show {
 		head = append(head, esc(t.cols[c].name))
-		if c < t.names {
+		if t.leftAligned(c) {
 			seps = append(seps, ":---")
 		} else {
 			seps = append(seps, "---:")
@@ -266,7 +280,7 @@ func (t *table) writeHTML(w io.Writer, rowClass func(i int) string) {
 	fmt.Fprintln(w, "<div class=\"table-scroll\">\n<table>\n<thead><tr>")
 	for i, c := range t.cols {
 		class := ""
-		if i < t.names {
+		if t.leftAligned(i) {
 			class = ` class="name"`
 		}
 		fmt.Fprintf(w, "<th%s title=\"%s\"><abbr title=\"%s\">%s</abbr></th>", class, html.EscapeString(c.means), html.EscapeString(c.means), html.EscapeString(c.name))
@@ -280,7 +294,7 @@ func (t *table) writeHTML(w io.Writer, rowClass func(i int) string) {
 		fmt.Fprintf(w, "<tr%s>", class)
 		for c := range t.cols {
 			nameClass := ""
-			if c < t.names {
+			if t.leftAligned(c) {
 				nameClass = ` class="name"`
 			}
 			fmt.Fprintf(w, "<td%s>%s</td>", nameClass, html.EscapeString(t.cell(r, c, 0)))

@@ -61,7 +61,7 @@ func WhatIf(r *reports.WhatIf) ([]reports.Figure, error) {
 		if err := add(fmt.Sprintf("Scan bytes at each swept %s (markers: the values between are not known)", key), c, err); err != nil {
 			return nil, err
 		}
-		c, err = entriesChart(key, series)
+		c, err = entriesChart(r, key, series)
 		if err := add(fmt.Sprintf("Offset-index entries per segment at each swept %s", key), c, err); err != nil {
 			return nil, err
 		}
@@ -503,14 +503,7 @@ func sweepLabel(r *reports.WhatIf, p *reports.Point, skip string) string {
 // two samples the figures are not known (a step may sit anywhere between them).
 func scanChart(r *reports.WhatIf, key string, ss []*series) (*chart, error) {
 	c := newChart("Phase-2 scan bytes (exact, every offset) at each swept value", key, "scan bytes")
-	if useLogX(r.Sweeps[0].Values, key) {
-		c.X.Scale = plot.LogScale{}
-		c.X.Tick.Marker = logTicks{}
-		if key == intervalKey || key == "segment.bytes" || key == "batch.size" {
-			c.X.Tick.Marker = pow2Ticks{}
-		}
-		c.xLabel += " (log scale)"
-	}
+	logSweepAxis(c, r, key)
 	var ys []float64
 	for _, s := range ss {
 		for _, p := range s.points {
@@ -555,13 +548,23 @@ func scanChart(r *reports.WhatIf, key string, ss []*series) (*chart, error) {
 	return c, nil
 }
 
-func entriesChart(key string, ss []*series) (*chart, error) {
-	c := newChart("Offset-index entries per segment at each swept value", key, "entries/segment (mean)")
-	if key == intervalKey {
-		c.X.Scale = plot.LogScale{}
-		c.X.Tick.Marker = pow2Ticks{}
-		c.xLabel += " (log scale)"
+// logSweepAxis makes the swept key's axis logarithmic when useLogX says so (byte-sized keys
+// ticked at powers of two).
+func logSweepAxis(c *chart, r *reports.WhatIf, key string) {
+	if !useLogX(r.Sweeps[0].Values, key) {
+		return
 	}
+	c.X.Scale = plot.LogScale{}
+	c.X.Tick.Marker = logTicks{}
+	if key == intervalKey || key == "segment.bytes" || key == "batch.size" {
+		c.X.Tick.Marker = pow2Ticks{}
+	}
+	c.xLabel += " (log scale)"
+}
+
+func entriesChart(r *reports.WhatIf, key string, ss []*series) (*chart, error) {
+	c := newChart("Offset-index entries per segment at each swept value", key, "entries/segment (mean)")
+	logSweepAxis(c, r, key)
 	var ys []float64
 	for _, s := range ss {
 		for _, p := range s.points {
