@@ -7,8 +7,10 @@
 //
 // Files:
 //
-//   - svg.go: plot → SVG text, shared styling.
-//   - whatif.go: the what-if charts (scan vs interval with regimes shaded, entries per
-//     segment, CDF of scan bytes, maps vs partitions).
-//   - analyze.go: the analyze charts (scan per partition, maps).
+//   - svg.go: plot → SVG text with the legend outside the data area, shared styling, ticks.
+//   - whatif.go: the what-if charts: with the exact interval pieces, the step functions of scan
+//     bytes and entries per segment against index.interval.bytes with regime bands at the
+//     pieces' edges; otherwise markers at the swept values; a heatmap for two-key grids; the
+//     CDF of the points that differ most; maps against partitions (docs/reports.md "Charts").
+//   - analyze.go: the analyze chart (scan per partition).
 package chart

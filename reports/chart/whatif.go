@@ -810,7 +810,8 @@ func heatmapChart(r *reports.WhatIf, era model.Era) (*chart, error) {
 	h := plotter.NewHeatMap(g, pal)
 	h.Min, h.Max = lo, hi
 	if lo == hi {
-		h.Min, h.Max = lo-1, hi+1
+		// One value everywhere: every cell the palette's lightest colour.
+		h.Min, h.Max = lo, hi+1
 	}
 	c := newChart("Max scan bytes (cells: max and p99) over the grid", kb.Key, ka.Key)
 	c.Add(h)
@@ -831,8 +832,12 @@ func heatmapChart(r *reports.WhatIf, era model.Era) (*chart, error) {
 	c.Y.Tick.Marker = valueTicks(ka.Values)
 	c.X.Min, c.X.Max = -0.5, float64(g.cols)-0.5
 	c.Y.Min, c.Y.Max = -0.5, float64(g.rows)-0.5
-	c.legend.Add(fmt.Sprintf("lightest: %s", reports.Bytes(int64(lo))), swatch{pal.Colors()[0]})
-	c.legend.Add(fmt.Sprintf("darkest: %s", reports.Bytes(int64(hi))), swatch{pal.Colors()[len(pal.Colors())-1]})
+	if lo == hi {
+		c.legend.Add(fmt.Sprintf("every cell: %s", reports.Bytes(int64(lo))), swatch{pal.Colors()[0]})
+	} else {
+		c.legend.Add(fmt.Sprintf("lightest: %s", reports.Bytes(int64(lo))), swatch{pal.Colors()[0]})
+		c.legend.Add(fmt.Sprintf("darkest: %s", reports.Bytes(int64(hi))), swatch{pal.Colors()[len(pal.Colors())-1]})
+	}
 	return c, nil
 }
 
