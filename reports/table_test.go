@@ -253,3 +253,26 @@ func TestVerdictOnTop(t *testing.T) {
 		}
 	}
 }
+
+// With the exact sweep, each row says which interval values give the same run (its piece): by
+// hand for the seed workload, 0..16349 (plateau), 16350..32699 and 32700..49049 (one entry per
+// segment, on the 3rd then the 4th batch), 49050 and up (none).
+func TestExactSweepTableShowsPieces(t *testing.T) {
+	rep := seedWhatIf(t, WhatIfOptions{ExactIntervals: true})
+	var out bytes.Buffer
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := tableBlock(t, out.String(), "index.interval.bytes")
+	want := map[string]string{"1": "0..16349", "4096": "0..16349", "20000": "16350..32699", "32700": "32700..49049", "1048576": "49050 and up"}
+	for _, line := range tbl[1:] {
+		f := strings.Fields(line)
+		if want[f[0]] == "" || strings.Join(f[1:len(strings.Fields(want[f[0]]))+1], " ") != want[f[0]] {
+			t.Errorf("row %q: want %s", line, want[f[0]])
+		}
+		delete(want, f[0])
+	}
+	if len(want) > 0 {
+		t.Errorf("rows missing: %v", want)
+	}
+}

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -80,6 +81,9 @@ func (r *WhatIf) table() *table {
 		t.cols = append(t.cols, column{name: "point", means: "the configuration (base: the one the report starts from)"})
 	}
 	t.names = len(t.cols)
+	if len(r.Pieces) > 0 {
+		t.cols = append(t.cols, column{"same run for", "the index.interval.bytes values that give exactly this point's run (its piece of the exact sweep)", 3})
+	}
 	t.cols = append(t.cols, whatIfColumns...)
 	for _, p := range r.Points {
 		var cells []string
@@ -92,6 +96,9 @@ func (r *WhatIf) table() *table {
 		if len(cells) == 0 {
 			cells = append(cells, "base")
 		}
+		if len(r.Pieces) > 0 {
+			cells = append(cells, pieceRange(r.PieceOf(p.Config.IndexIntervalBytes)))
+		}
 		t.add(append(cells, string(p.Regime), strconv.Itoa(p.Segments), fmt.Sprintf("%.2f", p.meanEntries()),
 			itoa(p.IndexBytes), itoa(p.TimeIndexBytes), itoa(p.Scan.MaxScanBytes), fmt.Sprintf("%.1f", p.Scan.MeanScanBytes()),
 			itoa(p.ScanQ[P50]), itoa(p.ScanQ[P99]), itoa(p.ScanQ[P999]), itoa(p.Scan.MaxHops),
@@ -101,6 +108,17 @@ func (r *WhatIf) table() *table {
 			strconv.FormatInt(p.Maps.Maps, 10), strconv.FormatInt(p.Maps.Headroom, 10))...)
 	}
 	return t
+}
+
+// pieceRange writes a piece as "lo..hi", or "lo and up" for the last.
+func pieceRange(pc *IntervalPiece) string {
+	switch {
+	case pc == nil:
+		return "-"
+	case pc.Max >= math.MaxInt32:
+		return fmt.Sprintf("%d and up", pc.Min)
+	}
+	return fmt.Sprintf("%d..%d", pc.Min, pc.Max)
 }
 
 // sweptValue is p's value of a swept key (a topic config or a producer setting).
