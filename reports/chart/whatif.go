@@ -899,6 +899,10 @@ func mapsChart(r *reports.WhatIf) (*chart, error) {
 	}
 	at.GlyphStyle.Radius = vg.Points(4)
 	c.Add(at)
-	c.legend.Add(fmt.Sprintf("this broker: %d partitions", r.Scale.Partitions), at)
+	parts := fmt.Sprintf("%d partitions", r.Scale.Partitions)
+	if r.Scale.Partitions == 1 {
+		parts = "1 partition"
+	}
+	c.legend.Add("this broker: "+parts, at)
 	return c, nil
 }
