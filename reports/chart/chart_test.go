@@ -272,3 +272,43 @@ func ExampleWhatIf() {
 	// figs, err := chart.WhatIf(report) gives the SVG charts that
 	// report.WriteHTML(w, figs) inlines.
 }
+
+// Issue 11, charts: log axes where the figures span decades. Partitions whose mean scan is
+// about 4 KiB (index.interval.bytes=0, random batches) beside one without an index (max
+// 49050) span more than 10x: the analyze chart is drawn on a log axis in powers of two, as
+// markers.
+func TestAnalyzeChartLogWhenDecades(t *testing.T) {
+	root := t.TempDir()
+	for i, c := range []string{"random-i0-per-batch", "blog-i1048576"} {
+		dst := filepath.Join(root, "t-"+string(rune('0'+i)))
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := filepath.Join("..", "..", "testdata", "kafka-golden", c, "files")
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			data, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a, err := reports.AnalyzeDir(root, reports.AnalyzeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, err := Analyze(a)
+	if err != nil || len(figs) != 1 {
+		t.Fatalf("%d figures, %v", len(figs), err)
+	}
+	wellFormed(t, figs[0])
+	if !strings.Contains(figs[0].SVG, ">scan bytes (log)<") || !strings.Contains(figs[0].SVG, ">4 KiB<") {
+		t.Errorf("the analyze chart is not on a log axis of powers of two")
+	}
+}
