@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"kidx/model"
@@ -108,6 +109,11 @@ func (p *PartitionReport) notes() []string {
 	}
 	for _, r := range p.Restarts {
 		out = append(out, fmt.Sprintf("segment %d: %s", r.BaseOffset, r.Restart))
+	}
+	for _, f := range p.Findings {
+		if f.Check == "scan-stats-skipped" {
+			out = append(out, fmt.Sprintf("%s: scan figures incomplete: %s", filepath.Base(f.File), f.Message))
+		}
 	}
 	return out
 }

@@ -129,24 +129,23 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 	if ctx.opts.Deep {
 		access = AccessMmap
 	}
-	seg, err := OpenSegmentWith(sf.Log, access)
-	if err != nil && access == AccessMmap {
+	// Only the files the scan kept are opened: one it set aside has its finding already, and
+	// a failure here names the file that failed (issue 11, defect 4).
+	seg, err := OpenSegmentFiles(sf, access)
+	var oe *OpenError
+	if err != nil && access == AccessMmap && errors.As(err, &oe) && oe.Path == sf.Log {
 		// Some filesystems cannot map (FUSE, some network mounts): read instead.
-		seg, err = OpenSegmentWith(sf.Log, AccessPread)
+		seg, err = OpenSegmentFiles(sf, AccessPread)
 	}
 	if err != nil {
-		r.add(Finding{File: sf.Log, Pos: -1, Severity: SeverityError, Check: CheckUnreadable, Message: err.Error()})
+		f := Finding{File: sf.Log, Pos: -1, Severity: SeverityError, Check: CheckUnreadable, Message: err.Error()}
+		if errors.As(err, &oe) {
+			f.File, f.Message = oe.Path, oe.Reason()+": the segment is not read"
+		}
+		r.add(f)
 		return v
 	}
 	defer seg.Close()
-	if sf.Index == "" && seg.Index != nil {
-		seg.Index.Close()
-		seg.Index = nil
-	}
-	if sf.TimeIndex == "" && seg.TimeIndex != nil {
-		seg.TimeIndex.Close()
-		seg.TimeIndex = nil
-	}
 	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, passed: AllEras,
 		lastTimeTs: NoTimestamp, maxTsSoFar: NoTimestamp, unpairedTime: -1}
 	firstFinding := len(r.Findings)
@@ -225,7 +224,7 @@ func snapshotRestarts(rs []Restart) []Restart {
 // Kafka's sanity check, the zero tail, what a live segment is.
 func (w *segmentWalk) checkIndexFiles(newest bool) {
 	seg, r := w.seg, w.r
-	if seg.Index == nil && w.sf.Index == "" {
+	if seg.Index == nil && w.sf.Index == "" && w.ctx.pd.SetAside[w.sf.stem()+IndexSuffix] == 0 {
 		sev, msg := SeverityWarning, "no .index for this segment: Kafka rebuilds it at the next start (LogLoader: \"Could not find offset index file corresponding to log file …, recovering segment and rebuilding index files...\")"
 		if newest {
 			sev, msg = SeverityInfo, "no .index yet: Kafka (2.3+) creates an active segment's index on first use (LazyIndex), and shutdown writes it (KAFKA-13603, 3.2)"
