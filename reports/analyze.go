@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -441,15 +442,4 @@ func restartWhere(r segment.Restart) string {
 }
 
 // plural writes "1 byte", "2 bytes", "1 entry", "3 entries", "1 batch", "2 batches".
-func plural(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	switch {
-	case len(what) > 2 && (what[len(what)-2:] == "ch" || what[len(what)-1] == 's'):
-		return fmt.Sprintf("%d %ses", n, what)
-	case len(what) > 1 && what[len(what)-1] == 'y':
-		return fmt.Sprintf("%d %sies", n, what[:len(what)-1])
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int64, what string) string { return english.Plural(n, what) }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"kidx/internal/jsonwords"
 )
 
 // A Fleet merges the `kidx analyze --format json` reports of several brokers: each broker
@@ -68,7 +70,7 @@ func ReadAnalysisJSON(r io.Reader, name string) (*AnalysisDoc, error) {
 	var doc AnalysisDoc
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%s: not a kidx analyze JSON report: %v", name, err)
+		return nil, fmt.Errorf("%s: not a kidx analyze JSON report: %v", name, jsonwords.Describe(err, ""))
 	}
 	if doc.Roots == nil && doc.Root == "" {
 		return nil, fmt.Errorf("%s: not a kidx analyze JSON report (no root)", name)

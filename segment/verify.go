@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"kidx/internal/english"
 )
 
 // Check names of findings.
@@ -447,18 +449,7 @@ func (p PartitionVerdict) summary() string {
 }
 
 // plural writes "1 segment", "2 segments", "1 batch", "3 batches", "2 entries".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	switch {
-	case strings.HasSuffix(what, "ch") || strings.HasSuffix(what, "s"):
-		return fmt.Sprintf("%d %ses", n, what)
-	case strings.HasSuffix(what, "y"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return english.Plural(int64(n), what) }
 
 func sortedKeys(m map[string][][2]int64) []string {
 	var ks []string

@@ -77,10 +77,10 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				if !cmd.Flags().Changed("records") && !genFlags {
 					return usageErr("--gen needs a bound: --records, --batches or --duration")
 				}
-				if !cmd.Flags().Changed("seed") {
+				drawn := !cmd.Flags().Changed("seed")
+				if drawn {
 					seed = uint64(time.Now().UnixNano())
 				}
-				fmt.Fprintf(stderr, "kidx: generator seed %d (replay with --seed %d)\n", seed, seed)
 				limits := sim.Limits{Batches: batches, Duration: duration}
 				if cmd.Flags().Changed("records") {
 					limits.Records = records
@@ -88,6 +88,10 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				src, err := sim.NewGenerator(gen, limits, seed, nil)
 				if err != nil {
 					return usageErr("--gen %q: %v", gen, err)
+				}
+				if drawn {
+					// Only a seed kidx drew, and only once the spec parsed (issue 11, defect 5).
+					fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)
 				}
 				steps, err := readSteps(src, maxSimBatches)
 				if err != nil {

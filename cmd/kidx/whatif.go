@@ -91,19 +91,24 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				return usageErr("--retained-segments %d: must be >= 0 (0: the segments the workload produced)", retained)
 			}
 			base := model.DefaultConfig()
+			drawn := false // the seed was drawn from the clock, not given
 			var fileConfig map[string]int64
 			fileRule, fileVersion := "", ""
 			opts := reports.WhatIfOptions{}
 			switch {
 			case gen != "":
-				if !cmd.Flags().Changed("seed") {
+				drawn = !cmd.Flags().Changed("seed")
+				if drawn {
 					seed = uint64(time.Now().UnixNano())
 				}
 				if records <= 0 && batches <= 0 && duration <= 0 {
 					return usageErr("--gen needs a bound: --records, --batches or --duration")
 				}
-				fmt.Fprintf(stderr, "kidx: generator seed %d (replay with --seed %d)\n", seed, seed)
 				limits := sim.Limits{Records: records, Batches: batches, Duration: duration}
+				// Parse the spec now: a bad spec is refused before anything else is said.
+				if _, err := sim.NewGenerator(gen, limits, seed, nil); err != nil {
+					return usageErr("--gen %q: %v", gen, err)
+				}
 				opts.Factory = func(over map[string]string) (sim.Source, error) {
 					src, err := sim.NewGenerator(gen, limits, seed, over)
 					if err != nil {
@@ -177,6 +182,10 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				maxMapCount = systemMaxMapCount()
 			}
 			opts.Scale = reports.Scale{Partitions: partitions, RetainedSegments: retained, MaxMapCount: maxMapCount}
+			if drawn {
+				// Only a seed kidx drew, and only once every input parsed (issue 11, defect 5).
+				fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)
+			}
 			var done func()
 			opts.Progress, done = progress(stderr, "batches")
 			rep, err := reports.RunWhatIf(opts)
