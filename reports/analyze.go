@@ -426,7 +426,7 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 		out = append(out, fmt.Sprintf("%s (see findings): check these files before trusting the figures.", plural(int64(pr.Problems), "verify problem")))
 	}
 	if a.Maps > a.MaxMapCount {
-		out = append(out, fmt.Sprintf("This broker alone needs %d maps (2 per segment) against vm.max_map_count=%d.", a.Maps, a.MaxMapCount))
+		out = append(out, fmt.Sprintf("This broker alone needs %s (2 per segment) against vm.max_map_count=%d.", plural(a.Maps, "map"), a.MaxMapCount))
 	}
 	return out
 }

@@ -155,7 +155,7 @@ func (f *Fleet) WriteText(w io.Writer) error {
 	pt.writeText(w)
 	for _, b := range f.Brokers {
 		if b.Headroom < 0 {
-			fmt.Fprintf(w, "\n%s needs %d maps against vm.max_map_count=%d: raise it before the broker runs out of mappings.\n", b.Broker, b.Maps, b.MaxMapCount)
+			fmt.Fprintf(w, "\n%s needs %s against vm.max_map_count=%d: raise it before the broker runs out of mappings.\n", b.Broker, plural(b.Maps, "map"), b.MaxMapCount)
 		}
 	}
 	for _, n := range f.Notes {

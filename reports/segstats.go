@@ -298,7 +298,7 @@ func (cw *costWalk) bruteForce(seg *segment.Segment) {
 	var lost int64
 	defer func() {
 		if lost > 0 && cw.fig.skipped == "" {
-			cw.fig.skipped = fmt.Sprintf("%d offsets cannot be found through the index: their lookups start inside a batch, where Kafka's walk reads payload as a header", lost)
+			cw.fig.skipped = fmt.Sprintf("%s cannot be found through the index: their lookups start inside a batch, where Kafka's walk reads payload as a header", plural(lost, "offset"))
 		}
 	}()
 	for _, s := range spans {

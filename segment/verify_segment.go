@@ -287,14 +287,14 @@ func (w *segmentWalk) checkTail(path string, untrimmed bool, garbage, valid, ent
 		}
 		if garbage >= 0 && garbage*entrySize < int(w.fileSize(path)) && int(w.fileSize(path))%entrySize == 0 {
 			w.r.add(Finding{File: path, Pos: int64(valid) * int64(entrySize), Severity: SeverityError, Check: CheckZeroedEntry,
-				Message:  fmt.Sprintf("slot %d is a zero entry (or names the base offset) but the entries go on after it, to the end of this trimmed file: an entry was zeroed; the %d slots from there are not judged", valid, int(w.fileSize(path))/entrySize-valid),
+				Message:  fmt.Sprintf("slot %d is a zero entry (or names the base offset) but the entries go on after it, to the end of this trimmed file: an entry was zeroed; the %s from there are not judged", valid, plural(int(w.fileSize(path))/entrySize-valid, "slot")),
 				Expected: "entries with increasing offsets to the end of the file"})
 		}
 		return
 	}
 	if garbage >= 0 {
 		w.r.add(Finding{File: path, Pos: int64(garbage) * int64(entrySize), Severity: SeverityWarning, Check: CheckZeroTailGarbage,
-			Message:  fmt.Sprintf("slot %d holds non-zero bytes after the %d valid entries: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, valid),
+			Message:  fmt.Sprintf("slot %d holds non-zero bytes after the %s: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, plural(valid, "valid entry")),
 			Expected: "zeros after the valid entries"})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -318,7 +319,7 @@ func (r *LogDirReplay) Check() (bool, string, error) {
 		return false, "", err
 	}
 	if n := l.SegmentCount(); diff == "" && n != len(pick) {
-		diff = fmt.Sprintf("the model has %d segments, the files %d", n, len(pick))
+		diff = fmt.Sprintf("the model has %s, the files %d", english.Plural(int64(n), "segment"), len(pick))
 	}
 	return diff == "", diff, nil
 }

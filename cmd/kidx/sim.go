@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/reports"
 	"kidx/sim"
@@ -138,7 +139,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				}
 				base.SegmentBytes = defaultSimSegment
 				w = generatedWorkload(batchBytes, batchRecords, records)
-				source = fmt.Sprintf("generator: %d records, %d per batch, %d-byte batches", records, batchRecords, batchBytes)
+				source = fmt.Sprintf("generator: %s, %d per batch, %d-byte batches", english.Plural(records, "record"), batchRecords, batchBytes)
 			}
 			cfg, era, err := mf.resolve(base, w.Config, w.Rule, w.KafkaVersion, stderr)
 			if err != nil {
@@ -155,7 +156,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 			writeSimText(stdout, l, source, version)
 			if baseline != nil {
 				if baseline.Reproduces {
-					fmt.Fprintf(stdout, "baseline reproduces the real index: yes (%d restarts replayed, the files' segment boundaries)\n", baseline.Restarts)
+					fmt.Fprintf(stdout, "baseline reproduces the real index: yes (%s replayed, the files' segment boundaries)\n", english.Plural(int64(baseline.Restarts), "restart"))
 				} else {
 					fmt.Fprintf(stdout, "baseline reproduces the real index: no: %s\n", baseline.Detail)
 				}
@@ -311,11 +312,12 @@ func writeSimText(w io.Writer, l *model.Log, source, version string) {
 			s.OffsetIndex().Entries(), s.TimeIndex().Entries(), st.MaxScanBytes, st.MeanScanBytes(), st.MaxHops, st.MaxHeaderReads, roll)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nsummary: %d segments, %d offsets, %d offset-index entries, %d time-index entries; "+
+	fmt.Fprintf(w, "\nsummary: %s, %s, %s, %s; "+
 		"scan max %d B, mean %.1f B; hops max %d, mean %.2f; header reads max %d, mean %.2f\n",
-		len(segs), offsets, entries, timeEntries, total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops(),
+		english.Plural(int64(len(segs)), "segment"), english.Plural(offsets, "offset"), english.Plural(entries, "offset-index entry"),
+		english.Plural(timeEntries, "time-index entry"), total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops(),
 		total.MaxHeaderReads, total.MeanHeaderReads())
-	fmt.Fprintf(w, "index density: %s\n", densityNote(segs, entries))
+	fmt.Fprintf(w, "index density: %s\n", densityNote(segs, entries, l.Era().Rule() == model.PerBatch))
 	if ev := l.Events(); len(ev) > 0 {
 		fmt.Fprintf(w, "events:\n")
 		for _, e := range ev {
@@ -330,7 +332,7 @@ func writeSimText(w io.Writer, l *model.Log, source, version string) {
 // densityNote says where the index stands between its densest possible form (every batch
 // but the first of each segment indexed: the per-batch rule cannot do more) and an empty
 // index, from the figures alone.
-func densityNote(segs []*model.Segment, entries int64) string {
+func densityNote(segs []*model.Segment, entries int64, perBatch bool) string {
 	var indexable int64
 	for _, s := range segs {
 		indexable += max(int64(len(s.Batches()))-1, 0)
@@ -339,9 +341,15 @@ func densityNote(segs []*model.Segment, entries int64) string {
 	case indexable == 0:
 		return "no segment has more than one batch, so no index entry is possible"
 	case entries == 0:
-		return fmt.Sprintf("cliff: every offset index is empty (0 of %d batches after each segment's first); every lookup walks from byte 0", indexable)
+		return fmt.Sprintf("cliff: every offset index is empty (0 of the %s after each segment's first); every lookup walks from byte 0", english.Plural(indexable, "batch"))
 	case entries >= indexable:
-		return fmt.Sprintf("plateau: every batch but each segment's first is indexed (%d entries); a smaller interval cannot add any", entries)
+		return fmt.Sprintf("plateau: every batch but each segment's first is indexed (%s); a smaller interval cannot add any", english.Plural(entries, "entry"))
+	case !perBatch:
+		// Per-append, an append of several batches gets one entry: fewer entries than
+		// batches is the densest such a workload allows (issue 11, defect 5).
+		return fmt.Sprintf("%d of the %s after each segment's first are indexed; under the per-append rule an append gets at most one entry, "+
+			"however many batches it holds, so with multi-batch appends this may already be the densest index (index.interval.bytes=0 shows it)",
+			entries, english.Plural(indexable, "batch"))
 	}
-	return fmt.Sprintf("thinning: %d of the %d batches after each segment's first are indexed", entries, indexable)
+	return fmt.Sprintf("thinning: %d of the %s after each segment's first are indexed", entries, english.Plural(indexable, "batch"))
 }

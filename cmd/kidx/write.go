@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -89,7 +90,7 @@ func requireEmptyDir(dir string) error {
 	case err != nil:
 		return usageErr("%v", err)
 	case len(entries) > 0:
-		return usageErr("%s is not empty (%d entries): refusing to write there without --force", dir, len(entries))
+		return usageErr("%s is not empty (%s): refusing to write there without --force", dir, english.Plural(int64(len(entries)), "entry"))
 	}
 	return nil
 }
