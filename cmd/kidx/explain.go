@@ -252,7 +252,7 @@ const severalBatchesText = "several batches per append (a follower's fetches, th
 func plural(n int, what string) string { return english.Plural(int64(n), what) }
 
 func writeExplainSegment(w io.Writer, s *segment.SegmentExplanation) {
-	what := []string{plural(s.Batches, "batch"), fmt.Sprintf("%d offset-index and %d time-index entries", s.OffsetEntries, s.TimeEntries)}
+	what := []string{plural(s.Batches, "batch"), plural(s.OffsetEntries, "offset-index entry"), plural(s.TimeEntries, "time-index entry")}
 	if s.Live {
 		what = append([]string{"live"}, what...)
 	}
