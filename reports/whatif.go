@@ -57,6 +57,9 @@ type Baseline struct {
 	Interval   int64  // the index.interval.bytes it runs
 	Restarts   int    // the byte-counter restarts it replays
 	Notes      []string
+	// Warnings name the settings the files do not show and nobody gave, with the value
+	// assumed (the CLI says them on stderr; Notes say them in the report).
+	Warnings []string
 }
 
 // Scale is the at-scale context of the map-count figures.

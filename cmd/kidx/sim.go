@@ -117,6 +117,9 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				if err != nil {
 					return err
 				}
+				for _, w := range b.Warnings {
+					fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
+				}
 				w, baseline, source = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it"
 			case gen != "":
 			case workloadPath != "":

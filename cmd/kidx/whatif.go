@@ -49,7 +49,10 @@ Workload: --gen SPEC (with --records/--batches/--duration and --seed), --workloa
 starts from a model that gives back today's files, and the report says whether it does
 ("baseline reproduces the real index: yes"). --kafka-version and --config
 index.interval.bytes, when given, narrow the inference; sweeping or setting segment.bytes or
-segment.ms makes the segments come from it instead of the files. Without any, the seed post's experiment: 5000
+segment.ms makes the segments come from it instead of the files. segment.bytes and
+segment.index.bytes are read off the files where they show them (two rolls or more; a live
+segment's preallocated index); each setting the files cannot show and --config does not give
+is named on stderr with the value assumed. Without any, the seed post's experiment: 5000
 records, 79 per batch, 16350-byte batches, segment.bytes=65536, swept over
 index.interval.bytes=1,4096,20000,1048576.
 
@@ -132,9 +135,18 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 						keep = false
 					}
 				}
-				r, b, err := mf.logDirReplay(logDir, topic, partition, keep)
+				var swept []string
+				for _, sw := range sweeps {
+					if k, _, ok := strings.Cut(sw, "="); ok {
+						swept = append(swept, k)
+					}
+				}
+				r, b, err := mf.logDirReplay(logDir, topic, partition, keep, swept...)
 				if err != nil {
 					return err
+				}
+				for _, w := range b.Warnings {
+					fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 				}
 				fileConfig, fileVersion = r.Workload.Config, r.Workload.KafkaVersion
 				opts.Source = &sim.WorkloadSource{Name: "replay of " + r.Dir + " as kidx explain infers it", Workload: r.Workload}
