@@ -172,7 +172,7 @@ func inferIndexBytes(segs []replaySegment) ReplaySetting {
 // is taken for one. It takes two rolls or more to read segment.bytes off the files: they check
 // each other, where a single roll may as well be by time, by the cleaner or forced. When the
 // rolls leave no value, or there is at most one, the files do not tell segment.bytes: it is
-// assumed (the one roll's range, else the default or the largest segment).
+// assumed, the default (or the largest segment, when that is larger).
 func inferSegmentBytes(segs []replaySegment, indexBytes ReplaySetting, era model.Era) ReplaySetting {
 	lo, hi := int64(0), int64(math.MaxInt32)
 	rolls := 0
@@ -202,10 +202,8 @@ func inferSegmentBytes(segs []replaySegment, indexBytes ReplaySetting, era model
 	switch {
 	case rolls == 1 && lo <= hi:
 		// One roll fits a size roll, but nothing checks that it was one.
-		set.Value = roundIn(lo, hi, model.DefaultSegmentBytes)
 		set.Why = fmt.Sprintf("the one roll fits segment.bytes in [%d, %d] if it was by size, but one roll cannot tell a roll by size "+
 			"from one by time, by the cleaner or forced", lo, hi)
-		return set
 	case rolls > 1 && lo <= hi:
 		set.FromFiles, set.Lo, set.Hi = true, lo, hi
 		set.Value = roundIn(lo, hi, model.DefaultSegmentBytes)

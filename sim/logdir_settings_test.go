@@ -63,7 +63,7 @@ func TestInferIndexBytesFromALiveSegment(t *testing.T) {
 func TestInferSegmentBytesOneRollIsAnAssumption(t *testing.T) {
 	s := inferSegmentBytes([]replaySegment{seg(2651978, 2600000, 19795), seg(394007, 0, 1000)},
 		ReplaySetting{Value: model.DefaultSegmentIndexBytes}, model.EraForRule(model.PerBatch))
-	if s.FromFiles || s.Value != 2651978 {
-		t.Errorf("one roll: %+v, want 2651978 (no power of two or whole MiB in [2651978, 2671772]) assumed", s)
+	if s.FromFiles || s.Value != model.DefaultSegmentBytes || !s.Default {
+		t.Errorf("one roll: %+v, want the default assumed", s)
 	}
 }
