@@ -320,7 +320,7 @@ func writeSimText(w io.Writer, l *model.Log, source, version string) {
 		english.Plural(int64(len(segs)), "segment"), english.Plural(offsets, "offset"), english.Plural(entries, "offset-index entry"),
 		english.Plural(timeEntries, "time-index entry"), total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops(),
 		total.MaxHeaderReads, total.MeanHeaderReads())
-	fmt.Fprintf(w, "index density: %s\n", densityNote(segs, entries, l.Era().Rule() == model.PerBatch))
+	fmt.Fprintf(w, "index density: %s\n", densityNote(segs, entries, l.Era().Rule() == model.PerBatch, cfg.IndexIntervalBytes))
 	if ev := l.Events(); len(ev) > 0 {
 		fmt.Fprintf(w, "events:\n")
 		for _, e := range ev {
@@ -335,7 +335,7 @@ func writeSimText(w io.Writer, l *model.Log, source, version string) {
 // densityNote says where the index stands between its densest possible form (every batch
 // but the first of each segment indexed: the per-batch rule cannot do more) and an empty
 // index, from the figures alone.
-func densityNote(segs []*model.Segment, entries int64, perBatch bool) string {
+func densityNote(segs []*model.Segment, entries int64, perBatch bool, interval int64) string {
 	var indexable int64
 	for _, s := range segs {
 		indexable += max(int64(len(s.Batches()))-1, 0)
@@ -347,6 +347,9 @@ func densityNote(segs []*model.Segment, entries int64, perBatch bool) string {
 		return fmt.Sprintf("cliff: every offset index is empty (0 of the %s after each segment's first); every lookup walks from byte 0", english.Plural(indexable, "batch"))
 	case entries >= indexable:
 		return fmt.Sprintf("plateau: every batch but each segment's first is indexed (%s); a smaller interval cannot add any", english.Plural(entries, "entry"))
+	case !perBatch && interval == 0:
+		return fmt.Sprintf("plateau: index.interval.bytes=0 indexes every append but each segment's first (%s); under the per-append rule "+
+			"an append gets one entry, however many batches it holds", english.Plural(entries, "entry"))
 	case !perBatch:
 		// Per-append, an append of several batches gets one entry: fewer entries than
 		// batches is the densest such a workload allows (issue 11, defect 5).

@@ -28,3 +28,21 @@ func TestSeedLineOnlyForADrawnSeed(t *testing.T) {
 		t.Errorf("whatif with a bad --sweep: exit %d, stderr %q (want exit 2, no seed line)", code, errOut)
 	}
 }
+
+// TestSimPerAppendDensityNote pins issue 11, defect 5 ("every batch" where it is every
+// append): under the per-append rule, three-batch appends at index.interval.bytes=0 get one
+// entry each, which sim called thinning.
+func TestSimPerAppendDensityNote(t *testing.T) {
+	b := `{"records": 10, "bytes": 1000}`
+	step := `{"append": [` + b + `,` + b + `,` + b + `]}`
+	w := writeFile(t, t.TempDir(), "w.json", `{"config": {"index.interval.bytes": 0}, "steps": [`+strings.Repeat(step+",", 5)+step+`]}`)
+	out, errOut, code := runKidx(t, "sim", "--rule", "per-append", "--workload", w)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "index density: plateau: index.interval.bytes=0 indexes every append but each segment's first (5 entries); under the per-append rule " +
+		"an append gets one entry, however many batches it holds\n"
+	if !strings.Contains(out, want) || strings.Contains(out, "thinning") {
+		t.Errorf("sim output lacks %q:\n%s", want, out)
+	}
+}
