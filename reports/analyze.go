@@ -144,7 +144,7 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 		// The scan's findings about a partition's files are that partition's: its problems
 		// column, the header and verify then count each file once (issue 11, defect 4).
 		owned := make([][]segment.Finding, len(ds.Partitions))
-		for _, f := range ds.Findings {
+		for _, f := range append(ds.Findings, segment.VerifyLogDirFiles(ds)...) {
 			if i := owningPartition(ds.Partitions, f.File); i >= 0 {
 				owned[i] = append(owned[i], f)
 				continue

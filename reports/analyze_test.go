@@ -413,3 +413,24 @@ func TestAnalyzeSetAsideFilesCountedOnce(t *testing.T) {
 		t.Errorf("verify counts %d problems, want %d: %v", v.Problems(), len(want), v.Findings)
 	}
 }
+
+// TestAnalyzeCountsLogDirFilesAsVerifyDoes pins issue 11, defect 4 (analyze's count against
+// verify's): a broken checkpoint of the log directory itself is one problem to both.
+func TestAnalyzeCountsLogDirFilesAsVerifyDoes(t *testing.T) {
+	root := t.TempDir()
+	copyCase(t, filepath.Join(goldenDir, "blog-i4096"), filepath.Join(root, "blog-0"))
+	if err := os.WriteFile(filepath.Join(root, "recovery-point-offset-checkpoint"), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := AnalyzeDir(root, AnalyzeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := segment.Verify([]string{root}, segment.VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Problems() != 1 || a.Problems != 1 {
+		t.Errorf("verify counts %d problems, analyze %d; want 1 each: %v", v.Problems(), a.Problems, v.Findings)
+	}
+}
