@@ -82,7 +82,7 @@ func (c *copyLog) Apply(s segment.Step) (*segment.Event, error) {
 	}
 	if total > c.cfg.SegmentBytes {
 		c.events = append(c.events, segment.Event{Kind: segment.EventRejected, Step: step, Bytes: total,
-			Message: fmt.Sprintf("Message batch size is %d bytes in append to partition, which exceeds the maximum configured segment size of %d.", total, c.cfg.SegmentBytes)})
+			Message: fmt.Sprintf("Message batch size is %d bytes, which exceeds the maximum configured segment size of %d: Kafka rejects the append (RecordBatchTooLargeException), nothing is written.", total, c.cfg.SegmentBytes)})
 		return &c.events[len(c.events)-1], nil
 	}
 	if int64(len(c.log)) > c.cfg.SegmentBytes-total { // LogSegment.shouldRoll, size

@@ -280,7 +280,7 @@ func (l *Log) AppendFrom(origin Origin, batches ...Batch) error {
 	oversizeAccepted := !l.era.SizeRollCountsAppend || (origin == OriginReplication && l.era.ReplicationAcceptsOversize)
 	if size > l.cfg.SegmentBytes && !oversizeAccepted {
 		l.events = append(l.events, Event{Kind: EventRejected, Step: step, Bytes: size,
-			Message: fmt.Sprintf("Message batch size is %d bytes in append to partition, which exceeds the maximum configured segment size of %d.",
+			Message: fmt.Sprintf("Message batch size is %d bytes, which exceeds the maximum configured segment size of %d: Kafka rejects the append (RecordBatchTooLargeException), nothing is written.",
 				size, l.cfg.SegmentBytes)})
 		return nil
 	}

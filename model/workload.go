@@ -8,6 +8,9 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
+
+	"kidx/internal/jsonwords"
 )
 
 // RecordBatchOverhead is the size of a v2 record batch with no records
@@ -517,7 +520,20 @@ func locateDecodeError(data []byte, first error) error {
 	}
 	batch := func(data []byte, path string) error {
 		var f batchFile
-		return decodeStrictAt(data, &f, path)
+		err := decodeStrictAt(data, &f, path)
+		if err != nil && strings.Contains(err.Error(), "invalid number literal") {
+			// A json.Number field given a string: the decoder does not say which field.
+			var fields map[string]json.RawMessage
+			if json.Unmarshal(data, &fields) == nil {
+				for name, v := range fields {
+					var n json.Number
+					if v := bytes.TrimSpace(v); len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &n) != nil {
+						return &WorkloadError{Path: path + "." + name, Offset: -1, Err: fmt.Errorf("expected a number, found the string %s", v)}
+					}
+				}
+			}
+		}
+		return err
 	}
 	for i, rb := range raw.Batches {
 		if err := batch(rb, fmt.Sprintf("batches[%d]", i)); err != nil {
@@ -616,17 +632,21 @@ func jsonError(err error, path string) error {
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
-		p := path
-		if typ.Field != "" {
-			if p != "" {
-				p += "."
+		// In words, never a Go type name (issue 11, defect 5).
+		var we *jsonwords.Error
+		if errors.As(jsonwords.Describe(err, path), &we) {
+			if we.Path == "" {
+				return &WorkloadError{Offset: -1, Err: fmt.Errorf(`a workload is a JSON object ({"batches": [...]} or {"steps": [...]}), not %s`, jsonwords.Found(typ.Value))}
 			}
-			p += typ.Field
+			return &WorkloadError{Path: we.Path, Offset: -1, Err: errors.New(we.Msg)}
 		}
-		return &WorkloadError{Path: p, Offset: -1, Err: fmt.Errorf("%s cannot hold a JSON %s", typ.Type, typ.Value)}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &WorkloadError{Path: path, Offset: -1, Err: errors.New("unexpected end of JSON input")}
+		return &WorkloadError{Path: path, Offset: -1, Err: errors.New("the JSON ends before the workload does (an empty or truncated file?)")}
+	}
+	var we *jsonwords.Error
+	if errors.As(jsonwords.Describe(err, path), &we) {
+		return &WorkloadError{Path: we.Path, Offset: -1, Err: errors.New(we.Msg)}
 	}
 	return &WorkloadError{Path: path, Offset: -1, Err: err}
 }

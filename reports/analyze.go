@@ -2,9 +2,12 @@ package reports
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -138,7 +141,14 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range ds.Findings {
+		// The scan's findings about a partition's files are that partition's: its problems
+		// column, the header and verify then count each file once (issue 11, defect 4).
+		owned := make([][]segment.Finding, len(ds.Partitions))
+		for _, f := range append(ds.Findings, segment.VerifyLogDirFiles(ds)...) {
+			if i := owningPartition(ds.Partitions, f.File); i >= 0 {
+				owned[i] = append(owned[i], f)
+				continue
+			}
 			a.Findings = append(a.Findings, f)
 			if f.Severity != segment.SeverityInfo {
 				a.Problems++
@@ -146,7 +156,7 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 		}
 		points := segment.RecoveryPoints(ds)
 		for i := range ds.Partitions {
-			pr := analyzePartition(&ds.Partitions[i], points, opts)
+			pr := analyzePartition(&ds.Partitions[i], owned[i], points, opts)
 			a.Analyzed++
 			a.Problems += pr.Problems
 			a.Maps += pr.Maps
@@ -191,10 +201,20 @@ func sortWorst(ps []*PartitionReport) {
 // (24 bytes each); past it the passes read the headers again.
 const replayLimit = 4 << 20
 
-func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts AnalyzeOptions) *PartitionReport {
+// owningPartition is the index of the partition whose directory holds file (or is file), or -1.
+func owningPartition(ps []segment.PartitionDir, file string) int {
+	for i := range ps {
+		if file == ps[i].Path || strings.HasPrefix(file, ps[i].Path+string(filepath.Separator)) {
+			return i
+		}
+	}
+	return -1
+}
+
+func analyzePartition(pd *segment.PartitionDir, scanned []segment.Finding, points map[string]int64, opts AnalyzeOptions) *PartitionReport {
 	logSegs := pd.LogSegments()
 	pr := &PartitionReport{Path: pd.Path, Topic: pd.Topic, Partition: pd.Partition, Segments: len(logSegs),
-		Maps: 2 * int64(len(logSegs)), Findings: []segment.Finding{}}
+		Maps: 2 * int64(len(logSegs)), Findings: append([]segment.Finding{}, scanned...)}
 
 	scan, hops := NewDist(), NewDist()
 	var stats model.ScanStats
@@ -258,7 +278,9 @@ func analyzePartition(pd *segment.PartitionDir, points map[string]int64, opts An
 		reads41Total += fig.reads41.total
 		reads41Max = max(reads41Max, fig.reads41.max)
 		if fig.skipped != "" {
-			pr.Findings = append(pr.Findings, segment.Finding{File: wk.sf.Log, Pos: -1, Severity: segment.SeverityWarning,
+			// A note, not a problem: verify's findings on the segment are the problem, and
+			// counting this too would make analyze's count differ from verify's.
+			pr.Findings = append(pr.Findings, segment.Finding{File: wk.sf.Log, Pos: -1, Severity: segment.SeverityInfo,
 				Check: "scan-stats-skipped", Message: fig.skipped})
 		}
 		pr.Batches += fig.batches
@@ -404,7 +426,7 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 		out = append(out, fmt.Sprintf("%s (see findings): check these files before trusting the figures.", plural(int64(pr.Problems), "verify problem")))
 	}
 	if a.Maps > a.MaxMapCount {
-		out = append(out, fmt.Sprintf("This broker alone needs %d maps (2 per segment) against vm.max_map_count=%d.", a.Maps, a.MaxMapCount))
+		out = append(out, fmt.Sprintf("This broker alone needs %s (2 per segment) against vm.max_map_count=%d.", plural(a.Maps, "map"), a.MaxMapCount))
 	}
 	return out
 }
@@ -420,15 +442,4 @@ func restartWhere(r segment.Restart) string {
 }
 
 // plural writes "1 byte", "2 bytes", "1 entry", "3 entries", "1 batch", "2 batches".
-func plural(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	switch {
-	case len(what) > 2 && (what[len(what)-2:] == "ch" || what[len(what)-1] == 's'):
-		return fmt.Sprintf("%d %ses", n, what)
-	case len(what) > 1 && what[len(what)-1] == 'y':
-		return fmt.Sprintf("%d %sies", n, what[:len(what)-1])
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int64, what string) string { return english.Plural(n, what) }

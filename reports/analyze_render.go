@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"kidx/model"
@@ -87,9 +88,9 @@ func (a *Analysis) headline() string {
 	if len(a.Roots) > 1 {
 		what = "directories"
 	}
-	return fmt.Sprintf("%s%s: %s\n%s%s, %s (%d live), %s, %s; %d maps against vm.max_map_count %d (headroom %d); %s",
+	return fmt.Sprintf("%s%s: %s\n%s%s, %s (%d live), %s, %s; %s against vm.max_map_count %d (headroom %d); %s",
 		broker, what, strings.Join(a.Roots, ", "), plural(int64(a.Analyzed), "partition"), shown, plural(int64(a.Segments), "segment"), a.LiveSegments,
-		plural(int64(a.Restarts), "byte-counter restart"), plural(a.LogBytes, "log byte"), a.Maps, a.MaxMapCount, a.MaxMapCount-a.Maps, plural(int64(a.Problems), "problem"))
+		plural(int64(a.Restarts), "byte-counter restart"), plural(a.LogBytes, "log byte"), plural(a.Maps, "map"), a.MaxMapCount, a.MaxMapCount-a.Maps, plural(int64(a.Problems), "problem"))
 }
 
 // allFindings lists every finding; problemsOnly keeps errors and warnings (the text forms
@@ -129,6 +130,11 @@ func (p *PartitionReport) notes() []string {
 	}
 	for _, r := range p.Restarts {
 		out = append(out, fmt.Sprintf("segment %d: %s", r.BaseOffset, r.Restart))
+	}
+	for _, f := range p.Findings {
+		if f.Check == "scan-stats-skipped" {
+			out = append(out, fmt.Sprintf("%s: scan figures incomplete: %s", filepath.Base(f.File), f.Message))
+		}
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -344,5 +345,92 @@ func TestAnalyzeUnsortedIndexEveryOffset(t *testing.T) {
 		if got[o] != c {
 			t.Fatalf("offset %d: costs %+v, Lookup says %+v", o, got[o], c)
 		}
+	}
+}
+
+// TestAnalyzeSetAsideFilesCountedOnce pins issue 11, defect 4: with a dangling symlink, a
+// directory and a FIFO named like segment files (and, when not root, a file open refuses),
+// analyze's header, its problems column and verify count one problem per such file, and each
+// finding names the file that failed.
+func TestAnalyzeSetAsideFilesCountedOnce(t *testing.T) {
+	root := t.TempDir()
+	part := filepath.Join(root, "blog-0")
+	copyCase(t, filepath.Join(goldenDir, "blog-i4096"), part)
+	at := func(name string) string { return filepath.Join(part, name) }
+	mustRemove := func(name string) {
+		if err := os.Remove(at(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRemove("00000000000000001264.index")
+	if err := os.Symlink(filepath.Join(root, "gone"), at("00000000000000001264.index")); err != nil {
+		t.Fatal(err)
+	}
+	mustRemove("00000000000000002528.log")
+	if err := os.Mkdir(at("00000000000000002528.log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustRemove("00000000000000003160.timeindex")
+	if err := syscall.Mkfifo(at("00000000000000003160.timeindex"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"00000000000000001264.index", "00000000000000002528.log", "00000000000000003160.timeindex"}
+	if os.Geteuid() != 0 {
+		// As root, mode 000 does not stop a read; otherwise it must be named, once.
+		if err := os.Chmod(at("00000000000000003792.index"), 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(at("00000000000000003792.index"), 0o644) })
+		want = append(want, "00000000000000003792.index")
+	}
+	a, err := AnalyzeDir(root, AnalyzeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range a.allFindings(true) {
+		got = append(got, filepath.Base(f.File))
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("problem findings name %v, want each of %v once", got, want)
+	}
+	if a.Problems != len(want) || len(a.Partitions) != 1 || a.Partitions[0].Problems != len(want) {
+		t.Errorf("header counts %d problems, the partition's column %d; want %d", a.Problems, a.Partitions[0].Problems, len(want))
+	}
+	var text strings.Builder
+	if err := a.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if wantHead := "; " + plural(int64(len(want)), "problem") + "\n"; !strings.Contains(text.String(), wantHead) {
+		t.Errorf("text header lacks %q:\n%s", wantHead, text.String())
+	}
+	v, err := segment.Verify([]string{root}, segment.VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Problems() != len(want) {
+		t.Errorf("verify counts %d problems, want %d: %v", v.Problems(), len(want), v.Findings)
+	}
+}
+
+// TestAnalyzeCountsLogDirFilesAsVerifyDoes pins issue 11, defect 4 (analyze's count against
+// verify's): a broken checkpoint of the log directory itself is one problem to both.
+func TestAnalyzeCountsLogDirFilesAsVerifyDoes(t *testing.T) {
+	root := t.TempDir()
+	copyCase(t, filepath.Join(goldenDir, "blog-i4096"), filepath.Join(root, "blog-0"))
+	if err := os.WriteFile(filepath.Join(root, "recovery-point-offset-checkpoint"), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := AnalyzeDir(root, AnalyzeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := segment.Verify([]string{root}, segment.VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Problems() != 1 || a.Problems != 1 {
+		t.Errorf("verify counts %d problems, analyze %d; want 1 each: %v", v.Problems(), a.Problems, v.Findings)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"kidx/internal/jsonwords"
 )
 
 // A Fleet merges the `kidx analyze --format json` reports of several brokers: each broker
@@ -68,7 +70,7 @@ func ReadAnalysisJSON(r io.Reader, name string) (*AnalysisDoc, error) {
 	var doc AnalysisDoc
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%s: not a kidx analyze JSON report: %v", name, err)
+		return nil, fmt.Errorf("%s: not a kidx analyze JSON report: %v", name, jsonwords.Describe(err, ""))
 	}
 	if doc.Roots == nil && doc.Root == "" {
 		return nil, fmt.Errorf("%s: not a kidx analyze JSON report (no root)", name)
@@ -161,7 +163,7 @@ func (f *Fleet) WriteText(w io.Writer) error {
 	pt.writeText(w, false)
 	for _, b := range f.Brokers {
 		if b.Headroom < 0 {
-			fmt.Fprintf(w, "\n%s needs %d maps against vm.max_map_count=%d: raise it before the broker runs out of mappings.\n", b.Broker, b.Maps, b.MaxMapCount)
+			fmt.Fprintf(w, "\n%s needs %s against vm.max_map_count=%d: raise it before the broker runs out of mappings.\n", b.Broker, plural(b.Maps, "map"), b.MaxMapCount)
 		}
 	}
 	for _, n := range f.Notes {

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 
 	"kidx/model"
 )
@@ -15,43 +17,50 @@ func recommend(p *Point, rep *WhatIf) []string {
 	if p.Batches == 0 {
 		return []string{"The workload produced no batches: nothing to tune."}
 	}
-	switch p.Regime {
-	case Plateau:
+	// The verdict opens the report and says, for the starting point, its regime and figures,
+	// the range of intervals giving the same index, and the one change worth making: its
+	// notes say only the rest (issue 11, defect 5: "per-point notes only where they add to it").
+	verdictSaysIt := p == rep.basePoint()
+	switch {
+	case verdictSaysIt:
+	case p.Regime == Plateau:
 		walk := fmt.Sprintf("a lookup walks at most the batch before its own: here up to %s", Bytes(p.Scan.MaxScanBytes))
 		if p.Scan.MaxScanBytes == 0 {
 			walk = "every lookup starts at its own batch (no walk at all)"
 		}
-		out = append(out, fmt.Sprintf("On the plateau: %d of %d batches carry an entry, as many as index.interval.bytes=0 gives "+
-			"(every batch after each segment's first). Lowering index.interval.bytes (now %d) changes nothing; batching decides "+
-			"the density, and %s.", p.OffsetIndexEntries, p.Batches, I, walk))
+		out = append(out, fmt.Sprintf("On the plateau: %s over %s, as many as index.interval.bytes=0 gives (%s). "+
+			"Lowering index.interval.bytes (now %d) changes nothing; batching decides the density, and %s.",
+			plural(p.OffsetIndexEntries, "entry"), plural(p.Batches, "batch"), densestWords(p), I, walk))
 		if hi, ok := widestPlateau(p, rep); ok && hi > I {
 			out = append(out, fmt.Sprintf("In this sweep the index stays identical up to index.interval.bytes=%d: raising it that far costs nothing.", hi))
 		}
-	case Thinning:
+	case p.Regime == Thinning:
 		skipped := p.DensestEntries - p.OffsetIndexEntries
-		out = append(out, fmt.Sprintf("Thinning: %d of the %d entries the batching allows are skipped (%.0f%%); lookups walk up to %s "+
-			"(p99 %s, mean %.1f header hops).", skipped, p.DensestEntries, 100*float64(skipped)/float64(max(p.DensestEntries, 1)),
+		out = append(out, fmt.Sprintf("Thinning: %d of the %s the batching allows are skipped (%.0f%%); lookups walk up to %s "+
+			"(p99 %s, mean %.1f header hops).", skipped, plural(p.DensestEntries, "entry"), 100*float64(skipped)/float64(max(p.DensestEntries, 1)),
 			Bytes(p.Scan.MaxScanBytes), Bytes(p.ScanQ[P99]), p.Scan.MeanHops()))
 		if lo, ok := nearestPlateau(p, rep); ok {
 			out = append(out, fmt.Sprintf("Lowering index.interval.bytes to %d reaches the plateau in this sweep.", lo))
 		}
-	case Cliff:
-		if p.OffsetIndexEntries == 0 {
-			out = append(out, fmt.Sprintf("Cliff: the offset index is empty. Every lookup walks batch headers from byte 0: up to %s "+
-				"and %d hops, %.1f on average.", Bytes(p.Scan.MaxScanBytes), p.Scan.MaxHops, p.Scan.MeanHops()))
-		} else {
-			out = append(out, fmt.Sprintf("Cliff: %d entries in %d segments; no segment can hold more than one. Lookups walk up to %s (%d hops).",
-				p.OffsetIndexEntries, p.Segments, Bytes(p.Scan.MaxScanBytes), p.Scan.MaxHops))
-		}
+	case p.Regime == Cliff && p.OffsetIndexEntries == 0:
+		out = append(out, fmt.Sprintf("Cliff: the offset index is empty. Every lookup walks batch headers from byte 0: up to %s "+
+			"and %s, %.1f on average.", Bytes(p.Scan.MaxScanBytes), plural(p.Scan.MaxHops, "hop"), p.Scan.MeanHops()))
+	case p.Regime == Cliff:
+		out = append(out, fmt.Sprintf("Cliff: %s in %s, at most one per segment. Lookups walk up to %s (%s).",
+			plural(p.OffsetIndexEntries, "entry"), plural(int64(p.Segments), "segment"), Bytes(p.Scan.MaxScanBytes), plural(p.Scan.MaxHops, "hop")))
 	}
+	// Kafka adds an entry when the bytes appended since the last one (or since the segment
+	// began) exceed index.interval.bytes, checked before each append (LogSegment.append), and
+	// no batch starts past segment.bytes (LogSegment.shouldRoll rolls first).
 	switch {
 	case I >= S:
-		out = append(out, fmt.Sprintf("index.interval.bytes=%d is at or above segment.bytes=%d: no segment can ever get an entry.", I, S))
-	case 2*I >= S && p.Regime != Cliff:
-		out = append(out, fmt.Sprintf("index.interval.bytes=%d is within 2x of segment.bytes=%d: at most one entry fits a segment; "+
-			"the index is about to go empty.", I, S))
+		out = append(out, fmt.Sprintf("index.interval.bytes=%d is %s segment.bytes=%d: an entry needs a batch that starts more than "+
+			"index.interval.bytes into its segment, and no batch starts past segment.bytes, so no segment can get an entry.",
+			I, timesWords(I, S), S))
 	case 2*I >= S:
-		out = append(out, fmt.Sprintf("index.interval.bytes=%d is within 2x of segment.bytes=%d: keep the interval well below the segment size.", I, S))
+		out = append(out, fmt.Sprintf("index.interval.bytes=%d is at least half of segment.bytes=%d: a segment's second entry would need a batch "+
+			"starting more than 2 x %d = %d bytes in, past segment.bytes, so no segment can get more than one entry. "+
+			"Keep the interval well below the segment size.", I, S, I, 2*I))
 	}
 	if p.BoundSlack < 0 && p.Rule == model.PerAppend {
 		out = append(out, fmt.Sprintf("The max scan %s exceeds I + the largest append (%s): under the per-append rule an offset "+
@@ -59,49 +68,87 @@ func recommend(p *Point, rep *WhatIf) []string {
 			"this append. Multi-batch appends (followers, the cleaner) pay it; Kafka 3.9.1+/4.0.1+/4.1+ index per batch.",
 			Bytes(p.Scan.MaxScanBytes), Bytes(p.BoundLimit)))
 	} else if p.BoundSlack < 0 && p.Restarts > 0 {
-		out = append(out, fmt.Sprintf("The max scan %s exceeds the ScanBound %s: the workload's %d restarts start the byte counter again, "+
+		out = append(out, fmt.Sprintf("The max scan %s exceeds the ScanBound %s: the workload's %s start the byte counter again, "+
 			"and the bound holds per process lifetime (docs/findings.md): a lookup after a restart walks from the last entry before it.",
-			Bytes(p.Scan.MaxScanBytes), Bytes(p.BoundLimit), p.Restarts))
+			Bytes(p.Scan.MaxScanBytes), Bytes(p.BoundLimit), plural(int64(p.Restarts), "restart")))
 	} else if p.BoundSlack < 0 {
 		out = append(out, fmt.Sprintf("The max scan %s exceeds the ScanBound %s: this contradicts Kafka's rule; report it.",
 			Bytes(p.Scan.MaxScanBytes), Bytes(p.BoundLimit)))
 	}
 	if p.MaxEntriesPerSegment > 0 {
 		if p.Warm.WholeSegment {
-			out = append(out, fmt.Sprintf("The whole index of the fullest segment (%d entries) fits the warm section: every lookup in the "+
-				"active segment stays on warm index pages (%d pages for a tail lookup).", p.MaxEntriesPerSegment, p.Phase1.TailPages))
+			out = append(out, fmt.Sprintf("The whole index of the fullest segment (%s) fits the warm section: every lookup in the "+
+				"active segment stays on warm index pages (%s for a tail lookup).", plural(int64(p.MaxEntriesPerSegment), "entry"), plural(int64(p.Phase1.TailPages), "page")))
 		} else {
-			out = append(out, fmt.Sprintf("The warm section (last %d entries) covers only %s of a %d-entry segment: consumers lagging further "+
-				"behind the tail search cold index pages (up to %d pages, against %d for a tail lookup).",
-				p.Warm.Entries, Bytes(p.Warm.CoveredBytes), p.MaxEntriesPerSegment, p.Phase1.ColdPages, p.Phase1.TailPages))
+			out = append(out, fmt.Sprintf("The warm section (the last %s) covers only %s of a %d-entry segment: consumers lagging further "+
+				"behind the tail search cold index pages (up to %s, against %d for a tail lookup).",
+				plural(int64(p.Warm.Entries), "entry"), Bytes(p.Warm.CoveredBytes), p.MaxEntriesPerSegment, plural(int64(p.Phase1.ColdPages), "page"), p.Phase1.TailPages))
 		}
 	}
 	m := p.Maps
 	switch {
 	case m.Headroom < 0:
-		out = append(out, fmt.Sprintf("Memory maps: %d partitions x %d segments x 2 = %d maps exceeds vm.max_map_count=%d by %d: "+
-			"the broker fails with \"Map failed\". At most %d partitions fit; raise vm.max_map_count, use fewer, larger segments, or fewer partitions.",
-			m.Partitions, m.SegmentsPerPart, m.Maps, m.MaxMapCount, -m.Headroom, m.MaxPartitions))
+		out = append(out, fmt.Sprintf("Memory maps: %s x %s x 2 = %s exceeds vm.max_map_count=%d by %d: "+
+			"the broker fails with \"Map failed\". At most %s fit; raise vm.max_map_count, use fewer, larger segments, or fewer partitions.",
+			plural(int64(m.Partitions), "partition"), plural(int64(m.SegmentsPerPart), "segment"), plural(m.Maps, "map"), m.MaxMapCount, -m.Headroom,
+			plural(m.MaxPartitions, "partition")))
 	case m.Headroom*10 < m.MaxMapCount:
-		out = append(out, fmt.Sprintf("Memory maps: %d of vm.max_map_count=%d used (%d partitions x %d segments x 2); less than 10%% headroom.",
-			m.Maps, m.MaxMapCount, m.Partitions, m.SegmentsPerPart))
+		out = append(out, fmt.Sprintf("Memory maps: %d of vm.max_map_count=%d used (%s x %s x 2); less than 10%% headroom.",
+			m.Maps, m.MaxMapCount, plural(int64(m.Partitions), "partition"), plural(int64(m.SegmentsPerPart), "segment")))
 	}
 	if p.IndexFullRolls > 0 {
 		slots := cfg.SegmentIndexBytes / model.OffsetIndexEntrySize
-		out = append(out, fmt.Sprintf("%d segments rolled because an index was full (segment.index.bytes=%d holds %d offset entries): "+
-			"segments end before segment.bytes; raise segment.index.bytes.", p.IndexFullRolls, cfg.SegmentIndexBytes, slots))
+		out = append(out, fmt.Sprintf("%s because an index was full (segment.index.bytes=%d holds %s): "+
+			"segments end before segment.bytes; raise segment.index.bytes.", pluralVerb(int64(p.IndexFullRolls), "segment rolled", "segments rolled"),
+			cfg.SegmentIndexBytes, plural(int64(slots), "offset entry")))
 	}
 	if p.OverflowHazard {
-		out = append(out, fmt.Sprintf("Index overflow hazard: %d appends overflowed an index after shouldRoll's single check "+
-			"(per-batch rule, several batches per append). Kafka throws there; raise segment.index.bytes.", len(p.OverflowEvents)))
+		out = append(out, fmt.Sprintf("Index overflow hazard: %s an index after shouldRoll's single check "+
+			"(per-batch rule, several batches per append). Kafka throws there; raise segment.index.bytes.", pluralVerb(int64(len(p.OverflowEvents)), "append overflowed", "appends overflowed")))
 	}
 	if p.Rejected > 0 {
-		out = append(out, fmt.Sprintf("%d appends are larger than segment.bytes=%d and are rejected (RecordBatchTooLargeException).", p.Rejected, S))
+		out = append(out, fmt.Sprintf("%s larger than segment.bytes=%d: rejected (RecordBatchTooLargeException).", pluralVerb(int64(p.Rejected), "append is", "appends are"), S))
 	}
-	for _, w := range p.VersionWarnings {
-		out = append(out, "Kafka "+rep.KafkaVersion+": "+w)
-	}
+	// The release warnings (p.VersionWarnings) are said once, at the top of the report.
 	return out
+}
+
+// densestWords says what the densest index (index.interval.bytes=0) indexes under p's rule:
+// per batch from Kafka 4.1 (and 3.9.1/4.0.1), per append before (one entry per append,
+// however many batches it holds).
+func densestWords(p *Point) string {
+	what := densestShort(p)
+	if p.Rule == model.PerAppend {
+		what += ": one entry per append, however many batches it holds"
+	}
+	if p.Restarts > 0 {
+		what += ", and none for the first after a restart"
+	}
+	return what
+}
+
+// densestShort is densestWords in a few words: "every batch (append) after each segment's first".
+func densestShort(p *Point) string {
+	if p.Rule == model.PerAppend {
+		return "every append after each segment's first"
+	}
+	return "every batch after each segment's first"
+}
+
+// timesWords compares a to b: "equal to", "16x", "1.5x".
+func timesWords(a, b int64) string {
+	if a == b {
+		return "equal to"
+	}
+	return strconv.FormatFloat(math.Round(10*float64(a)/float64(b))/10, 'f', -1, 64) + "x"
+}
+
+// pluralVerb is "1 append is" or "3 appends are".
+func pluralVerb(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // sameExceptInterval reports whether q differs from p at most in index.interval.bytes.

@@ -108,17 +108,11 @@ func OffsetCosts(files segment.SegmentFiles, fn func(first, last, scanBytes, hop
 // segmentRuns walks one segment's headers on its own (OffsetCosts, and the refinement passes
 // that cannot replay from memory) with the same costWalk analyze runs inside verify's walk.
 func segmentRuns(files segment.SegmentFiles, fn func(costRun)) (segmentFigures, error) {
-	seg, err := segment.OpenSegmentWith(files.Log, segment.AccessPread)
+	seg, err := segment.OpenSegmentFiles(files, segment.AccessPread)
 	if err != nil {
 		return segmentFigures{}, err
 	}
 	defer seg.Close()
-	if files.Index == "" && seg.Index != nil {
-		seg.Index = nil
-	}
-	if files.TimeIndex == "" && seg.TimeIndex != nil {
-		seg.TimeIndex = nil
-	}
 	cw := newCostWalk(seg, fn)
 	seg.Log.SetReadAhead(segment.HeaderWindow)
 	res := seg.Log.WalkSplit(0, 0, segment.SplitHint(cw.entries, nil, seg.Log.Size()), func(b segment.BatchInfo) bool {
@@ -304,7 +298,7 @@ func (cw *costWalk) bruteForce(seg *segment.Segment) {
 	var lost int64
 	defer func() {
 		if lost > 0 && cw.fig.skipped == "" {
-			cw.fig.skipped = fmt.Sprintf("%d offsets cannot be found through the index: their lookups start inside a batch, where Kafka's walk reads payload as a header", lost)
+			cw.fig.skipped = fmt.Sprintf("%s cannot be found through the index: their lookups start inside a batch, where Kafka's walk reads payload as a header", plural(lost, "offset"))
 		}
 	}()
 	for _, s := range spans {

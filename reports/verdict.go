@@ -22,7 +22,7 @@ func (r *WhatIf) Verdict() string {
 	}
 	I := base.Config.IndexIntervalBytes
 	var b strings.Builder
-	fmt.Fprintf(&b, "This configuration (index.interval.bytes=%d) %s: %s in %s, lookups walk up to %s (p99 %s).",
+	fmt.Fprintf(&b, "This configuration, index.interval.bytes=%d, %s: %s in %s, lookups walk up to %s (p99 %s).",
 		I, regimeWords(base), plural(base.OffsetIndexEntries, "entry"), plural(int64(base.Segments), "segment"),
 		Bytes(base.Scan.MaxScanBytes), Bytes(base.ScanQ[P99]))
 	if pc := r.PieceOf(I); pc != nil {
@@ -42,9 +42,9 @@ func (r *WhatIf) Verdict() string {
 			break
 		}
 		extra := best.IndexBytes - base.IndexBytes
-		fmt.Fprintf(&b, " The one change worth making: index.interval.bytes=%d%s indexes every batch after each segment's first "+
+		fmt.Fprintf(&b, " The one change worth making: index.interval.bytes=%d%s indexes %s "+
 			"(%s) and cuts the longest walk to %s (p99 %s), for %s more of .index.",
-			best.Config.IndexIntervalBytes, r.plateauRange(best), plural(best.OffsetIndexEntries, "entry"),
+			best.Config.IndexIntervalBytes, r.plateauRange(best), densestShort(best), plural(best.OffsetIndexEntries, "entry"),
 			Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), Bytes(extra))
 	}
 	return b.String()
@@ -109,7 +109,7 @@ func (r *WhatIf) plateauRange(p *Point) string {
 func regimeWords(p *Point) string {
 	switch p.Regime {
 	case Plateau:
-		return "sits on the plateau (every batch after each segment's first carries an entry)"
+		return "sits on the plateau (" + densestShort(p) + " carries an entry)"
 	case Thinning:
 		skipped := p.DensestEntries - p.OffsetIndexEntries
 		return fmt.Sprintf("thins the index (%d of the %d entries the batching allows are skipped)", skipped, p.DensestEntries)

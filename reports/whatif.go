@@ -57,6 +57,9 @@ type Baseline struct {
 	Interval   int64  // the index.interval.bytes it runs
 	Restarts   int    // the byte-counter restarts it replays
 	Notes      []string
+	// Warnings name the settings the files do not show and nobody gave, with the value
+	// assumed (the CLI says them on stderr; Notes say them in the report).
+	Warnings []string
 }
 
 // Scale is the at-scale context of the map-count figures.
@@ -87,8 +90,17 @@ type WhatIf struct {
 	// Passes is how many times the workload was replayed (1, plus refinement passes for exact
 	// quantiles of many distinct values).
 	Passes  int
-	Batches int64 // batches in one pass of the workload
-	Elapsed time.Duration
+	Batches int64 // batches in one pass of the workload (the last one's, with several)
+	// Workloads are the workloads run, one per producer setting of a producer sweep (one
+	// otherwise), each with its own description and batch count.
+	Workloads []WorkloadRun
+	Elapsed   time.Duration
+}
+
+// WorkloadRun is one workload of a report: what it is and its batches in one pass.
+type WorkloadRun struct {
+	Source  string
+	Batches int64
 }
 
 // chunk is how many batches are generated at once and fed to every point.
@@ -235,6 +247,7 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 		}
 		rep.Passes = max(rep.Passes, passes)
 		rep.Batches = batches
+		rep.Workloads = append(rep.Workloads, WorkloadRun{Source: g.src.Describe(), Batches: batches})
 		for _, r := range g.runs {
 			finishPoint(r, g.refs[referenceKey(r.cfg, r.era)], shape, rep)
 		}

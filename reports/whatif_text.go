@@ -143,10 +143,42 @@ func (r *WhatIf) headline() string {
 			rules[i] = fmt.Sprintf("%s (era %s)", x, r.Eras[i].ID)
 		}
 	}
-	head := fmt.Sprintf("source: %s\nrule: %s; config checked against Kafka %s; %d batches per pass, %d pass(es)\n"+
-		"scale: %d partitions, vm.max_map_count %d",
-		r.Source, strings.Join(rules, " vs "), r.KafkaVersion, r.Batches, r.Passes, r.Scale.Partitions, r.Scale.MaxMapCount)
+	// What holds for every point: one source and its batch count, or (a producer sweep) one
+	// line per workload (issue 11, defect 5).
+	source := fmt.Sprintf("source: %s", r.Source)
+	batches := fmt.Sprintf("%s per pass, ", plural(r.Batches, "batch"))
+	if len(r.Workloads) > 1 {
+		source = fmt.Sprintf("source: %d workloads, one per producer setting:", len(r.Workloads))
+		for _, wl := range r.Workloads {
+			source += fmt.Sprintf("\n  %s: %s per pass", wl.Source, plural(wl.Batches, "batch"))
+		}
+		batches = ""
+	}
+	head := fmt.Sprintf("%s\nrule: %s; config checked against Kafka %s; %s%s\n"+
+		"scale: %s, vm.max_map_count %d",
+		source, strings.Join(rules, " vs "), r.KafkaVersion, batches, plural(int64(r.Passes), "pass"),
+		plural(int64(r.Scale.Partitions), "partition"), r.Scale.MaxMapCount)
+	for _, w := range r.versionWarnings() {
+		head += "\nwarning: " + w
+	}
 	return head + r.Baseline.line()
+}
+
+// versionWarnings are the points' release warnings, each once, in the order of the points:
+// said at the top, not under every point (issue 11, defect 5). Each names the value it is
+// about, so the points it concerns are plain.
+func (r *WhatIf) versionWarnings() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range r.Points {
+		for _, w := range p.VersionWarnings {
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // line is the baseline check under the headline ("" without a replayed partition).
@@ -154,7 +186,7 @@ func (b *Baseline) line() string {
 	if b == nil {
 		return ""
 	}
-	s := fmt.Sprintf("\nbaseline reproduces the real index: yes (era %s, index.interval.bytes=%d, %d restarts replayed, the files' segment boundaries)", b.Era, b.Interval, b.Restarts)
+	s := fmt.Sprintf("\nbaseline reproduces the real index: yes (era %s, index.interval.bytes=%d, %s replayed, the files' segment boundaries)", b.Era, b.Interval, plural(int64(b.Restarts), "restart"))
 	if !b.Reproduces {
 		s = fmt.Sprintf("\nbaseline reproduces the real index: no: %s (era %s, index.interval.bytes=%d)", b.Detail, b.Era, b.Interval)
 	}

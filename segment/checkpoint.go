@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"kidx/internal/jsonwords"
 )
 
 // The small text files of a log directory. Each parser reads its file as Kafka's reader does,
@@ -933,7 +936,12 @@ func ParseCleanShutdown(data []byte) CleanShutdown {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&c); err != nil {
-		return CleanShutdown{Unreadable: "not JSON: " + err.Error()}
+		// In words, never a Go type name (issue 11, defect 5).
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return CleanShutdown{Unreadable: "not JSON: " + err.Error()}
+		}
+		return CleanShutdown{Unreadable: jsonwords.Describe(err, "").Error()}
 	}
 	var out CleanShutdown
 	if c.Version != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"kidx/internal/jsonwords"
 )
 
 // Config holds the topic configs the file-backed log obeys, under Kafka's
@@ -122,10 +124,12 @@ type Workload struct {
 	Steps       []Step
 }
 
+// decodeStrict decodes one JSON document, refusing unknown keys; its errors say in words
+// where and what was wrong, never a Go type name (issue 11, defect 5).
 func decodeStrict(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
-	return d.Decode(v)
+	return jsonwords.Describe(d.Decode(v), "")
 }
 
 type wireBatch struct {

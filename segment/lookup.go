@@ -49,6 +49,50 @@ func OpenSegmentWith(logPath string, access Access) (*Segment, error) {
 	return s, nil
 }
 
+// OpenError is an open of a segment set that failed, naming the file that failed.
+type OpenError struct {
+	Path string
+	Err  error
+}
+
+func (e *OpenError) Error() string { return e.Path + ": " + e.Reason() }
+
+// Reason is the failure without the path.
+func (e *OpenError) Reason() string {
+	return strings.TrimPrefix(openErrorText(e.Err), e.Path+": ")
+}
+func (e *OpenError) Unwrap() error { return e.Err }
+
+// OpenSegmentFiles opens exactly the files sf names (an empty index path: that index is
+// absent), all O_RDONLY, in OpenSegmentWith's order. Unlike OpenSegmentWith it never derives
+// a sibling's name: files a directory scan set aside (a FIFO, an unreadable index) stay
+// unopened. A failure is an *OpenError naming the file that failed.
+func OpenSegmentFiles(sf SegmentFiles, access Access) (*Segment, error) {
+	s := &Segment{BaseOffset: sf.BaseOffset}
+	if sf.Index != "" {
+		x, err := OpenOffsetIndex(sf.Index, sf.BaseOffset)
+		if err != nil {
+			return nil, &OpenError{Path: sf.Index, Err: err}
+		}
+		s.Index = x
+	}
+	if sf.TimeIndex != "" {
+		x, err := OpenTimeIndex(sf.TimeIndex, sf.BaseOffset)
+		if err != nil {
+			s.Close()
+			return nil, &OpenError{Path: sf.TimeIndex, Err: err}
+		}
+		s.TimeIndex = x
+	}
+	l, err := OpenLogWith(sf.Log, access)
+	if err != nil {
+		s.Close()
+		return nil, &OpenError{Path: sf.Log, Err: err}
+	}
+	s.Log = l
+	return s, nil
+}
+
 // Close closes every file of the set.
 func (s *Segment) Close() error {
 	var err error

@@ -1,7 +1,9 @@
 package segment
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -62,6 +64,16 @@ type SegmentFiles struct {
 	TxnIndex   string
 }
 
+// stem is the path of the set's files without their suffix ("<dir>/<base>").
+func (s SegmentFiles) stem() string {
+	for _, c := range []struct{ path, suf string }{{s.Log, LogSuffix}, {s.Index, IndexSuffix}, {s.TimeIndex, TimeIndexSuffix}, {s.TxnIndex, TxnIndexSuffix}} {
+		if c.path != "" {
+			return strings.TrimSuffix(c.path, c.suf)
+		}
+	}
+	return ""
+}
+
 // Role says what a file or directory of a log directory is (semantics §13.4; docs/segment.md,
 // "Files of a log directory").
 type Role string
@@ -105,7 +117,24 @@ type PartitionDir struct {
 	State    string
 	Segments []SegmentFiles // every set of segment files, by base offset
 	Files    []LogDirFile   // everything else, by name
+	// SetAside holds the entries named like segment files that are not used: not regular
+	// files (a directory, a FIFO, a link) or refused by open. Each already has its finding,
+	// naming it; the checks of its segment do not report it again (issue 11, defect 4).
+	SetAside map[string]SetAsideWhy
 }
+
+// SetAsideWhy says why an entry named like a segment file is not read.
+type SetAsideWhy int
+
+// Reasons for setting an entry aside.
+const (
+	// SetAsideAbsent: a symbolic link whose target does not exist. Kafka's File.exists is
+	// false through it, so Kafka sees no file there at all (LogLoader).
+	SetAsideAbsent SetAsideWhy = iota + 1
+	// SetAsidePresent: something is there that is not read (a directory, FIFO, socket, device,
+	// a link to one of those, or a file open refuses): Kafka's File.exists is true.
+	SetAsidePresent
+)
 
 // SnapshotOffsets are the offsets of the producer snapshots, ascending. Kafka writes one at
 // every roll, clean shutdown and recovery (ProducerStateManager.takeSnapshot); from 2.8 on
@@ -341,18 +370,28 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 	sets := map[int64]*SegmentFiles{}
 	for _, e := range ents {
 		full := filepath.Join(path, e.Name())
+		role, offset, isSegment, base, kind := classifyPartitionFile(e.Name())
 		if e.IsDir() {
 			p.Files = append(p.Files, LogDirFile{Path: full, Role: RoleUnknown})
+			if isSegment {
+				// Kafka loads only regular files as segments (LogLoader: listFiles ... isFile).
+				p.setAside(full, SetAsidePresent)
+				ds.note(full, SeverityWarning, "stray-file", "a directory named like a segment file: Kafka does not load it as one; left alone")
+				continue
+			}
 			ds.note(full, SeverityInfo, "stray-file", "a directory inside a partition directory; left alone")
 			continue
 		}
 		if !e.Type().IsRegular() {
 			// A FIFO, socket or device (or a link) with any name: never opened.
 			p.Files = append(p.Files, LogDirFile{Path: full, Role: RoleUnknown})
-			ds.note(full, SeverityWarning, "stray-file", "not a regular file (a FIFO, socket, device or link); left alone")
+			what, why := nonRegularEntry(full, e.Type())
+			if isSegment {
+				p.setAside(full, why)
+			}
+			ds.note(full, SeverityWarning, "stray-file", what+"; left alone")
 			continue
 		}
-		role, offset, isSegment, base, kind := classifyPartitionFile(e.Name())
 		if !isSegment {
 			p.Files = append(p.Files, LogDirFile{Path: full, Role: role, Offset: offset})
 			switch role {
@@ -370,7 +409,8 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 		// Probe readability without reading: an O_RDONLY open. (As root, mode 000 does not
 		// stop it, which is the honest answer.)
 		if f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
-			ds.note(full, SeverityWarning, CheckUnreadable, err.Error())
+			p.setAside(full, SetAsidePresent)
+			ds.note(full, SeverityWarning, CheckUnreadable, openErrorText(err))
 			continue
 		} else {
 			f.Close()
@@ -396,6 +436,47 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 	}
 	sort.Slice(p.Segments, func(i, j int) bool { return p.Segments[i].BaseOffset < p.Segments[j].BaseOffset })
 	return p
+}
+
+func (p *PartitionDir) setAside(path string, why SetAsideWhy) {
+	if p.SetAside == nil {
+		p.SetAside = map[string]SetAsideWhy{}
+	}
+	p.SetAside[path] = why
+}
+
+// nonRegularEntry says what a partition entry that is neither a directory nor a regular file
+// is, in words, and whether Kafka sees a file there (a dangling link: none).
+func nonRegularEntry(path string, mode os.FileMode) (string, SetAsideWhy) {
+	if mode&os.ModeSymlink != 0 {
+		target, _ := os.Readlink(path)
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("a symbolic link to %s, which does not exist (dangling): Kafka sees no file here", target), SetAsideAbsent
+		case st.Mode().IsRegular():
+			return fmt.Sprintf("a symbolic link to %s: kidx reads only the files themselves", target), SetAsidePresent
+		}
+		return fmt.Sprintf("a symbolic link to %s, which is not a regular file", target), SetAsidePresent
+	}
+	switch {
+	case mode&os.ModeNamedPipe != 0:
+		return "a FIFO, not a regular file: never opened", SetAsidePresent
+	case mode&os.ModeSocket != 0:
+		return "a socket, not a regular file: never opened", SetAsidePresent
+	case mode&os.ModeDevice != 0:
+		return "a device, not a regular file: never opened", SetAsidePresent
+	}
+	return "not a regular file: never opened", SetAsidePresent
+}
+
+// openErrorText is an open error without the path (the finding names the file already).
+func openErrorText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // classifyPartitionFile says what a file of a partition directory is: a segment file (with

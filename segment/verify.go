@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"kidx/internal/english"
 )
 
 // Check names of findings.
@@ -284,7 +286,12 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64,
 	}
 	for i, s := range pd.Segments {
 		if s.Log == "" {
-			reportOrphans(r, s)
+			// A .log that is there but set aside (a directory, FIFO, unreadable file) makes
+			// Kafka's File.exists true: the indexes are not orphans, and the .log's own
+			// finding says what is wrong.
+			if pd.SetAside[s.stem()+LogSuffix] != SetAsidePresent {
+				reportOrphans(r, s)
+			}
 			continue
 		}
 		verifyTxnIndex(r, s)
@@ -443,18 +450,7 @@ func (p PartitionVerdict) summary() string {
 }
 
 // plural writes "1 segment", "2 segments", "1 batch", "3 batches", "2 entries".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	switch {
-	case strings.HasSuffix(what, "ch") || strings.HasSuffix(what, "s"):
-		return fmt.Sprintf("%d %ses", n, what)
-	case strings.HasSuffix(what, "y"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return english.Plural(int64(n), what) }
 
 func sortedKeys(m map[string][][2]int64) []string {
 	var ks []string

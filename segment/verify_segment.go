@@ -133,24 +133,23 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf SegmentFiles, newest b
 	if ctx.opts.Deep {
 		access = AccessMmap
 	}
-	seg, err := OpenSegmentWith(sf.Log, access)
-	if err != nil && access == AccessMmap {
+	// Only the files the scan kept are opened: one it set aside has its finding already, and
+	// a failure here names the file that failed (issue 11, defect 4).
+	seg, err := OpenSegmentFiles(sf, access)
+	var oe *OpenError
+	if err != nil && access == AccessMmap && errors.As(err, &oe) && oe.Path == sf.Log {
 		// Some filesystems cannot map (FUSE, some network mounts): read instead.
-		seg, err = OpenSegmentWith(sf.Log, AccessPread)
+		seg, err = OpenSegmentFiles(sf, AccessPread)
 	}
 	if err != nil {
-		r.add(Finding{File: sf.Log, Pos: -1, Severity: SeverityError, Check: CheckUnreadable, Message: err.Error()})
+		f := Finding{File: sf.Log, Pos: -1, Severity: SeverityError, Check: CheckUnreadable, Message: err.Error()}
+		if errors.As(err, &oe) {
+			f.File, f.Message = oe.Path, oe.Reason()+": the segment is not read"
+		}
+		r.add(f)
 		return v
 	}
 	defer seg.Close()
-	if sf.Index == "" && seg.Index != nil {
-		seg.Index.Close()
-		seg.Index = nil
-	}
-	if sf.TimeIndex == "" && seg.TimeIndex != nil {
-		seg.TimeIndex.Close()
-		seg.TimeIndex = nil
-	}
 	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, nextLog: next.Log, passed: AllEras,
 		lastTimeTs: NoTimestamp, maxTsSoFar: NoTimestamp, unpairedTime: -1}
 	firstFinding := len(r.Findings)
@@ -229,7 +228,7 @@ func snapshotRestarts(rs []Restart) []Restart {
 // Kafka's sanity check, the zero tail, what a live segment is.
 func (w *segmentWalk) checkIndexFiles(newest bool) {
 	seg, r := w.seg, w.r
-	if seg.Index == nil && w.sf.Index == "" {
+	if seg.Index == nil && w.sf.Index == "" && w.ctx.pd.SetAside[w.sf.stem()+IndexSuffix] == 0 {
 		sev, msg := SeverityWarning, "no .index for this segment: Kafka rebuilds it at the next start (LogLoader: \"Could not find offset index file corresponding to log file …, recovering segment and rebuilding index files...\")"
 		if newest {
 			sev, msg = SeverityInfo, "no .index yet: Kafka (2.3+) creates an active segment's index on first use (LazyIndex), and shutdown writes it (KAFKA-13603, 3.2)"
@@ -292,14 +291,14 @@ func (w *segmentWalk) checkTail(path string, untrimmed bool, garbage, valid, ent
 		}
 		if garbage >= 0 && garbage*entrySize < int(w.fileSize(path)) && int(w.fileSize(path))%entrySize == 0 {
 			w.r.add(Finding{File: path, Pos: int64(valid) * int64(entrySize), Severity: SeverityError, Check: CheckZeroedEntry,
-				Message:  fmt.Sprintf("slot %d is a zero entry (or names the base offset) but the entries go on after it, to the end of this trimmed file: an entry was zeroed; the %d slots from there are not judged", valid, int(w.fileSize(path))/entrySize-valid),
+				Message:  fmt.Sprintf("slot %d is a zero entry (or names the base offset) but the entries go on after it, to the end of this trimmed file: an entry was zeroed; the %s from there are not judged", valid, plural(int(w.fileSize(path))/entrySize-valid, "slot")),
 				Expected: "entries with increasing offsets to the end of the file"})
 		}
 		return
 	}
 	if garbage >= 0 {
 		w.r.add(Finding{File: path, Pos: int64(garbage) * int64(entrySize), Severity: SeverityWarning, Check: CheckZeroTailGarbage,
-			Message:  fmt.Sprintf("slot %d holds non-zero bytes after the %d valid entries: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, valid),
+			Message:  fmt.Sprintf("slot %d holds non-zero bytes after the %s: no append writes there (a running broker reads only its entry count; AbstractIndex.truncateTo leaves old entries behind, which a recovery discards)", garbage, plural(valid, "valid entry")),
 			Expected: "zeros after the valid entries"})
 	}
 }

@@ -60,3 +60,12 @@ func verifyTxnIndex(r *VerifyReport, s SegmentFiles) {
 		r.add(f)
 	}
 }
+
+// VerifyLogDirFiles checks a scanned log directory's own files (meta.properties and the
+// checkpoints) as Verify does, for callers that verify its partitions one by one
+// (VerifyPartition): kidx analyze, whose problem count must be verify's.
+func VerifyLogDirFiles(ds *DirScan) []Finding {
+	r := &VerifyReport{Findings: []Finding{}}
+	verifyStateFiles(r, ds.RootFiles)
+	return r.Findings
+}

@@ -123,7 +123,7 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 	}
 	if total > l.cfg.SegmentBytes {
 		return l.addEvent(Event{Kind: EventRejected, Step: step, Bytes: total,
-			Message: fmt.Sprintf("Message batch size is %d bytes in append to partition, which exceeds the maximum configured segment size of %d.", total, l.cfg.SegmentBytes)}), nil
+			Message: fmt.Sprintf("Message batch size is %d bytes, which exceeds the maximum configured segment size of %d: Kafka rejects the append (RecordBatchTooLargeException), nothing is written.", total, l.cfg.SegmentBytes)}), nil
 	}
 	first := l.nextOffset
 	next := first

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -36,7 +37,7 @@ type logDirSource struct {
 }
 
 func (s *logDirSource) Describe() string {
-	return fmt.Sprintf("log directory %s (%d segments)", s.path, len(s.logs))
+	return fmt.Sprintf("log directory %s (%s)", s.path, english.Plural(int64(len(s.logs)), "segment"))
 }
 
 // Open reads the batch headers of every segment now (24 bytes a batch in memory) and

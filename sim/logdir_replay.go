@@ -2,8 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"math"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -22,9 +22,12 @@ type LogDirReplay struct {
 	// every segment allows it, else the smallest value they all allow.
 	Interval int64
 	// Workload holds the steps: the batches as appended, the restarts, a roll at every
-	// segment's base offset; its config sets the interval and keeps the model from rolling by
-	// itself (segment.bytes, segment.ms at their maximum).
+	// segment's base offset; its config is Settings.
 	Workload model.Workload
+	// Settings are the topic settings the replay runs, each read off the files or assumed
+	// (issue 11, defect 6): index.interval.bytes, segment.index.bytes, segment.bytes,
+	// segment.ms. Every value keeps the model from rolling inside one of the files' segments.
+	Settings []ReplaySetting
 	// Reproducible: explain reproduced every segment with index files, so the replay should
 	// give them back; Notes say what it could not match.
 	Reproducible bool
@@ -64,6 +67,10 @@ func ReplayLogDir(dir, topic string, partition int, opts ReplayOptions) (*LogDir
 	}
 	if err := r.buildSteps(pick); err != nil {
 		return nil, err
+	}
+	r.inferSettings(pick.LogSegments())
+	for _, st := range r.Settings {
+		r.Workload.Config[st.Key] = st.Value
 	}
 	return r, nil
 }
@@ -147,13 +154,9 @@ func (r *LogDirReplay) chooseSettings(opts ReplayOptions) error {
 func (r *LogDirReplay) buildSteps(pick *segment.PartitionDir) error {
 	w := &r.Workload
 	w.KafkaVersion = r.Era.First.String()
-	w.Config = map[string]int64{
-		"index.interval.bytes": r.Interval,
-		// The files' segment boundaries are replayed as roll steps: the model must not roll
-		// by itself first.
-		"segment.bytes": math.MaxInt32,
-		"segment.ms":    math.MaxInt64,
-	}
+	// The files' segment boundaries are replayed as roll steps; the settings (inferSettings)
+	// keep the model from rolling by itself inside a segment.
+	w.Config = map[string]int64{"index.interval.bytes": r.Interval}
 	exact := r.Era.Time == model.TimeExactRecord
 	byBase := map[int64]*segment.SegmentExplanation{}
 	for i := range r.Explanation.Segments {
@@ -318,7 +321,7 @@ func (r *LogDirReplay) Check() (bool, string, error) {
 		return false, "", err
 	}
 	if n := l.SegmentCount(); diff == "" && n != len(pick) {
-		diff = fmt.Sprintf("the model has %d segments, the files %d", n, len(pick))
+		diff = fmt.Sprintf("the model has %s, the files %d", english.Plural(int64(n), "segment"), len(pick))
 	}
 	return diff == "", diff, nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"kidx/internal/english"
 	"kidx/model"
 )
 
@@ -43,7 +44,7 @@ type WorkloadSource struct {
 
 // Describe implements Source.
 func (w *WorkloadSource) Describe() string {
-	return fmt.Sprintf("workload %s (%d steps)", w.Name, len(w.Workload.Steps))
+	return fmt.Sprintf("workload %s (%s)", w.Name, english.Plural(int64(len(w.Workload.Steps)), "step"))
 }
 
 // Open implements Source.

@@ -198,7 +198,15 @@ func kindNames() []string {
 // applyOverrides sets top-level parameters: on the outermost spec that knows the key,
 // looking through wrappers.
 func (n *specNode) applyOverrides(over map[string]string) error {
-	for k, v := range over {
+	// In key order: the description lists the keys in the order they were added, and two
+	// runs of one sweep must describe their workloads alike.
+	keys := make([]string, 0, len(over))
+	for k := range over {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := over[k]
 		done := false
 		for m := n; m != nil && !done; m = m.inner {
 			if contains(specKinds[m.kind], k) {

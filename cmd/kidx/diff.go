@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kidx/fuzz"
+	"kidx/internal/english"
 	"kidx/model"
 )
 
@@ -83,8 +84,9 @@ prints the path and exits 1.`,
 			}
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64()
+				// Only a seed kidx drew needs saying (issue 11, defect 5).
+				fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", seed, seed)
 			}
-			fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", seed, seed)
 			opts := fuzz.CampaignOptions{Seed: seed, Cases: cases, Duration: duration, Workers: workers,
 				Gen: fuzz.GenOptions{Rule: rule, MaxSteps: steps}, Check: fuzz.Options{NewLog: diffFileLog}}
 			total := cases
@@ -126,8 +128,9 @@ prints the path and exits 1.`,
 					return err
 				}
 			} else {
-				fmt.Fprintf(stdout, "seed %d: %d cases (%d skipped as not comparable) in %s, %.0f cases/s, %d workers, %d divergence(s)\n",
-					seed, res.Cases, res.Skipped, res.Elapsed.Round(time.Millisecond), rep.CasesPerSecond, workers, len(rep.Divergences))
+				fmt.Fprintf(stdout, "seed %d: %s (%d skipped as not comparable) in %s, %.0f cases/s, %s, %s\n",
+					seed, english.Plural(res.Cases, "case"), res.Skipped, res.Elapsed.Round(time.Millisecond), rep.CasesPerSecond,
+					english.Plural(int64(workers), "worker"), english.Plural(int64(len(rep.Divergences)), "divergence"))
 				for _, d := range rep.Divergences {
 					fmt.Fprintf(stdout, "divergence (%s) at case %d: %s\nreproduction: %s\n", d.Kind, res.FirstCase, d.What, d.File)
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/english"
 	"kidx/segment"
 )
 
@@ -248,21 +249,10 @@ func writeExplainText(w io.Writer, parts []segment.PartitionExplanation) {
 // severalBatchesText names the other shape with who writes it.
 const severalBatchesText = "several batches per append (a follower's fetches, the cleaner)"
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	switch {
-	case strings.HasSuffix(what, "ch"):
-		return fmt.Sprintf("%d %ses", n, what)
-	case strings.HasSuffix(what, "ry"): // entry, but not key
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return english.Plural(int64(n), what) }
 
 func writeExplainSegment(w io.Writer, s *segment.SegmentExplanation) {
-	what := []string{plural(s.Batches, "batch"), fmt.Sprintf("%d offset-index and %d time-index entries", s.OffsetEntries, s.TimeEntries)}
+	what := []string{plural(s.Batches, "batch"), plural(s.OffsetEntries, "offset-index entry"), plural(s.TimeEntries, "time-index entry")}
 	if s.Live {
 		what = append([]string{"live"}, what...)
 	}

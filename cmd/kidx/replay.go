@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +16,11 @@ import (
 // when given, are what the operator knows and narrow the inference. keepRolls is false when
 // the caller sets or sweeps segment.bytes or segment.ms: the segments then come from those,
 // not from the files' boundaries.
-func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bool) (*sim.LogDirReplay, *reports.Baseline, error) {
+//
+// The settings the files show (sim.ReplaySetting) are the replay's config; each the files
+// cannot show and the operator did not give (--config, or one of swept) is a warning in
+// Baseline.Warnings and a note in the report (issue 11, defect 6). Given values win.
+func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bool, swept ...string) (*sim.LogDirReplay, *reports.Baseline, error) {
 	opts := sim.ReplayOptions{Interval: -1}
 	if f.rule != "" && f.kafkaVersion != "" {
 		return nil, nil, usageErr("--rule and --kafka-version both pick the rule: give one")
@@ -59,6 +65,19 @@ func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bo
 		}
 	}
 	b := &reports.Baseline{Dir: r.Dir, Reproduces: ok, Detail: detail, Era: r.Era.ID, Interval: r.Interval, Restarts: restarts, Notes: r.Notes}
+	for _, st := range r.Settings {
+		given := f.hasConfig(st.Key) || slices.Contains(swept, st.Key)
+		switch {
+		case given && st.FromFiles && st.Lo != st.Hi:
+			b.Notes = append(b.Notes, fmt.Sprintf("%s is given; the files put it in [%d, %d]", st.Key, st.Lo, st.Hi))
+		case given:
+		case st.FromFiles:
+			b.Notes = append(b.Notes, st.Note())
+		default:
+			b.Notes = append(b.Notes, st.Note()+"; give --config "+st.Key+"=...")
+			b.Warnings = append(b.Warnings, fmt.Sprintf("%s not known from the files: %s; give --config %s=...", st.Key, st.Assumed(), st.Key))
+		}
+	}
 	if !keepRolls {
 		r.Workload = withoutRolls(r.Workload)
 		b.Notes = append(b.Notes, "segment.bytes or segment.ms is set: the segments come from it, not from the files' boundaries (the baseline check above used the files')")
@@ -66,20 +85,14 @@ func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bo
 	return r, b, nil
 }
 
-// withoutRolls drops a replay's roll steps and its segment.bytes/segment.ms, so that the
-// segments come from the config.
+// withoutRolls drops a replay's roll steps, so that the segments come from the config (the
+// settings the replay inferred stay, under the ones given).
 func withoutRolls(w model.Workload) model.Workload {
 	out := w
 	out.Steps = make([]model.Step, 0, len(w.Steps))
 	for _, st := range w.Steps {
 		if !st.Roll {
 			out.Steps = append(out.Steps, st)
-		}
-	}
-	out.Config = map[string]int64{}
-	for k, v := range w.Config {
-		if k != "segment.bytes" && k != "segment.ms" {
-			out.Config[k] = v
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/reports"
 	"kidx/sim"
@@ -78,10 +79,10 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				if !cmd.Flags().Changed("records") && !genFlags {
 					return usageErr("--gen needs a bound: --records, --batches or --duration")
 				}
-				if !cmd.Flags().Changed("seed") {
+				drawn := !cmd.Flags().Changed("seed")
+				if drawn {
 					seed = uint64(time.Now().UnixNano())
 				}
-				fmt.Fprintf(stderr, "kidx: generator seed %d (replay with --seed %d)\n", seed, seed)
 				limits := sim.Limits{Batches: batches, Duration: duration}
 				if cmd.Flags().Changed("records") {
 					limits.Records = records
@@ -89,6 +90,10 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				src, err := sim.NewGenerator(gen, limits, seed, nil)
 				if err != nil {
 					return usageErr("--gen %q: %v", gen, err)
+				}
+				if drawn {
+					// Only a seed kidx drew, and only once the spec parsed (issue 11, defect 5).
+					fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)
 				}
 				stream, source = src, src.Describe()
 			} else if genFlags {
@@ -107,6 +112,9 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				r, b, err := mf.logDirReplay(logDir, topic, partition, keep)
 				if err != nil {
 					return err
+				}
+				for _, w := range b.Warnings {
+					fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 				}
 				w, baseline, source = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it"
 			case gen != "":
@@ -161,7 +169,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 			}
 			if baseline != nil {
 				if baseline.Reproduces {
-					fmt.Fprintf(stdout, "baseline reproduces the real index: yes (%d restarts replayed, the files' segment boundaries)\n", baseline.Restarts)
+					fmt.Fprintf(stdout, "baseline reproduces the real index: yes (%s replayed, the files' segment boundaries)\n", english.Plural(int64(baseline.Restarts), "restart"))
 				} else {
 					fmt.Fprintf(stdout, "baseline reproduces the real index: no: %s\n", baseline.Detail)
 				}

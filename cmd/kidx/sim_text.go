@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/sim"
 )
@@ -65,10 +66,10 @@ func writeSimTextStream(w io.Writer, src sim.Source, cfg model.Config, era model
 	total := res.Scan
 	fmt.Fprintf(w, "\nsummary: %s, %s, %s, %s; "+
 		"scan max %d B, mean %.1f B; hops max %d, mean %.2f; header reads max %d, mean %.2f\n",
-		plural(segs, "segment"), plural(int(total.Lookups), "offset"), plural(int(res.OffsetIndexEntries), "offset-index entry"),
-		plural(int(res.TimeIndexEntries), "time-index entry"), total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops(),
+		plural(segs, "segment"), english.Plural(int64(total.Lookups), "offset"), english.Plural(int64(res.OffsetIndexEntries), "offset-index entry"),
+		english.Plural(int64(res.TimeIndexEntries), "time-index entry"), total.MaxScanBytes, total.MeanScanBytes(), total.MaxHops, total.MeanHops(),
 		total.MaxHeaderReads, total.MeanHeaderReads())
-	fmt.Fprintf(w, "index density: %s\n", densityWords(indexable, res.OffsetIndexEntries))
+	fmt.Fprintf(w, "index density: %s\n", densityWords(indexable, res.OffsetIndexEntries, era.Rule() == model.PerBatch, cfg.IndexIntervalBytes))
 	if len(res.Events) > 0 {
 		fmt.Fprintf(w, "events:\n")
 		for _, e := range res.Events {
@@ -84,16 +85,25 @@ func writeSimTextStream(w io.Writer, src sim.Source, cfg model.Config, era model
 // densityWords says where the index stands between its densest possible form (every batch
 // but the first of each segment indexed: the per-batch rule cannot do more) and an empty
 // index, from the figures alone: indexable is the batches after each segment's first.
-func densityWords(indexable, entries int64) string {
+func densityWords(indexable, entries int64, perBatch bool, interval int64) string {
 	switch {
 	case indexable == 0:
 		return "no segment has more than one batch, so no index entry is possible"
 	case entries == 0:
-		return fmt.Sprintf("cliff: every offset index is empty (0 of %d batches after each segment's first); every lookup walks from byte 0", indexable)
+		return fmt.Sprintf("cliff: every offset index is empty (0 of the %s after each segment's first); every lookup walks from byte 0", english.Plural(indexable, "batch"))
 	case entries >= indexable:
-		return fmt.Sprintf("plateau: every batch but each segment's first is indexed (%s); a smaller interval cannot add any", plural(int(entries), "entry"))
+		return fmt.Sprintf("plateau: every batch but each segment's first is indexed (%s); a smaller interval cannot add any", english.Plural(entries, "entry"))
+	case !perBatch && interval == 0:
+		return fmt.Sprintf("plateau: index.interval.bytes=0 indexes every append but each segment's first (%s); under the per-append rule "+
+			"an append gets one entry, however many batches it holds", english.Plural(entries, "entry"))
+	case !perBatch:
+		// Per-append, an append of several batches gets one entry: fewer entries than
+		// batches is the densest such a workload allows (issue 11, defect 5).
+		return fmt.Sprintf("%d of the %s after each segment's first are indexed; under the per-append rule an append gets at most one entry, "+
+			"however many batches it holds, so with multi-batch appends this may already be the densest index (index.interval.bytes=0 shows it)",
+			entries, english.Plural(indexable, "batch"))
 	}
-	return fmt.Sprintf("thinning: %d of the %d batches after each segment's first are indexed", entries, indexable)
+	return fmt.Sprintf("thinning: %d of the %s after each segment's first are indexed", entries, english.Plural(indexable, "batch"))
 }
 
 // builtinSource streams the built-in generator's batches (generatedWorkload's, the same
@@ -101,7 +111,7 @@ func densityWords(indexable, entries int64) string {
 type builtinSource struct{ batchBytes, batchRecords, records int64 }
 
 func (b *builtinSource) Describe() string {
-	return fmt.Sprintf("generator: %d records, %d per batch, %d-byte batches", b.records, b.batchRecords, b.batchBytes)
+	return fmt.Sprintf("generator: %s, %d per batch, %d-byte batches", english.Plural(b.records, "record"), b.batchRecords, b.batchBytes)
 }
 
 func (b *builtinSource) Open() (sim.Stream, error) { return &builtinStream{src: *b}, nil }

@@ -49,7 +49,10 @@ Workload: --gen SPEC (with --records/--batches/--duration and --seed), --workloa
 starts from a model that gives back today's files, and the report says whether it does
 ("baseline reproduces the real index: yes"). --kafka-version and --config
 index.interval.bytes, when given, narrow the inference; sweeping or setting segment.bytes or
-segment.ms makes the segments come from it instead of the files. Without any, the seed post's experiment: 5000
+segment.ms makes the segments come from it instead of the files. segment.bytes and
+segment.index.bytes are read off the files where they show them (two rolls or more; a live
+segment's preallocated index); each setting the files cannot show and --config does not give
+is named on stderr with the value assumed. Without any, the seed post's experiment: 5000
 records, 79 per batch, 16350-byte batches, segment.bytes=65536, swept over
 index.interval.bytes=1,4096,20000,1048576.
 
@@ -91,19 +94,24 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				return usageErr("--retained-segments %d: must be >= 0 (0: the segments the workload produced)", retained)
 			}
 			base := model.DefaultConfig()
+			drawn := false // the seed was drawn from the clock, not given
 			var fileConfig map[string]int64
 			fileRule, fileVersion := "", ""
 			opts := reports.WhatIfOptions{}
 			switch {
 			case gen != "":
-				if !cmd.Flags().Changed("seed") {
+				drawn = !cmd.Flags().Changed("seed")
+				if drawn {
 					seed = uint64(time.Now().UnixNano())
 				}
 				if records <= 0 && batches <= 0 && duration <= 0 {
 					return usageErr("--gen needs a bound: --records, --batches or --duration")
 				}
-				fmt.Fprintf(stderr, "kidx: generator seed %d (replay with --seed %d)\n", seed, seed)
 				limits := sim.Limits{Records: records, Batches: batches, Duration: duration}
+				// Parse the spec now: a bad spec is refused before anything else is said.
+				if _, err := sim.NewGenerator(gen, limits, seed, nil); err != nil {
+					return usageErr("--gen %q: %v", gen, err)
+				}
 				opts.Factory = func(over map[string]string) (sim.Source, error) {
 					src, err := sim.NewGenerator(gen, limits, seed, over)
 					if err != nil {
@@ -127,9 +135,18 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 						keep = false
 					}
 				}
-				r, b, err := mf.logDirReplay(logDir, topic, partition, keep)
+				var swept []string
+				for _, sw := range sweeps {
+					if k, _, ok := strings.Cut(sw, "="); ok {
+						swept = append(swept, k)
+					}
+				}
+				r, b, err := mf.logDirReplay(logDir, topic, partition, keep, swept...)
 				if err != nil {
 					return err
+				}
+				for _, w := range b.Warnings {
+					fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 				}
 				fileConfig, fileVersion = r.Workload.Config, r.Workload.KafkaVersion
 				opts.Source = &sim.WorkloadSource{Name: "replay of " + r.Dir + " as kidx explain infers it", Workload: r.Workload}
@@ -194,6 +211,10 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				return usageErr("--max-map-count %d: must be > 0 (vm.max_map_count is a count of mappings)", maxMapCount)
 			}
 			opts.Scale = reports.Scale{Partitions: partitions, RetainedSegments: retained, MaxMapCount: maxMapCount}
+			if drawn {
+				// Only a seed kidx drew, and only once every input parsed (issue 11, defect 5).
+				fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)
+			}
 			meter := startProgress(stderr, "batches", -1)
 			opts.Progress = meter.Add
 			rep, err := reports.RunWhatIf(opts)

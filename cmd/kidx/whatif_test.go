@@ -263,9 +263,9 @@ func TestWhatIfVerdict(t *testing.T) {
 		return doc.Verdict
 	}
 	for interval, want := range map[string][]string{
-		"4096": {"This configuration (index.interval.bytes=4096) sits on the plateau", "48 entries in 16 segments",
+		"4096": {"This configuration, index.interval.bytes=4096, sits on the plateau", "48 entries in 16 segments",
 			"any value in [0, 16349]", "No change is worth making"},
-		"20000": {"(index.interval.bytes=20000) thins the index (32 of the 48 entries the batching allows are skipped)",
+		"20000": {"index.interval.bytes=20000, thins the index (32 of the 48 entries the batching allows are skipped)",
 			"any value in [16350, 32699]", "The one change worth making: index.interval.bytes=4096 (Kafka's default; any value in [0, 16349] gives the same index)",
 			"cuts the longest walk to 16.0 KiB", "for 256 B more of .index"},
 		"1048576": {"leaves the index empty", "any value from 49050 up", "The one change worth making: index.interval.bytes=4096",

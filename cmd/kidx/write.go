@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -65,7 +66,7 @@ in, the old one removed; between the two renames DIR does not exist.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(res)
 			}
-			fmt.Fprintf(stdout, "wrote %d segment(s) to %s, next offset %d\n", len(res.Segments), dir, res.NextOffset)
+			fmt.Fprintf(stdout, "wrote %s to %s, next offset %d\n", english.Plural(int64(len(res.Segments)), "segment"), dir, res.NextOffset)
 			for _, b := range res.Segments {
 				fmt.Fprintf(stdout, "  %s.log\n", segment.FilenamePrefixFromOffset(b))
 			}
