@@ -52,7 +52,7 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
 
-# The seed post's experiment: kidx sim's summary at each of its four intervals, then the same
+# The seed post's experiment (docs/background.md): kidx sim's summary at each of its four intervals, then the same
 # sweep as a what-if report (text on the terminal, and report.html).
 demo: build
 	@for i in 1 4096 20000 1048576; do \

@@ -70,7 +70,7 @@ type comparer struct {
 }
 
 // EncodeOffsetIndex is the .index image of entries: per entry int32 offset-base and int32
-// position, big-endian (semantics §4), written independently of package segment's encoder.
+// position, big-endian (docs/kafka.md §4), written independently of package segment's encoder.
 func EncodeOffsetIndex(dst []byte, base int64, es []model.OffsetPosition) []byte {
 	for _, e := range es {
 		rel, pos := uint32(int32(e.Offset-base)), uint32(int32(e.Position))
@@ -80,7 +80,7 @@ func EncodeOffsetIndex(dst []byte, base int64, es []model.OffsetPosition) []byte
 }
 
 // EncodeTimeIndex is the .timeindex image: per entry int64 timestamp and int32 offset-base,
-// big-endian (semantics §6).
+// big-endian (docs/kafka.md §6).
 func EncodeTimeIndex(dst []byte, base int64, es []model.TimestampOffset) []byte {
 	for _, e := range es {
 		ts, rel := uint64(e.Timestamp), uint32(int32(e.Offset-base))
@@ -132,7 +132,7 @@ func (c *comparer) segment(ms *model.Segment, sf segment.SegmentFiles) (string, 
 	if fs.Log.Size() != ms.Size() {
 		return "log", fmt.Sprintf(".log is %d bytes, model %d", fs.Log.Size(), ms.Size()), nil
 	}
-	// The .log walk (FileLogInputStream.nextBatch, semantics §1.5) against the model's batches.
+	// The .log walk (FileLogInputStream.nextBatch, docs/kafka.md §1.5) against the model's batches.
 	c.batches = c.batches[:0]
 	res := fs.Log.Walk(0, 0, func(b segment.BatchInfo) bool {
 		c.batches = append(c.batches, b)
@@ -152,7 +152,7 @@ func (c *comparer) segment(ms *model.Segment, sf segment.SegmentFiles) (string, 
 				i, m.Position, m.BaseOffset, m.LastOffset, m.Size, m.MaxTimestamp, b.Position, b.BaseOffset(), b.LastOffset(), b.Size, b.MaxTimestamp()), nil
 		}
 	}
-	// SPEC §5: for every offset of the segment, and one past it, phase 1 (start) and phase 2
+	// docs/contract.md §5: for every offset of the segment, and one past it, phase 1 (start) and phase 2
 	// (hit batch, hops) on files against the model.
 	for o := base; o <= ms.LastOffset()+1; o++ {
 		mr, mok := ms.Lookup(o)
@@ -168,7 +168,7 @@ func (c *comparer) segment(ms *model.Segment, sf segment.SegmentFiles) (string, 
 				fr.Found, fr.IndexOffset, fr.IndexPosition, fr.HitPosition, fr.HitBaseOffset, fr.HitLastOffset, fr.Hops), nil
 		}
 	}
-	// Time lookups (semantics §7.4) at the max timestamp of up to timeSamples batches and their
+	// Time lookups (docs/kafka.md §7.4) at the max timestamp of up to timeSamples batches and their
 	// neighbours, the segment's largest, and the extremes. Phase 1 (time-index entry, start position) must be equal; in phase 2 the
 	// model's hit batch must hold the record the files find.
 	c.tss = append(c.tss[:0], -1, 0, 1<<62)

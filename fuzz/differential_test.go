@@ -30,12 +30,12 @@ func checkOrFail(t interface {
 	if d != nil {
 		d = Shrink(d, nil, 300)
 		repro, _ := MarshalReproduction(d)
-		t.Fatalf("model and files diverge: %s: %s\nreproduction (SPEC §3 workload):\n%s", d.Kind, d.What, repro)
+		t.Fatalf("model and files diverge: %s: %s\nreproduction (docs/contract.md §3 workload):\n%s", d.Kind, d.What, repro)
 	}
 }
 
 // FuzzDifferential: fuzz bytes -> a valid, edge-heavy workload (gofuzz adapter) -> model and
-// files must agree on everything Check compares (SPEC §4, §5, §7; semantics §2, §3, §8).
+// files must agree on everything Check compares (docs/contract.md §4, §5, §7; docs/kafka.md §2, §3, §8).
 func FuzzDifferential(f *testing.F) {
 	for i := range 16 {
 		seed := make([]byte, 64)
@@ -132,7 +132,7 @@ func TestGoldenWorkloadsAgree(t *testing.T) {
 	}
 }
 
-// Semantics §2.4 / SPEC §4: under the per-batch rule with segment.index.bytes = 24 (3
+// docs/kafka.md §2.4 / docs/contract.md §4: under the per-batch rule with segment.index.bytes = 24 (3
 // offset slots, 2 time slots, the last reserved) an append of many batches overflows the
 // time index mid-append. Both sides must report the same event at the same step, and the
 // harness must compare the state before it (the model stops, the files keep the bytes).

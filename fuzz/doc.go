@@ -1,7 +1,7 @@
 // Package fuzz checks kidx's pure model (package model) against its file-backed twin (package
 // segment) and fuzzes every parser of the project.
 //
-// The differential harness (Check) runs one SPEC §3 workload through model.Simulate and,
+// The differential harness (Check) runs one docs/contract.md §3 workload through model.Simulate and,
 // independently, through segment.CreateLog/Apply/Close on real files in a temporary directory,
 // then reopens the directory (segment.ScanDir, segment.OpenSegment) and compares segment
 // boundaries and sizes, every batch, the .index and .timeindex bytes, the lookup of every

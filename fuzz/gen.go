@@ -99,7 +99,7 @@ func Generate(src Source, o GenOptions) model.Workload {
 	}
 	g.scale = g.pick(61, 80, 150, 300, 1000, 4000)
 	g.interval = g.drawInterval()
-	g.segBytes = min(max(g.drawSegmentBytes(), 14), math.MaxInt32) // Kafka's range (semantics §9)
+	g.segBytes = min(max(g.drawSegmentBytes(), 14), math.MaxInt32) // Kafka's range (docs/kafka.md §9)
 	w.Config["index.interval.bytes"] = g.interval
 	w.Config["segment.bytes"] = g.segBytes
 	w.Config["segment.index.bytes"] = g.drawIndexBytes()
@@ -173,7 +173,7 @@ func (g *gen) drawSegmentBytes() int64 {
 func (g *gen) drawIndexBytes() int64 {
 	switch g.n(10) {
 	case 0, 1, 2:
-		return g.between(12, 100) // tiny: overflows mid-append (semantics §2.4)
+		return g.between(12, 100) // tiny: overflows mid-append (docs/kafka.md §2.4)
 	case 3:
 		return g.pick(12, 16, 23, 24, 36, 48, 96) // entry-size boundaries (8 and 12)
 	case 4:

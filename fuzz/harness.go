@@ -24,7 +24,7 @@ type Divergence struct {
 	Kind string `json:"kind"`
 	// What says where and how, with both sides' values.
 	What string `json:"what"`
-	// Workload is the complete SPEC §3 workload (config and rule included).
+	// Workload is the complete docs/contract.md §3 workload (config and rule included).
 	Workload model.Workload `json:"workload"`
 }
 
@@ -72,11 +72,11 @@ func TempRoot() string {
 // (nil, nil) when they agree, (d, nil) on a divergence, an error wrapping ErrSkip when w is not
 // comparable, and any other error when the harness itself failed (I/O).
 //
-// What is compared (SPEC §4, §5, §7): the segments' base offsets and sizes; every batch's
+// What is compared (docs/contract.md §4, §5, §7): the segments' base offsets and sizes; every batch's
 // position, offsets, size and max timestamp (.log walk); the .index and .timeindex bytes
 // against the model's entries encoded as Kafka stores them; for every offset of every segment
 // the lookup (phase-1 entry, hit batch, hops); time lookups at every batch's max timestamp
-// and its neighbours; and the events. When the model stops at an index overflow (SPEC §4: it
+// and its neighbours; and the events. When the model stops at an index overflow (docs/contract.md §4: it
 // shows the state before that step, where Kafka keeps the failing append's bytes), the state is
 // compared with the files of the steps before the overflow, and the files of the whole run must
 // extend them.
@@ -197,7 +197,7 @@ func compareEvents(m []model.Event, f []segment.Event) string {
 
 // comparePrefix checks that the whole run's files extend the files of the steps before the
 // overflow: every .log of the prefix is a prefix of the same segment's .log in the full run
-// (Kafka writes the failing append's bytes before its index throws, semantics §2.4).
+// (Kafka writes the failing append's bytes before its index throws, docs/kafka.md §2.4).
 func comparePrefix(prefix, full string) string {
 	ents, err := os.ReadDir(prefix)
 	if err != nil {

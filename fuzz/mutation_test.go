@@ -16,7 +16,7 @@ import (
 // copyLog is a copy of the file-backed per-batch rule (segment/writer.go's LogSegment.append
 // loop, maybeRoll by size, close), written for the mutation test, with one planted bug
 // behind mutate: after an index entry the byte counter restarts at 1 instead of 0 (an
-// off-by-one in the counter reset of semantics §2.2). It covers the domain mutationWorkload
+// off-by-one in the counter reset of docs/kafka.md §2.2). It covers the domain mutationWorkload
 // draws from: per-batch rule, appends only, indexes too large to fill.
 type copyLog struct {
 	dir        string
@@ -155,7 +155,7 @@ func findDivergence(t *testing.T, newLog NewFileLog, n int64) (*Divergence, int6
 }
 
 // Mutation check (issue 5): a copy of the file-backed rule agrees with the model on its whole
-// domain, and the same copy with the counter reset off by one (semantics §2.2: "counter =
+// domain, and the same copy with the counter reset off by one (docs/kafka.md §2.2: "counter =
 // 0" after an entry) is caught within 10 000 generated cases.
 func TestMutationCounterResetOffByOne(t *testing.T) {
 	control := int64(1500)
@@ -173,7 +173,7 @@ func TestMutationCounterResetOffByOne(t *testing.T) {
 }
 
 // A second mutant through the real writer: index.interval.bytes shifted by one turns Kafka's
-// strict "bytesSinceLastIndexEntry > indexIntervalBytes" (semantics §2.1 step 7, §2.2) into
+// strict "bytesSinceLastIndexEntry > indexIntervalBytes" (docs/kafka.md §2.1 step 7, §2.2) into
 // ">=". Caught within 10 000 cases.
 func TestMutationStrictComparison(t *testing.T) {
 	mutant := func(dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {

@@ -80,7 +80,7 @@ func seedRecords() []byte {
 	return out
 }
 
-// seedV2Batch lays out a v2 batch header (semantics §1.3) around a records section, with
+// seedV2Batch lays out a v2 batch header (docs/kafka.md §1.3) around a records section, with
 // Length and the CRC-32C filled in.
 func seedV2Batch(base int64, attrs int16, count int32, section []byte) []byte {
 	b := make([]byte, 61, 61+len(section))

@@ -14,14 +14,14 @@ import (
 )
 
 // Parsers must never panic and never allocate more than a small multiple of their input
-// (SPEC §7: "never trust a length field beyond the file size"). The binary parsers get
+// (docs/contract.md §7: "never trust a length field beyond the file size"). The binary parsers get
 // allocFactor: a decoded record (segment.Record, ~120 bytes) comes from at least 7 input
 // bytes, a record header from 2. The JSON parsers get jsonAllocFactor (encoding/json);
 // model.ParseWorkload once took up to 114x (a json.Decoder and raw values for every batch)
 // and now decodes in one pass (about 11x on the golden workload files).
 // All plus a fixed allowance for error values and buffers: 32 KiB for JSON, whose error path
 // decodes the failing file again step by step to name the step and field (a few decoders,
-// whatever the input's size; the replay keys of SPEC §3 grew each step's and batch's form).
+// whatever the input's size; the replay keys of docs/contract.md §3 grew each step's and batch's form).
 const (
 	allocFactor     = 40
 	jsonAllocFactor = 64
@@ -66,10 +66,10 @@ func checkAllocN(t *testing.T, what string, n, factor int, f func()) {
 }
 
 // FuzzIndexFile: an arbitrary .index image. Kafka's view is floor(len/8) entries of int32
-// relative offset + int32 position (semantics §4). Checked: no panic, bounded allocation,
+// relative offset + int32 position (docs/kafka.md §4). Checked: no panic, bounded allocation,
 // the entry count, each entry against a decoding done here, and, through the file reader,
 // that OffsetIndex.lookup never returns an entry above the target even on unsorted data
-// (semantics §5: "the algorithm never returns an entry greater than the target for LLB").
+// (docs/kafka.md §5: "the algorithm never returns an entry greater than the target for LLB").
 func FuzzIndexFile(f *testing.F) {
 	addGoldenSeeds(f, segment.IndexSuffix)
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
@@ -141,7 +141,7 @@ func checkValidView(t *testing.T, data []byte, size, relAt, gotValid, gotGarbage
 }
 
 // FuzzTimeIndexFile: an arbitrary .timeindex image, 12-byte entries of int64 timestamp and
-// int32 relative offset (semantics §6); the same checks as FuzzIndexFile.
+// int32 relative offset (docs/kafka.md §6); the same checks as FuzzIndexFile.
 func FuzzTimeIndexFile(f *testing.F) {
 	addGoldenSeeds(f, segment.TimeIndexSuffix)
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
@@ -178,7 +178,7 @@ func FuzzTimeIndexFile(f *testing.F) {
 	})
 }
 
-// FuzzBatchHeader: arbitrary bytes as a v2 batch header (semantics §1.3) and as a legacy
+// FuzzBatchHeader: arbitrary bytes as a v2 batch header (docs/kafka.md §1.3) and as a legacy
 // v0/v1 header (§1.4). Checked: no panic, bounded allocation, every field read from its
 // documented byte offset, a header only from >= 61 bytes, CheckBatch accepting only a batch
 // whose stored CRC-32C over [21, end) matches.
@@ -208,7 +208,7 @@ func FuzzBatchHeader(f *testing.F) {
 }
 
 // FuzzRecordDecode: arbitrary bytes as a whole uncompressed v2 batch (DefaultRecord.readFrom,
-// semantics §1.3). Checked: no panic, bounded allocation (a hostile record count or length
+// docs/kafka.md §1.3). Checked: no panic, bounded allocation (a hostile record count or length
 // must not be trusted), no more records than the count field and than 7-byte records fit,
 // keys and values inside the input.
 func FuzzRecordDecode(f *testing.F) {
@@ -233,7 +233,7 @@ func FuzzRecordDecode(f *testing.F) {
 }
 
 // FuzzLogWalk: arbitrary .log bytes through the file reader (FileLogInputStream.nextBatch,
-// semantics §1.5), read once through mmap and once through pread; both must agree. Checked:
+// docs/kafka.md §1.5), read once through mmap and once through pread; both must agree. Checked:
 // no panic, batches in order and inside the file (a size field is never trusted beyond the
 // file size), a tail of <= 17 bytes never a batch, CRC checks and record iteration of every
 // batch without panic, and the lookup of every batch's offsets.
@@ -294,7 +294,7 @@ func FuzzLogWalk(f *testing.F) {
 }
 
 // FuzzSegmentName: arbitrary file names (LogFileUtils.offsetFromFileName,
-// filenamePrefixFromOffset, semantics §1.1). Checked: no panic; a recognized name is exactly
+// filenamePrefixFromOffset, docs/kafka.md §1.1). Checked: no panic; a recognized name is exactly
 // the 20-digit prefix of its base offset plus its suffixes; a parsed offset renders back.
 func FuzzSegmentName(f *testing.F) {
 	for _, s := range []string{"00000000000000000000.log", "00000000000000004740.index", "00000000000000000316.timeindex",
@@ -323,7 +323,7 @@ func FuzzSegmentName(f *testing.F) {
 	})
 }
 
-// FuzzWorkloadJSON: arbitrary bytes as a SPEC §3 workload file (model.ParseWorkload, the
+// FuzzWorkloadJSON: arbitrary bytes as a docs/contract.md §3 workload file (model.ParseWorkload, the
 // SPEC's parser), and through segment.ParseWorkload and segment.ParseRecipe. Checked: no
 // panic, bounded allocation, an accepted workload writes back (MarshalJSON) to a file that
 // parses to the same workload, and when both workload parsers accept a file they read the

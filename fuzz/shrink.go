@@ -124,11 +124,11 @@ type note struct {
 	What       string `json:"what"`
 }
 
-// MarshalReproduction renders d's workload as a SPEC §3 workload file, config and rule
+// MarshalReproduction renders d's workload as a docs/contract.md §3 workload file, config and rule
 // included, that `kidx sim`, `kidx write` and Replay read back.
 func MarshalReproduction(d *Divergence) ([]byte, error) { return d.Workload.MarshalJSON() }
 
-// WriteReproduction writes d's workload as a SPEC §3 workload file in dir, named after a hash
+// WriteReproduction writes d's workload as a docs/contract.md §3 workload file in dir, named after a hash
 // of its content, and the divergence text next to it (same name, .txt). It returns the
 // workload file's path.
 func WriteReproduction(dir string, d *Divergence) (string, error) {
@@ -156,7 +156,7 @@ func WriteReproduction(dir string, d *Divergence) (string, error) {
 	return path, nil
 }
 
-// Replay reads a workload file (SPEC §3, as WriteReproduction writes it) and runs it through
+// Replay reads a workload file (docs/contract.md §3, as WriteReproduction writes it) and runs it through
 // the harness: a reproduction reproduces its divergence.
 func Replay(path string, o *Options) (*Divergence, error) {
 	data, err := os.ReadFile(path)

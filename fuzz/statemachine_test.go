@@ -79,7 +79,7 @@ func (m *machine) reader(t *rapid.T, ms *model.Segment, active bool) *segment.Se
 
 // check is the invariant after every action (model against files): events equal; every
 // rolled segment equal in everything Check compares; the active segment's .log equal and its
-// preallocated indexes holding exactly the model's entries followed by zeros (semantics §4:
+// preallocated indexes holding exactly the model's entries followed by zeros (docs/kafka.md §4:
 // "setLength ... sparse, zero-filled").
 func (m *machine) check(t *rapid.T) {
 	if what := compareEvents(m.ml.Events(), m.fl.Events()); what != "" {

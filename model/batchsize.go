@@ -21,7 +21,7 @@ import (
 //
 //	MinBatchBytes(n) = 61 + 7n + max(0, n-64) + max(0, n-8192) + max(0, n-2^20) + max(0, n-2^27)
 //
-// (1 record: 68 bytes; 64: 509; 79, the seed post's batch: 629).
+// (1 record: 68 bytes; 64: 509; 79, the seed post's batch (docs/background.md): 629).
 //
 // A 1-record batch also cannot be 126, 8255, 1048640 or 134217793 bytes: its one record
 // would be 65, 8194, 1048579 or 134217732 bytes, and no record is, because a body of 64

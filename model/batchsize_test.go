@@ -23,7 +23,7 @@ func TestMinBatchBytesByHand(t *testing.T) {
 		{3, model.NotLegacy, 82},
 		{64, model.NotLegacy, 61 + 64*7},                                // 509
 		{65, model.NotLegacy, 61 + 64*7 + 8},                            // 517
-		{79, model.NotLegacy, 629},                                      // the seed post's batch: 61 + 64*7 + 15*8
+		{79, model.NotLegacy, 629},                                      // the seed post's batch (docs/background.md): 61 + 64*7 + 15*8
 		{8192, model.NotLegacy, 61 + 64*7 + 8128*8},                     // 65533
 		{8193, model.NotLegacy, 61 + 64*7 + 8128*8 + 9},                 // 65542
 		{1 << 20, model.NotLegacy, 61 + 64*7 + 8128*8 + (1<<20-8192)*9}, // 9363517

@@ -9,7 +9,7 @@ import (
 )
 
 // Config holds the topic configs that shape a partition's segments and indexes. Field
-// names follow Kafka's topic-config names (SPEC §2); values are bytes or milliseconds.
+// names follow Kafka's topic-config names (docs/contract.md §2); values are bytes or milliseconds.
 type Config struct {
 	IndexIntervalBytes int64 // index.interval.bytes
 	SegmentBytes       int64 // segment.bytes
@@ -19,7 +19,7 @@ type Config struct {
 	SegmentJitterMs    int64 // segment.jitter.ms (the model draws no jitter: see docs/model.md)
 }
 
-// Kafka's defaults (LogConfig / ServerLogConfigs, semantics §9).
+// Kafka's defaults (LogConfig / ServerLogConfigs, docs/kafka.md §9).
 const (
 	DefaultIndexIntervalBytes = 4096
 	DefaultSegmentBytes       = 1 << 30
@@ -42,7 +42,7 @@ func DefaultConfig() Config {
 }
 
 // configKey describes one topic config: its name, where it lives in Config and the range
-// Kafka's ConfigDef accepts (semantics §9; all of these are INT or LONG configs).
+// Kafka's ConfigDef accepts (docs/kafka.md §9; all of these are INT or LONG configs).
 type configKey struct {
 	name     string
 	field    func(*Config) *int64

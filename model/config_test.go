@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Semantics §0.1: per-batch from 3.9.1, 4.0.1 and 4.1.0 on; per-append up to 3.8.1, 3.9.0,
+// docs/kafka.md §0.1: per-batch from 3.9.1, 4.0.1 and 4.1.0 on; per-append up to 3.8.1, 3.9.0,
 // 4.0.0. The seeds ran 4.3.1 (post 003) and 4.5.0-SNAPSHOT (post 000), both per-batch.
 func TestRuleForKafkaVersion(t *testing.T) {
 	cases := map[string]AppendRule{
@@ -38,7 +38,7 @@ func TestRuleForKafkaVersion(t *testing.T) {
 	}
 }
 
-// SPEC §2 and semantics §9: Kafka's names, defaults and ranges.
+// docs/contract.md §2 and docs/kafka.md §9: Kafka's names, defaults and ranges.
 func TestConfigDefaultsAndRanges(t *testing.T) {
 	want := map[string]int64{"index.interval.bytes": 4096, "segment.bytes": 1073741824, "segment.index.bytes": 10485760,
 		"max.message.bytes": 1048588, "segment.ms": 604800000, "segment.jitter.ms": 0}
@@ -67,7 +67,7 @@ func TestConfigDefaultsAndRanges(t *testing.T) {
 	}
 }
 
-// SPEC §2: the CLI warns where a Kafka release rejects a value the model accepts.
+// docs/contract.md §2: the CLI warns where a Kafka release rejects a value the model accepts.
 func TestVersionWarnings(t *testing.T) {
 	c := DefaultConfig()
 	c.SegmentBytes = 65536
@@ -124,7 +124,7 @@ func TestEmptyWorkloadRoundTrip(t *testing.T) {
 	}
 }
 
-// A workload may replay legacy messages (SPEC §3 optional key "magic"): the smallest entry
+// A workload may replay legacy messages (docs/contract.md §3 optional key "magic"): the smallest entry
 // is then LOG_OVERHEAD + LegacyRecord.RECORD_OVERHEAD_V0 (26) or _V1 (34), not a v2 batch's
 // 61, and the key survives a round trip.
 func TestWorkloadLegacyMagic(t *testing.T) {

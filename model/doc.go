@@ -6,14 +6,14 @@
 // The model does no I/O and imports only the standard library. Every behaviour that looks
 // odd (strict >, check before increment, an entry naming the batch's last offset, the time
 // index reserving a slot) is Kafka's, and the comment next to it names the Kafka method.
-// KAFKA-INDEX-SEMANTICS.md in the project's shared documents is the source; §N below
+// docs/kafka.md is the source; §N below
 // refers to it.
 //
 // Files, one idea each:
 //
 //   - config.go: Config, with Kafka's topic-config names and defaults.
 //   - rule.go: AppendRule (PerBatch, PerAppend) and the Kafka-version mapping.
-//   - workload.go: Batch, Step, Workload and the SPEC §3 JSON format.
+//   - workload.go: Batch, Step, Workload and the docs/contract.md §3 JSON format.
 //   - search.go: Kafka's warm-section binary search (AbstractIndex.indexSlotRangeFor) and
 //     its cost in slots compared and 4 KiB pages touched.
 //   - indexslots.go: the bookkeeping both indexes share (AbstractIndex: capacity, resize,

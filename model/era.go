@@ -6,7 +6,7 @@ import (
 )
 
 // An Era is a range of Kafka releases whose LogSegment.append, recover() and roll rules are
-// the same for everything the model computes (semantics §13.2 and §13.5; docs/eras.md). A
+// the same for everything the model computes (docs/kafka.md §13.2 and §13.5; docs/eras.md). A
 // release selects one era; so does each of the two rule names (AppendRule).
 type Era struct {
 	ID       string // stable name, used on the CLI and in JSON
@@ -42,7 +42,7 @@ type Era struct {
 	// not rejected (KAFKA-17375, trunk 4.5).
 	ReplicationAcceptsOversize bool
 	// HeaderReadsPastHit: phase 2 reads one batch header past the hit unless the hit is the
-	// segment's last batch (searchForOffsetFromPosition, KAFKA-18989, 4.1+, semantics §13.6).
+	// segment's last batch (searchForOffsetFromPosition, KAFKA-18989, 4.1+, docs/kafka.md §13.6).
 	HeaderReadsPastHit bool
 	// Sources are the Kafka changes that open the era.
 	Sources string
@@ -113,41 +113,41 @@ func (t TimeOffset) String() string {
 
 func release(major, minor, patch int) KafkaVersion { return KafkaVersion{major, minor, patch} }
 
-// Eras lists every era, oldest first (semantics §13.2, §13.5, §13.6).
+// Eras lists every era, oldest first (docs/kafka.md §13.2, §13.5, §13.6).
 var Eras = []Era{
 	{ID: "0.8.0-0.8.1", Releases: "0.8.0-0.8.1", First: release(0, 8, 0), Last: release(0, 8, 1),
 		Entry: EntryAppendFirst, Time: TimeIndexNone, RecoverNamesBase: true,
 		Sources: "0.8.0 (Log.maybeRoll: segment.size > segment.bytes)",
-		Derived: "read from Kafka's code at the release tags (semantics §13), not run against it"},
+		Derived: "read from Kafka's code at the release tags (docs/kafka.md §13), not run against it"},
 	{ID: "0.8.2-0.9.0", Releases: "0.8.2-0.9.0", First: release(0, 8, 2), Last: release(0, 9, 0),
 		Entry: EntryAppendFirst, Time: TimeIndexNone, RecoverNamesBase: true, SizeRollCountsAppend: true,
 		Sources: "0.8.2 (the roll counts the incoming append; an append larger than a segment is rejected)",
-		Derived: "read from Kafka's code at the release tags (semantics §13), not run against it"},
+		Derived: "read from Kafka's code at the release tags (docs/kafka.md §13), not run against it"},
 	{ID: "0.10.0", Releases: "0.10.0", First: release(0, 10, 0), Last: release(0, 10, 0),
 		Entry: EntryAppendFirst, Time: TimeIndexNone, RecoverNamesBase: true, SizeRollCountsAppend: true,
 		FollowerWrapperOffset: true,
 		Sources:               "KAFKA-3047 (a follower's compressed wrapper is indexed at its own offset)",
-		Derived:               "read from Kafka's code at the release tags (semantics §13), not run against it"},
+		Derived:               "read from Kafka's code at the release tags (docs/kafka.md §13), not run against it"},
 	{ID: "0.10.1", Releases: "0.10.1", First: release(0, 10, 1), Last: release(0, 10, 1),
 		Entry: EntryAppendFirst, Time: TimeShallow, RecoverNamesBase: true, SizeRollCountsAppend: true,
 		FollowerWrapperOffset: true, TimeRollOnTimestamps: true,
 		Sources: "KAFKA-3163 (time index), KIP-33 (time rolls on message timestamps)",
-		Derived: "read from Kafka's code at the release tags (semantics §13), not run against it"},
+		Derived: "read from Kafka's code at the release tags (docs/kafka.md §13), not run against it"},
 	{ID: "0.10.2", Releases: "0.10.2", First: release(0, 10, 2), Last: release(0, 10, 2),
 		Entry: EntryAppendFirst, Time: TimeShallow, RecoverNamesBase: true, SizeRollCountsAppend: true,
 		FollowerWrapperOffset: true, TimeRollOnTimestamps: true, OverflowRoll: true,
 		Sources: "KAFKA-4451 (roll before a relative offset overflows)",
-		Derived: "read from Kafka's code at the release tags (semantics §13), not run against it"},
+		Derived: "read from Kafka's code at the release tags (docs/kafka.md §13), not run against it"},
 	{ID: "0.11-1.1", Releases: "0.11.0-1.1", First: release(0, 11, 0), Last: release(1, 1, 1),
 		Entry: EntryAppendFirst, Time: TimeExactRecord, RecoverNamesBase: true, SizeRollCountsAppend: true,
 		FollowerWrapperOffset: true, TimeRollOnTimestamps: true, OverflowRoll: true,
 		Sources: "KIP-98 (v2 batches; LogValidator names the record holding the max timestamp)",
-		Derived: "read from Kafka's code at the release tags (semantics §13), not run against it"},
+		Derived: "read from Kafka's code at the release tags (docs/kafka.md §13), not run against it"},
 	{ID: "2.0-3.6", Releases: "2.0-3.6", First: release(2, 0, 0), Last: release(3, 6, 2),
 		Entry: EntryAppendLast, Time: TimeExactRecord, SizeRollCountsAppend: true,
 		TimeRollOnTimestamps: true, OverflowRoll: true, RollToFirstOffset: true,
 		Sources: "KAFKA-6530 (the entry names the append's last offset), KAFKA-6264 (recover names a batch's last offset; roll to the append's first offset)",
-		Derived: "read from Kafka's code at the release tags, not run; recover() naming the batch's last offset in a leader's time index is derived (semantics §13.2)"},
+		Derived: "read from Kafka's code at the release tags, not run; recover() naming the batch's last offset in a leader's time index is derived (docs/kafka.md §13.2)"},
 	{ID: "3.7-4.0.0", Releases: "3.7.x, 3.8.0-3.8.1, 3.9.0, 4.0.0", First: release(3, 7, 0), Last: release(4, 0, 0),
 		Entry: EntryAppendLast, Time: TimeBatchLast, SizeRollCountsAppend: true,
 		TimeRollOnTimestamps: true, OverflowRoll: true, RollToFirstOffset: true,
@@ -207,7 +207,7 @@ func EraForRule(r AppendRule) Era {
 	return mustEra("4.1-4.4")
 }
 
-// EraForVersion returns the era of a Kafka release (semantics §13.2). The 3.8 branch carries
+// EraForVersion returns the era of a Kafka release (docs/kafka.md §13.2). The 3.8 branch carries
 // KAFKA-806 for a 3.8.2 if one is ever released; kidx maps 3.8.2+ to the branch's code.
 func EraForVersion(ver KafkaVersion) Era {
 	perBatch := (ver.Major == 3 && ver.Minor == 8 && ver.Patch >= 2) ||
@@ -268,7 +268,7 @@ func (e Era) IsCurrentRule() bool {
 	return e.ID == EraForRule(PerBatch).ID || e.ID == EraForRule(PerAppend).ID
 }
 
-// Origin is where an append comes from (SPEC §3): the leader validates and assigns offsets
+// Origin is where an append comes from (docs/contract.md §3): the leader validates and assigns offsets
 // (UnifiedLog.appendAsLeader), a follower writes what it fetched (appendAsFollower).
 type Origin int8
 

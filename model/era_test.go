@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Semantics §13.2 and §13.5, written out by hand: the era each release line's first and last
+// docs/kafka.md §13.2 and §13.5, written out by hand: the era each release line's first and last
 // releases fall in, with the boundaries where a rule moved.
 func TestEraForVersion(t *testing.T) {
 	cases := map[string]string{
@@ -30,7 +30,7 @@ func TestEraForVersion(t *testing.T) {
 	}
 }
 
-// The facts of semantics §13.2 that pick each era's rules, one per transition the issue
+// The facts of docs/kafka.md §13.2 that pick each era's rules, one per transition the issue
 // names: 1.1 -> 2.0 (the entry's offset, recover's offset, the roll's base), 3.6 -> 3.7 (the
 // time index), 4.0.0 -> 4.0.1 (per batch), 4.0.x -> 4.1 (header reads), 4.4 -> trunk
 // (KAFKA-17375), and the older ones of §13.5.
@@ -122,7 +122,7 @@ func randomEraSteps(r *rand.Rand, start int64) (Config, []Step) {
 	return cfg, out
 }
 
-// SPEC §5 in every era: the one-pass statistics, header reads included, equal a lookup of
+// docs/contract.md §5 in every era: the one-pass statistics, header reads included, equal a lookup of
 // every offset (Kafka's search, the header walk, and the era's own phase-2 loop).
 func TestEveryEraScanStatsMatchBruteForce(t *testing.T) {
 	for _, era := range Eras {

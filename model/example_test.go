@@ -6,7 +6,7 @@ import (
 	"kidx/model"
 )
 
-// The seed post's segment 4740: four batches, the per-batch rule at the default interval,
+// The seed post's segment 4740 (docs/background.md): four batches, the per-batch rule at the default interval,
 // and the lookup of offset 4930.
 func ExampleSegment_Lookup() {
 	cfg := model.DefaultConfig()
@@ -28,7 +28,7 @@ func ExampleSegment_Lookup() {
 	// start 16350, hit 4898-4976 at 32700, 16350 bytes, 2 hops
 }
 
-// The three regimes of the seed post: the plateau (interval below the batch size), thinning,
+// The three regimes of the seed post (docs/background.md): the plateau (interval below the batch size), thinning,
 // and the cliff (interval at least segment.bytes: an empty index). By hand for the cliff:
 // each full segment scans 79×16350×(0+1+2+3) bytes, the last 5003100, over 5000 offsets.
 func ExampleStatStream() {

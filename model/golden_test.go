@@ -67,7 +67,7 @@ func TestGoldenKafkaVectors(t *testing.T) {
 				t.Fatalf("segments: model %d, Kafka %d", len(segs), len(out.Segments))
 			}
 			for i, ks := range out.Segments {
-				// Where Kafka threw, the model stops before the failing append (SPEC §4), while
+				// Where Kafka threw, the model stops before the failing append (docs/contract.md §4), while
 				// Kafka's files also hold that append's bytes: the last segment is compared up
 				// to the model's last offset.
 				partial := out.Error != nil && i == len(out.Segments)-1

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Scenarios of Kafka's OffsetIndexTest and TimeIndexTest (semantics §11), on the model's
+// Scenarios of Kafka's OffsetIndexTest and TimeIndexTest (docs/kafka.md §11), on the model's
 // in-memory twins of the two classes. Each test names the Kafka test it reproduces.
 
 func newOffsetIndex(t *testing.T, base, maxIndexSize int64) *OffsetIndex {
@@ -109,7 +109,7 @@ func TestOffsetIndexAppendPreconditions(t *testing.T) {
 	}
 }
 
-// OffsetIndexTest.testFetchUpperBoundOffset, plus the slot-0 quirk of semantics §5 that the
+// OffsetIndexTest.testFetchUpperBoundOffset, plus the slot-0 quirk of docs/kafka.md §5 that the
 // Kafka test never probes.
 func TestOffsetIndexFetchUpperBoundOffset(t *testing.T) {
 	x := newOffsetIndex(t, 0, 240)
@@ -192,7 +192,7 @@ func TestOffsetIndexFirstEntryMayEqualBase(t *testing.T) {
 }
 
 // AbstractIndex.createAndAssignMmap: sizes round down to whole entries; less than one entry
-// is refused (semantics §4, "85 → 80 bytes").
+// is refused (docs/kafka.md §4, "85 → 80 bytes").
 func TestIndexSizesRoundDown(t *testing.T) {
 	if x := newOffsetIndex(t, 0, 85); x.MaxEntries() != 10 || x.SizeInBytes() != 80 {
 		t.Errorf("85 bytes: %d slots", x.MaxEntries())
@@ -326,7 +326,7 @@ func TestTimeIndexResize(t *testing.T) {
 	}
 }
 
-// SPEC §6 WarmSearchAgrees, exhaustively on small indexes and at the warm boundary of a
+// docs/contract.md §6 WarmSearchAgrees, exhaustively on small indexes and at the warm boundary of a
 // large one: Kafka's warm-section search answers what a plain binary search answers.
 func TestWarmSearchAgreesWithPlainSearch(t *testing.T) {
 	check := func(x *OffsetIndex, targets []int64) {
@@ -361,7 +361,7 @@ func TestWarmSearchAgreesWithPlainSearch(t *testing.T) {
 	check(x, targets)
 }
 
-// Semantics §5: a tail lookup reads only the warm section. On a full default-size index the
+// docs/kafka.md §5: a tail lookup reads only the warm section. On a full default-size index the
 // warm section is 1025 slots (F..n-1), at most 8200 bytes, so at most 3 pages.
 func TestWarmSearchTouchesOnlyTheTail(t *testing.T) {
 	x := newOffsetIndex(t, 0, DefaultSegmentIndexBytes)

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// Scenarios of Kafka's LogSegmentTest and UnifiedLogTest (semantics §11), the worked example
-// of semantics §2.3, and the roll rules of semantics §8. Kafka's LogSegmentTest builds v1
+// Scenarios of Kafka's LogSegmentTest and UnifiedLogTest (docs/kafka.md §11), the worked example
+// of docs/kafka.md §2.3, and the roll rules of docs/kafka.md §8. Kafka's LogSegmentTest builds v1
 // messages of 39 bytes; the model is of v2 batches (61 bytes at least), so those tests run
 // with 78-byte batches and the interval scaled the same way (2*size-1), which keeps every
 // comparison the Kafka test makes.
@@ -182,7 +182,7 @@ func TestUnifiedLogSizeBasedRoll(t *testing.T) {
 	}
 }
 
-// Semantics §2.3, the worked example: 78-byte one-record batches, interval 100, appends A1 =
+// docs/kafka.md §2.3, the worked example: 78-byte one-record batches, interval 100, appends A1 =
 // batches 0-4, A2 = 5-9, A3 = 10.
 func workedExample(t *testing.T, rule AppendRule) *Log {
 	cfg := DefaultConfig()
@@ -238,7 +238,7 @@ func TestWorkedExampleSection2_3(t *testing.T) {
 	}
 }
 
-// Semantics §8, UnifiedLog.append: an append larger than segment.bytes is rejected before
+// docs/kafka.md §8, UnifiedLog.append: an append larger than segment.bytes is rejected before
 // anything is written, even into an empty segment; exactly segment.bytes is accepted
 // without a roll.
 func TestOversizeAppendRejected(t *testing.T) {
@@ -266,7 +266,7 @@ func TestOversizeAppendRejected(t *testing.T) {
 	}
 }
 
-// Semantics §8 and §6: the time index is full one slot early (isFull = entries >=
+// docs/kafka.md §8 and §6: the time index is full one slot early (isFull = entries >=
 // maxEntries-1), so with segment.index.bytes=24 (3 offset slots, 2 time slots) one entry
 // fills the time index and the next append rolls.
 func TestTimeIndexFullRollsOneSlotEarly(t *testing.T) {
@@ -291,7 +291,7 @@ func TestTimeIndexFullRollsOneSlotEarly(t *testing.T) {
 	}
 }
 
-// Semantics §8.4 and LogSegmentTest.testAppendForLogSegmentOffsetOverflowException: a
+// docs/kafka.md §8.4 and LogSegmentTest.testAppendForLogSegmentOffsetOverflowException: a
 // segment rolls when the append's last offset would not fit a relative int32 offset.
 func TestRelativeOffsetOverflowRolls(t *testing.T) {
 	l := newLog(t, DefaultConfig(), PerBatch, 0)
@@ -304,7 +304,7 @@ func TestRelativeOffsetOverflowRolls(t *testing.T) {
 	}
 }
 
-// Semantics §2.4 and the golden case smallindex-per-batch: under the per-batch rule an
+// docs/kafka.md §2.4 and the golden case smallindex-per-batch: under the per-batch rule an
 // append with several entries can overflow an index after shouldRoll's single check. The
 // model records Kafka's exception at that step and stops, leaving the state before it.
 func TestPerBatchMidAppendOverflow(t *testing.T) {
@@ -336,7 +336,7 @@ func TestPerBatchMidAppendOverflow(t *testing.T) {
 	}
 }
 
-// Semantics §8.2, LogSegment.shouldRoll / timeWaitedForRoll (UnifiedLogTest
+// docs/kafka.md §8.2, LogSegment.shouldRoll / timeWaitedForRoll (UnifiedLogTest
 // testTimeBasedLogRollDuringAppend): with record timestamps, a segment rolls when the
 // append's max timestamp is more than segment.ms past the first batch's (strict >).
 func TestTimeBasedRoll(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// RollReason says which condition of LogSegment.shouldRoll rolled a segment (semantics §8).
+// RollReason says which condition of LogSegment.shouldRoll rolled a segment (docs/kafka.md §8).
 type RollReason string
 
 // The roll conditions, in the order shouldRoll tests them.
@@ -21,7 +21,7 @@ const (
 	rollNone   RollReason = ""
 )
 
-// Event kinds (SPEC §4; offset-overflow is kidx's addition for an append spanning more than
+// Event kinds (docs/contract.md §4; offset-overflow is kidx's addition for an append spanning more than
 // 2^31 offsets, LogSegmentOffsetOverflowException).
 const (
 	EventRejected         = "rejected"
@@ -30,7 +30,7 @@ const (
 	EventOffsetOutOfRange = "offset-overflow"
 )
 
-// An Event is something Kafka would throw on (SPEC §4): an append rejected before it is
+// An Event is something Kafka would throw on (docs/contract.md §4): an append rejected before it is
 // written, or an index overflow inside LogSegment.append or LogSegment.recover.
 type Event struct {
 	Kind string `json:"kind"`
@@ -56,7 +56,7 @@ type LogOptions struct {
 	KeepSegments bool
 	// Mutant breaks one of Kafka's rules on purpose (props' mutation tests); Exact otherwise.
 	Mutant Mutant
-	// Era, when set, selects a Kafka era's rules (semantics §13) in place of the rule
+	// Era, when set, selects a Kafka era's rules (docs/kafka.md §13) in place of the rule
 	// NewLog is given; the zero Era means the rule's own era (EraForRule).
 	Era Era
 	// OnSegmentDone, if set, sees every segment once it is final: at its roll, and the last
@@ -110,7 +110,7 @@ type Log struct {
 	finished   bool
 	decisions  *decisionRange
 	// dropActive: the step that stopped the log had rolled to a new segment, which Kafka
-	// left empty when it threw. SPEC §4 shows the state up to the previous step, so that
+	// left empty when it threw. docs/contract.md §4 shows the state up to the previous step, so that
 	// segment is not shown.
 	dropActive bool
 }
@@ -440,7 +440,7 @@ func (l *Log) Recover() error {
 }
 
 // Close closes the log as a clean shutdown does: the active segment gets its final
-// time-index entry and trimmed indexes. Every segment is then as SPEC §4 shows it.
+// time-index entry and trimmed indexes. Every segment is then as docs/contract.md §4 shows it.
 func (l *Log) Close() error {
 	if l.finished {
 		return nil

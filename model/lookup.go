@@ -2,7 +2,7 @@ package model
 
 import "sort"
 
-// LookupResult is one offset lookup, phase 1 and phase 2 (SPEC §5).
+// LookupResult is one offset lookup, phase 1 and phase 2 (docs/contract.md §5).
 type LookupResult struct {
 	Target      int64
 	SegmentBase int64
@@ -15,7 +15,7 @@ type LookupResult struct {
 	Hit       BatchInfo
 	ScanBytes int64 // Hit.Position - Index.Position
 	Hops      int64 // batch headers read, the hit included
-	// HeaderReads are the headers the era's own phase-2 loop reads (SPEC §5): the hops up to
+	// HeaderReads are the headers the era's own phase-2 loop reads (docs/contract.md §5): the hops up to
 	// 4.0; from 4.1 (searchForOffsetFromPosition) the walk stops at a batch whose base offset
 	// is the target, and otherwise goes on to the first batch whose base offset is past it: one
 	// more for an offset that is not its batch's base, unless the batch is the segment's last.
@@ -52,7 +52,7 @@ func (s *Segment) Lookup(target int64) (r LookupResult, ok bool) {
 }
 
 // searchFromPositionReads counts the headers FileRecords.searchForOffsetFromPosition (4.1+,
-// KAFKA-18989, semantics §7.1) reads from batch start for target: it returns at once at a
+// KAFKA-18989, docs/kafka.md §7.1) reads from batch start for target: it returns at once at a
 // batch whose base offset is the target, and otherwise reads on to the first batch whose base
 // offset is past it (or the end of the file) and returns the batch before.
 func searchFromPositionReads(batches []BatchInfo, start int, target int64) int64 {

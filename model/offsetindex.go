@@ -17,7 +17,7 @@ type offsetEntry struct {
 	pos int32
 }
 
-// OffsetIndex is an in-memory twin of Kafka's OffsetIndex (semantics §4): same capacity,
+// OffsetIndex is an in-memory twin of Kafka's OffsetIndex (docs/kafka.md §4): same capacity,
 // same append preconditions in the same order, same warm-section search, same truncation.
 // The zero value is not usable; call NewOffsetIndex.
 type OffsetIndex struct {

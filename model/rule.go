@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// AppendRule says how LogSegment.append decides on index entries (semantics §2).
+// AppendRule says how LogSegment.append decides on index entries (docs/kafka.md §2).
 type AppendRule int
 
 const (
@@ -95,7 +95,7 @@ func ParseKafkaVersion(s string) (KafkaVersion, error) {
 	return ver, nil
 }
 
-// RuleForKafkaVersion maps a release to its append rule (semantics §0.1): per-batch from
+// RuleForKafkaVersion maps a release to its append rule (docs/kafka.md §0.1): per-batch from
 // 3.9.1, 4.0.1 and 4.1.0 on. The 3.8 branch also carries the fix (#18843) but no 3.8.2
 // release is known; 3.8.2 and later 3.8.x are mapped to per-batch because that is the
 // branch's code (see docs/model.md). EraForVersion gives the release's whole behaviour.
@@ -108,8 +108,8 @@ func RuleForKafkaVersion(s string) (AppendRule, error) {
 }
 
 // VersionWarnings lists the config values that the given Kafka release would reject as a
-// topic config, with the reason (semantics §9). The model itself accepts them, so that small
-// what-if segments stay possible (SPEC §2).
+// topic config, with the reason (docs/kafka.md §9). The model itself accepts them, so that small
+// what-if segments stay possible (docs/contract.md §2).
 func VersionWarnings(c Config, version string) ([]string, error) {
 	v, err := ParseKafkaVersion(version)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // Data-driven scenario scripts in the style of etcd raft's testdata: each file in
 // ../testdata/scenarios is a list of commands, each followed by "----" and the output it must
 // produce, ending at a blank line. The expected outputs were written by hand from the seed
-// posts and the semantics document (each file says where its figures come from); the runner
+// posts (docs/background.md) and docs/kafka.md (each file says where its figures come from); the runner
 // never rewrites them.
 //
 // Commands:
@@ -27,7 +27,7 @@ import (
 //	timeindex [BASE]          time index of every segment (or one)
 //	lookup OFFSET             phase 1 + phase 2
 //	stats [BASE]              exact scan statistics per segment
-//	reads [BASE]              Kafka's phase-2 header reads per segment (SPEC §5)
+//	reads [BASE]              Kafka's phase-2 header reads per segment (docs/contract.md §5)
 //	events                    rejections and overflows so far
 //
 // A BATCH is SIZE[:RECORDS][@TS[~DELTA]][=BASE][/FLAG]: RECORDS offsets (default 1), max

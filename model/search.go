@@ -69,7 +69,7 @@ func (t *costTracker) cost() SearchCost {
 }
 
 // indexSlotRangeFor is AbstractIndex.indexSlotRangeFor with its binarySearch, exactly
-// (semantics §5): look at the first warm slot F = max(0, n-1-warmEntries); if its key is
+// (docs/kafka.md §5): look at the first warm slot F = max(0, n-1-warmEntries); if its key is
 // below the target, search only [F, n-1]; otherwise check slot 0 and search [0, F]. The
 // binary search takes the upper middle and returns on equality, so the slots it reads (and
 // hence the pages it touches) are Kafka's. key(i) is the compared field of slot i (KEY or
@@ -98,7 +98,7 @@ func indexSlotRangeFor(n int, key func(int) int64, target int64, entrySize int, 
 
 // binarySearch is AbstractIndex.binarySearch. Its smallest-upper-bound answer has Kafka's
 // quirk: when the target equals slot 0's key the loop never looks at mid == lo, so it
-// answers slot 1 (or -1 with one entry), see semantics §5.
+// answers slot 1 (or -1 with one entry), see docs/kafka.md §5.
 func binarySearch(n int, key func(int) int64, target int64, kind searchResult, lo, hi int, t *costTracker) int {
 	for lo < hi {
 		mid := int(uint(lo+hi+1) >> 1)

@@ -121,7 +121,7 @@ func (s *Segment) OffsetIndex() *OffsetIndex { return s.offsetIndex }
 func (s *Segment) TimeIndex() *TimeIndex { return s.timeIndex }
 
 // Scan is the exact phase-2 cost over every offset of the segment, with Kafka's header
-// reads for the segment's era (SPEC §5).
+// reads for the segment's era (docs/contract.md §5).
 func (s *Segment) Scan() ScanStats { return s.walker.withHeaderReads(s.scan, s.era.HeaderReadsPastHit) }
 
 // Era is the Kafka era whose rules wrote the segment.
@@ -185,7 +185,7 @@ func (s *Segment) addIndexEntry(offset, position int64, batch int) error {
 	return s.timeIndex.MaybeAppend(s.maxTimestampSoFar, s.offsetOfMaxTimestampSoFar, false)
 }
 
-// timeOffset is the offset a batch's max timestamp is time-indexed at (semantics §13.2): on
+// timeOffset is the offset a batch's max timestamp is time-indexed at (docs/kafka.md §13.2): on
 // a leader's uncompressed v2 append, Kafka 0.11 to 3.6 name the first record holding the max
 // (LogValidator.offsetOfMaxTimestamp); every other path and era names the batch's last
 // offset (a legacy wrapper's own offset is its last inner offset).
@@ -219,7 +219,7 @@ func placeBatches(batches []Batch, firstOffset int64, at int64, out []BatchInfo)
 func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origin, interval int64) error {
 	// shouldRoll left at least one free slot in each index. Only an append that may add more
 	// entries than there are free slots (a multi-batch append under the per-batch rule,
-	// semantics §2.4) can make Kafka throw; only then is the state saved for a rollback.
+	// docs/kafka.md §2.4) can make Kafka throw; only then is the state saved for a rollback.
 	var m segmentMark
 	mayThrow := s.offsetIndex.maxEntries-len(s.offsetIndex.entries) < len(batches) ||
 		(s.era.HasTimeIndex() && s.timeIndex.maxEntries-1-len(s.timeIndex.entries) < len(batches))
@@ -363,7 +363,7 @@ func (s *Segment) reopen(cfg Config) {
 	s.closed = false
 }
 
-// recover is LogSegment.recover (semantics §3) for a segment whose batches are all valid:
+// recover is LogSegment.recover (docs/kafka.md §3) for a segment whose batches are all valid:
 // both indexes are reset, then rebuilt per batch with a local counter (validBytes -
 // lastIndexEntry > interval, strict, checked before adding the batch), the time index gets
 // its closing entry with skipFullCheck, and both are trimmed. LogLoader then resizes the

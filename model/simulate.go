@@ -7,7 +7,7 @@ func Simulate(cfg Config, rule AppendRule, startOffset int64, steps []Step, keep
 	return SimulateEra(cfg, EraForRule(rule), startOffset, steps, keep)
 }
 
-// SimulateEra is Simulate under a Kafka era's rules (semantics §13).
+// SimulateEra is Simulate under a Kafka era's rules (docs/kafka.md §13).
 func SimulateEra(cfg Config, era Era, startOffset int64, steps []Step, keep bool) (*Log, error) {
 	l, err := NewLog(cfg, era.Rule(), LogOptions{StartOffset: startOffset, KeepSegments: keep, Era: era})
 	if err != nil {

@@ -1,11 +1,11 @@
 package model
 
 // ScanStats aggregates the phase-2 cost of looking up every offset of a segment (or of a
-// whole log), as defined in SPEC §5: scanBytes(o) = hit position - start position, and
+// whole log), as defined in docs/contract.md §5: scanBytes(o) = hit position - start position, and
 // hops(o) = batch headers read in phase 2, the hit included. All figures are exact.
 //
 // MaxHeaderReads and TotalHeaderReads are the batch headers Kafka's own phase-2 loop reads
-// (SPEC §5, semantics §7.1 and §13.6): equal to the hops before 4.1; from 4.1
+// (docs/contract.md §5, docs/kafka.md §7.1 and §13.6): equal to the hops before 4.1; from 4.1
 // (searchForOffsetFromPosition, KAFKA-18989) one more for every lookup of an offset that is
 // not its batch's base offset, unless the batch is the segment's last (the loop returns at a
 // base offset equal to the target, else reads on to the next batch's header). A Segment's or
@@ -78,14 +78,14 @@ func (s ScanStats) MeanHops() float64 {
 	return float64(s.TotalHops) / float64(s.Lookups)
 }
 
-// scanWalker computes ScanStats in one pass over a segment's batches in offset order (SPEC
+// scanWalker computes ScanStats in one pass over a segment's batches in offset order (docs/contract.md
 // §5). Every offset-index entry the model can produce names an offset inside some batch
 // (its last offset under the per-batch rule, the per-append rule and recover() from 2.0; an
 // append's first offset up to 1.1) and points at a batch start at or before it. So within
 // batch j the offsets below the named one share the start of the latest earlier entry, and
 // the rest use the new entry: two runs per batch at most.
 //
-// It also keeps what Kafka's header reads need (semantics §7.1, §13.6): from 4.1 a lookup of
+// It also keeps what Kafka's header reads need (docs/kafka.md §7.1, §13.6): from 4.1 a lookup of
 // an offset other than its batch's base reads one header past its hit, unless the hit is the
 // segment's last batch, which is known only when the segment stops growing. So the last
 // batch's figures are kept apart.

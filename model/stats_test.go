@@ -46,7 +46,7 @@ func randomSteps(r *rand.Rand) (Config, []Step) {
 	return cfg, steps
 }
 
-// SPEC §5: the one-pass statistics must equal a per-offset lookup (phase 1 with Kafka's
+// docs/contract.md §5: the one-pass statistics must equal a per-offset lookup (phase 1 with Kafka's
 // warm-section search, phase 2 by walking headers) on every segment.
 func TestScanStatsMatchBruteForce(t *testing.T) {
 	const seeds = 2500

@@ -10,7 +10,7 @@ import (
 // append, no restarts) of any length, reduced to exact per-segment summaries and ScanStats
 // in one pass, with no per-batch memory. It applies the same rules as Log (which stays the
 // reference; tests hold the two equal on random workloads) but keeps only counters. For one
-// batch per append the per-batch and per-append rules coincide (semantics §2.2); the older
+// batch per append the per-batch and per-append rules coincide (docs/kafka.md §2.2); the older
 // eras differ (SetEra), and those without an overflow roll (before 0.10.2) are left to Log.
 //
 // Two facts keep the loop small. Within a segment written in one process lifetime,
@@ -31,7 +31,7 @@ type StatStream struct {
 	firstBatchTs                      int64 // rollingBasedTimestamp: the first batch's max timestamp
 	scan                              ScanStats
 
-	// Header reads (semantics §7.1, §13.6): the last batch's offsets, its largest hops and
+	// Header reads (docs/kafka.md §7.1, §13.6): the last batch's offsets, its largest hops and
 	// its largest reads once another batch follows, kept apart from the earlier batches'
 	// largest reads until the segment closes.
 	lastLookups, lastMaxHops, lastAsEarlier, earlierMaxReads int64

@@ -15,7 +15,7 @@ type timeEntry struct {
 	rel int32
 }
 
-// TimeIndex is an in-memory twin of Kafka's TimeIndex (semantics §6). The zero value is not
+// TimeIndex is an in-memory twin of Kafka's TimeIndex (docs/kafka.md §6). The zero value is not
 // usable; call NewTimeIndex.
 type TimeIndex struct {
 	indexSlots[timeEntry]

@@ -14,7 +14,7 @@ import (
 )
 
 // RecordBatchOverhead is the size of a v2 record batch with no records
-// (DefaultRecordBatch.RECORD_BATCH_OVERHEAD, semantics §1.3).
+// (DefaultRecordBatch.RECORD_BATCH_OVERHEAD, docs/kafka.md §1.3).
 const RecordBatchOverhead = 61
 
 // NoTimestamp is Kafka's RecordBatch.NO_TIMESTAMP.
@@ -25,7 +25,7 @@ const NoTimestamp = -1
 // 0.11 (magic 0 or 1: one message, or a compressed wrapper of several, Records > 1), which
 // the log walks like a batch (FileLogInputStream).
 //
-// The other fields are for replaying real logs (SPEC §3's optional keys); their zero values
+// The other fields are for replaying real logs (docs/contract.md §3's optional keys); their zero values
 // are what a producer's batch is.
 type Batch struct {
 	Records      int64
@@ -38,7 +38,7 @@ type Batch struct {
 	BaseOffset int64
 	// MaxTimestampDelta is the offset delta of the first record holding MaxTimestamp, when
 	// HasMaxTimestampDelta ("timestamps" or "maxTimestampDelta"): the offset Kafka 0.11 to
-	// 3.6 time-index a leader's uncompressed batch at (semantics §13.2). Without it the model
+	// 3.6 time-index a leader's uncompressed batch at (docs/kafka.md §13.2). Without it the model
 	// takes the batch's last record.
 	MaxTimestampDelta    int32
 	HasMaxTimestampDelta bool
@@ -62,8 +62,8 @@ const (
 // roll. Exactly one of Append, Restart, Recover and Roll is set.
 type Step struct {
 	Append []Batch
-	// Origin is where the append came from (SPEC §3 "origin"): the leader (the default) or a
-	// follower's replication fetch; the eras' rules differ by origin (semantics §13.2).
+	// Origin is where the append came from (docs/contract.md §3 "origin"): the leader (the default) or a
+	// follower's replication fetch; the eras' rules differ by origin (docs/kafka.md §13.2).
 	Origin  Origin
 	Restart bool
 	Recover bool
@@ -101,7 +101,7 @@ func (s Step) AppendBytes() int64 {
 	return n
 }
 
-// A Workload is the SPEC §3 input: a config, a rule or Kafka release, a start offset and
+// A Workload is the docs/contract.md §3 input: a config, a rule or Kafka release, a start offset and
 // the steps.
 type Workload struct {
 	// Config holds only the keys the file sets; see ApplyTo.
@@ -207,7 +207,7 @@ type (
 	}
 )
 
-// ParseWorkload decodes a SPEC §3 workload. Errors are *WorkloadError values that name the
+// ParseWorkload decodes a docs/contract.md §3 workload. Errors are *WorkloadError values that name the
 // step and field (or the byte of a syntax error). Unknown keys are errors: a typo in a
 // config name must not silently fall back to a default.
 //
@@ -295,7 +295,7 @@ func (f *workloadFile) workload() (Workload, error) {
 	return w, nil
 }
 
-// checkOffsets holds explicit base offsets to SPEC §3: offsets increase, gaps allowed. A
+// checkOffsets holds explicit base offsets to docs/contract.md §3: offsets increase, gaps allowed. A
 // roll's base offset may not lie below the log end offset either.
 func (w Workload) checkOffsets() error {
 	next := w.StartOffset
@@ -651,7 +651,7 @@ func jsonError(err error, path string) error {
 	return &WorkloadError{Path: path, Offset: -1, Err: err}
 }
 
-// MarshalJSON writes the SPEC §3 form: "batches" when every step is one single-batch
+// MarshalJSON writes the docs/contract.md §3 form: "batches" when every step is one single-batch
 // append (and the workload came in that form), "steps" otherwise. Timestamps of -1 are
 // omitted (the default). An empty workload keeps its empty list, so it parses back.
 func (w Workload) MarshalJSON() ([]byte, error) {

@@ -14,7 +14,7 @@ import (
 	"kidx/model"
 )
 
-// Result is one property's outcome, as `kidx check` prints it (SPEC §9).
+// Result is one property's outcome, as `kidx check` prints it (docs/contract.md §9).
 type Result struct {
 	Property string
 	Kind     Kind

@@ -1,4 +1,4 @@
-// Package props holds the named properties of SPEC §6 and the checkers that search for
+// Package props holds the named properties of docs/contract.md §6 and the checkers that search for
 // their counterexamples: rapid (random cases, shrunk to a minimal one) and an exhaustive
 // walk over a bounded space. Invariants must hold for Kafka's rules; questions are claims
 // that can be false, and a counterexample is a finding.

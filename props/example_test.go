@@ -8,7 +8,7 @@ import (
 )
 
 // A clean restart mid-segment resets the live byte counter; recover() counts from the
-// segment's start, so it rebuilds a different index (semantics §2.3).
+// segment's start, so it rebuilds a different index (docs/kafka.md §2.3).
 func ExampleRecoveryRebuildsSameIndex() {
 	b := model.Batch{Records: 1, Bytes: 68, MaxTimestamp: -1}
 	cfg := model.DefaultConfig()

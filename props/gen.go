@@ -11,7 +11,7 @@ import (
 
 // DefaultAlphabet holds the batch sizes the edges are made of: the smallest v2 batch (one
 // record, 68 bytes: model.MinBatchBytes), a small one, just below, at and above 4096 (the
-// default interval), and the seed post's 16350-byte batch.
+// default interval), and the seed post's 16350-byte batch (docs/background.md).
 var DefaultAlphabet = []int64{68, 100, 4095, 4096, 4097, 16350}
 
 // minBatch is the smallest batch a file can hold: one record, 68 bytes.

@@ -11,7 +11,7 @@ import (
 // FirstBatchNeverIndexed: the first batch after any counter reset never gets an entry.
 var FirstBatchNeverIndexed = &Property{
 	Name:    "FirstBatchNeverIndexed",
-	Kafka:   "LogSegment.append checks bytesSinceLastIndexEntry > index.interval.bytes before adding the batch, and the counter is 0 in every new LogSegment object (semantics §2.1, §2.2)",
+	Kafka:   "LogSegment.append checks bytesSinceLastIndexEntry > index.interval.bytes before adding the batch, and the counter is 0 in every new LogSegment object (docs/kafka.md §2.1, §2.2)",
 	KindFor: always(Invariant),
 	Check: func(c *Case) *Violation {
 		r := c.Run()
@@ -35,11 +35,11 @@ var FirstBatchNeverIndexed = &Property{
 
 // ScanBound: per-batch, scanBytes(o) <= min(I + size of the batch just before the hit
 // batch, S); per-append, the unit is the append. Premise: the segment was written in one
-// process lifetime (no restart or recovery after its first batch), as in the semantics'
-// derivation (§2.2).
+// process lifetime (no restart or recovery after its first batch), as in the
+// derivation of docs/kafka.md §2.2.
 var ScanBound = &Property{
 	Name:    "ScanBound",
-	Kafka:   "an entry is added as soon as bytesSinceLastIndexEntry > index.interval.bytes (semantics §2.2: worst scan <= interval + the batch before the target batch)",
+	Kafka:   "an entry is added as soon as bytesSinceLastIndexEntry > index.interval.bytes (docs/kafka.md §2.2: worst scan <= interval + the batch before the target batch)",
 	KindFor: always(Invariant),
 	Check: func(c *Case) *Violation {
 		r := c.Run()
@@ -97,7 +97,7 @@ var ScanBound = &Property{
 // the first after each counter reset is indexed; index files byte-identical).
 var Plateau = &Property{
 	Name:    "Plateau",
-	Kafka:   "with bytesSinceLastIndexEntry >= the previous batch's size > I, every check after the first succeeds, as with I = 0 (semantics §2.2: 0 and 1 are indistinguishable)",
+	Kafka:   "with bytesSinceLastIndexEntry >= the previous batch's size > I, every check after the first succeeds, as with I = 0 (docs/kafka.md §2.2: 0 and 1 are indistinguishable)",
 	KindFor: always(Invariant),
 	Check: func(c *Case) *Violation {
 		smallest := int64(-1)
@@ -133,7 +133,7 @@ var Plateau = &Property{
 // EmptyAboveSegment: I >= S implies every offset index is empty.
 var EmptyAboveSegment = &Property{
 	Name:    "EmptyAboveSegment",
-	Kafka:   "bytesSinceLastIndexEntry never reaches segment.bytes before a batch (shouldRoll keeps size + append <= segment.bytes), so > I >= S never holds (semantics §2.2, §8)",
+	Kafka:   "bytesSinceLastIndexEntry never reaches segment.bytes before a batch (shouldRoll keeps size + append <= segment.bytes), so > I >= S never holds (docs/kafka.md §2.2, §8)",
 	KindFor: always(Invariant),
 	Check: func(c *Case) *Violation {
 		if c.Config.IndexIntervalBytes < c.Config.SegmentBytes {
@@ -150,7 +150,7 @@ var EmptyAboveSegment = &Property{
 	},
 }
 
-// entryMismatch is DumpLogSegments' .index check (semantics §10): the first batch at the
+// entryMismatch is DumpLogSegments' .index check (docs/kafka.md §10): the first batch at the
 // entry's position must end at the entry's offset.
 func entryMismatch(s *model.Segment) (model.OffsetPosition, int64, bool) {
 	bs := s.Batches()
@@ -171,7 +171,7 @@ func entryMismatch(s *model.Segment) (model.OffsetPosition, int64, bool) {
 // as a finding.
 var EntriesAtBatchBoundaries = &Property{
 	Name:  "EntriesAtBatchBoundaries",
-	Kafka: "KAFKA-806 LogSegment.append: offsetIndex.append(batch.lastOffset, its position); DumpLogSegments checks the batch at each entry (semantics §2.2, §10)",
+	Kafka: "KAFKA-806 LogSegment.append: offsetIndex.append(batch.lastOffset, its position); DumpLogSegments checks the batch at each entry (docs/kafka.md §2.2, §10)",
 	KindFor: func(r model.AppendRule) Kind {
 		if r == model.PerAppend {
 			return Question
@@ -201,7 +201,7 @@ var EntriesAtBatchBoundaries = &Property{
 // strictly increase and their offsets never decrease.
 var StrictlyIncreasing = &Property{
 	Name:    "StrictlyIncreasing",
-	Kafka:   "OffsetIndex.append rejects an offset not larger than the last; TimeIndex.maybeAppend appends only a strictly larger timestamp (semantics §4, §6)",
+	Kafka:   "OffsetIndex.append rejects an offset not larger than the last; TimeIndex.maybeAppend appends only a strictly larger timestamp (docs/kafka.md §4, §6)",
 	KindFor: always(Invariant),
 	Check: func(c *Case) *Violation {
 		for _, s := range c.Run().Segments {
@@ -229,7 +229,7 @@ var StrictlyIncreasing = &Property{
 // not compared: a stopped log has fewer steps.
 var DensityMonotone = &Property{
 	Name:    "DensityMonotone",
-	Kafka:   "a larger index.interval.bytes makes the strict > test fail more often (semantics §2.2: the config only makes the index sparser)",
+	Kafka:   "a larger index.interval.bytes makes the strict > test fail more often (docs/kafka.md §2.2: the config only makes the index sparser)",
 	KindFor: always(Invariant),
 	Check: func(c *Case) *Violation {
 		hi := c.compareInterval()
@@ -260,7 +260,7 @@ func (c *Case) compareInterval() int64 {
 // LookupHitsTarget: the hit batch contains o.
 var LookupHitsTarget = &Property{
 	Name:    "LookupHitsTarget",
-	Kafka:   "LogSegment.translateOffset: OffsetIndex.lookup gives the largest entry <= o, then FileRecords.searchForOffsetWithSize walks to the first batch whose last offset >= o (semantics §5, §7.1)",
+	Kafka:   "LogSegment.translateOffset: OffsetIndex.lookup gives the largest entry <= o, then FileRecords.searchForOffsetWithSize walks to the first batch whose last offset >= o (docs/kafka.md §5, §7.1)",
 	KindFor: always(Invariant),
 	Check: func(c *Case) *Violation {
 		for _, s := range c.Run().Segments {
@@ -284,7 +284,7 @@ var LookupHitsTarget = &Property{
 // returns.
 var WarmSearchAgrees = &Property{
 	Name:    "WarmSearchAgrees",
-	Kafka:   "AbstractIndex.indexSlotRangeFor: warm section of 8192/entrySize entries, then slot 0, then the upper-middle binary search (semantics §5)",
+	Kafka:   "AbstractIndex.indexSlotRangeFor: warm section of 8192/entrySize entries, then slot 0, then the upper-middle binary search (docs/kafka.md §5)",
 	KindFor: always(Invariant),
 	Check: func(c *Case) *Violation {
 		for _, s := range c.Run().Segments {

@@ -6,7 +6,7 @@ import (
 	"kidx/model"
 )
 
-// Kind separates SPEC §6's two kinds of property.
+// Kind separates docs/contract.md §6's two kinds of property.
 type Kind string
 
 const (
@@ -17,7 +17,7 @@ const (
 	Question Kind = "question"
 )
 
-// A Case is what every property looks at: a workload (SPEC §3), the config and rule it runs
+// A Case is what every property looks at: a workload (docs/contract.md §3), the config and rule it runs
 // under, and, for mutation tests, a deliberately broken model. Compare is a second
 // index.interval.bytes, larger than the case's, for properties that compare two intervals.
 type Case struct {
@@ -32,13 +32,13 @@ type Case struct {
 }
 
 // Violation is a counterexample with a human explanation. Compare, when set, names the
-// configurations compared (SPEC §9 "compare"), in the workload's order.
+// configurations compared (docs/contract.md §9 "compare"), in the workload's order.
 type Violation struct {
 	Explanation string
 	Compare     map[string][2]int64
 }
 
-// A Property is one named claim of SPEC §6 over (workload, config, rule, model result).
+// A Property is one named claim of docs/contract.md §6 over (workload, config, rule, model result).
 // Kafka names the rule of Kafka it rests on, cited in the explanation of a violation.
 type Property struct {
 	Name  string
@@ -51,7 +51,7 @@ type Property struct {
 
 func always(k Kind) func(model.AppendRule) Kind { return func(model.AppendRule) Kind { return k } }
 
-// Workload returns the case as a complete SPEC §3 workload, config and rule included, that
+// Workload returns the case as a complete docs/contract.md §3 workload, config and rule included, that
 // `kidx sim --workload` replays.
 func (c *Case) Workload() model.Workload {
 	return model.Workload{Config: c.Config.Map(), Rule: c.Rule.String(), StartOffset: c.StartOffset, Steps: c.Steps}
@@ -76,7 +76,7 @@ func violation(p string, format string, args ...any) *Violation {
 	return &Violation{Explanation: fmt.Sprintf(format, args...) + " [" + p + "]"}
 }
 
-// All lists every property in SPEC §6's order, then the questions kidx adds.
+// All lists every property in docs/contract.md §6's order, then the questions kidx adds.
 func All() []*Property {
 	return []*Property{
 		FirstBatchNeverIndexed, ScanBound, Plateau, EmptyAboveSegment, EntriesAtBatchBoundaries,

@@ -9,7 +9,7 @@ import (
 	"kidx/model"
 )
 
-// SPEC §6: "invariants must hold for Kafka's rules". Every invariant on every case, under
+// docs/contract.md §6: "invariants must hold for Kafka's rules". Every invariant on every case, under
 // each rule; the depth comes from RAPID_CHECKS (10000 in CI, through the Makefile).
 func TestInvariantsHold(t *testing.T) {
 	for _, rule := range []model.AppendRule{model.PerBatch, model.PerAppend} {
@@ -54,7 +54,7 @@ func TestMutantsAreCaught(t *testing.T) {
 }
 
 // Issue 4: with default settings the two known questions are answered "no", with shrunk
-// counterexamples; the expected shapes come from the semantics document, not the checker:
+// counterexamples; the expected shapes come from docs/kafka.md, not the checker:
 // §2.3 (a clean restart resets the live counter) and §2.4 (a multi-batch append overflows a
 // small index under per-batch).
 func TestQuestionsAreFound(t *testing.T) {
@@ -116,7 +116,7 @@ func TestReplayedCounterexampleReproduces(t *testing.T) {
 	}
 }
 
-// Semantics §2.3's restart example, by hand: 78-byte batches, interval 100, eleven batches
+// docs/kafka.md §2.3's restart example, by hand: 78-byte batches, interval 100, eleven batches
 // appended one by one, a clean restart, three more: the live index ends with (13, 1014),
 // recover() would give (12, 936). The question must report it.
 func TestRecoveryQuestionOnWorkedExample(t *testing.T) {

@@ -8,11 +8,11 @@ import (
 )
 
 // RecoveryRebuildsSameIndex (question): recover() rebuilds the live offset index. Known to
-// fail after a restart (semantics §2.3): the live counter restarted at 0 mid-segment while
+// fail after a restart (docs/kafka.md §2.3): the live counter restarted at 0 mid-segment while
 // recover() counts from the segment's start.
 var RecoveryRebuildsSameIndex = &Property{
 	Name:    "RecoveryRebuildsSameIndex",
-	Kafka:   "LogSegment.recover rebuilds per batch with a counter from position 0; the live counter restarts at 0 in every new LogSegment object (semantics §2.3, §3)",
+	Kafka:   "LogSegment.recover rebuilds per batch with a counter from position 0; the live counter restarts at 0 in every new LogSegment object (docs/kafka.md §2.3, §3)",
 	KindFor: always(Question),
 	Check: func(c *Case) *Violation {
 		r := c.Run()
@@ -36,10 +36,10 @@ var RecoveryRebuildsSameIndex = &Property{
 
 // NoIndexOverflowMidAppend (question): no append makes an index overflow. Under per-batch a
 // multi-batch append can add more entries than shouldRoll's single isFull check left room
-// for (semantics §2.4); Kafka throws "Attempt to append to a full (time) index".
+// for (docs/kafka.md §2.4); Kafka throws "Attempt to append to a full (time) index".
 var NoIndexOverflowMidAppend = &Property{
 	Name:    "NoIndexOverflowMidAppend",
-	Kafka:   "UnifiedLog.maybeRoll checks offsetIndex.isFull()/timeIndex.isFull() once per append; KAFKA-806 may then add one entry per batch (semantics §2.4)",
+	Kafka:   "UnifiedLog.maybeRoll checks offsetIndex.isFull()/timeIndex.isFull() once per append; KAFKA-806 may then add one entry per batch (docs/kafka.md §2.4)",
 	KindFor: always(Question),
 	Check: func(c *Case) *Violation {
 		for _, e := range c.Run().Log.Events() {
@@ -56,7 +56,7 @@ var NoIndexOverflowMidAppend = &Property{
 // decreases as the interval grows.
 var MaxScanMonotoneInInterval = &Property{
 	Name:    "MaxScanMonotoneInInterval",
-	Kafka:   "a larger index.interval.bytes gives fewer entries (DensityMonotone), but not necessarily entries at a subset of positions (semantics §2.2)",
+	Kafka:   "a larger index.interval.bytes gives fewer entries (DensityMonotone), but not necessarily entries at a subset of positions (docs/kafka.md §2.2)",
 	KindFor: always(Question),
 	Check: func(c *Case) *Violation {
 		hi := c.compareInterval()

@@ -19,7 +19,7 @@ type Run struct {
 type SegmentTrace struct {
 	// Resets are the positions where bytesSinceLastIndexEntry was 0 before a batch was
 	// appended: 0 (the segment's start), and the segment's size at every restart and
-	// recovery (semantics §2: the counter starts at 0 whenever a LogSegment is constructed).
+	// recovery (docs/kafka.md §2: the counter starts at 0 whenever a LogSegment is constructed).
 	Resets []int64
 	// MidReset says a restart or recovery happened inside the segment, after its first
 	// batch: the "one process lifetime" premise of ScanBound does not hold.
@@ -157,7 +157,7 @@ func (r *Run) Entries() int {
 
 // candidates are the offsets of a segment where the lookup cost can change: each batch's
 // base and last offset, and around every entry's offset. Every run of offsets sharing one
-// cost (SPEC §5) starts at one of them, so a per-offset claim checked on them holds for all.
+// cost (docs/contract.md §5) starts at one of them, so a per-offset claim checked on them holds for all.
 func candidates(s *model.Segment) []int64 {
 	var out []int64
 	for _, b := range s.Batches() {

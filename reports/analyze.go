@@ -25,7 +25,7 @@ type AnalyzeOptions struct {
 	Broker string
 	// Progress, if set, is called with the log bytes of each segment analyzed.
 	Progress func(bytes int64)
-	// HeaderReads is the era whose phase-2 header reads the scan figures give (SPEC §5): the
+	// HeaderReads is the era whose phase-2 header reads the scan figures give (docs/contract.md §5): the
 	// hops before 4.1, more from 4.1 (model.Era.HeaderReadsPastHit). nil: no release is
 	// known, and the report gives both, the hops for before 4.1 and the 4.1+ reads.
 	HeaderReads *model.Era

@@ -8,7 +8,7 @@ import (
 	"kidx/segment"
 )
 
-// Analyze's header reads (SPEC §5) on files whose every lookup is counted by hand. Five
+// Analyze's header reads (docs/contract.md §5) on files whose every lookup is counted by hand. Five
 // 100-byte batches of 3 records at index.interval.bytes=150, per-batch: B0 0-2@0, B1 3-5@100,
 // B2 6-8@200, B3 9-11@300, B4 12-14@400. The counter passes 150 before B2 (200) and again
 // before B4 (200): entries 8@200 and 14@400.

@@ -231,7 +231,7 @@ type partitionJSONItem struct {
 	Recommendations    []string          `json:"recommendations"`
 }
 
-// WriteJSON writes the analysis; every partition carries the SPEC §10 `scan` object.
+// WriteJSON writes the analysis; every partition carries the docs/contract.md §10 `scan` object.
 func (a *Analysis) WriteJSON(w io.Writer) error {
 	root := ""
 	if len(a.Roots) > 0 {

@@ -39,7 +39,7 @@ func copyCase(t *testing.T, caseDir, dst string) {
 }
 
 // kafkaCosts reads every lookup row Kafka itself produced (kafka-output.json): scanBytes =
-// hitPosition - indexPosition, hops = batchesScanned (SPEC §5).
+// hitPosition - indexPosition, hops = batchesScanned (docs/contract.md §5).
 func kafkaCosts(t *testing.T, caseDir string) (scans, hops []int64) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(caseDir, "kafka-output.json"))
@@ -225,7 +225,7 @@ func TestAnalyzeMissingDir(t *testing.T) {
 
 // A byte-counter restart costs the lookups after it: with index.interval.bytes=100 and 20
 // one-record 100-byte batches, a clean restart before batch 10 leaves batches 10 and 11
-// without an entry of their own lifetime (semantics §2.2: entries at 200, 400, 600, 800, then
+// without an entry of their own lifetime (docs/kafka.md §2.2: entries at 200, 400, 600, 800, then
 // 1200, ...). Offsets 10 and 11 start at the entry of batch 8 (byte 800): scans of 200 and
 // 300 bytes, by hand. With index.interval.bytes=0 every batch but 0 and 10 is indexed: the
 // densest index the rule allows across a restart, and offset 10 scans 100 bytes from the
@@ -284,7 +284,7 @@ func TestAnalyzeRestartCost(t *testing.T) {
 }
 
 // An index whose entries are out of order is searched by Kafka's own search on the file as it
-// is (semantics §5): analyze then looks every offset up, and its costs equal
+// is (docs/kafka.md §5): analyze then looks every offset up, and its costs equal
 // segment.Segment.Lookup's, offset by offset, on every kind of start (a batch start, and one
 // inside a batch). 20 000 one-record batches keep it quick only if the lookups do not each walk
 // from byte 0 (it took minutes when they did).

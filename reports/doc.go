@@ -1,5 +1,5 @@
 // Package reports turns exact model runs and real log directories into what-if and analysis
-// reports: text (aligned tables), Markdown, JSON (SPEC §10) and self-contained HTML whose SVG
+// reports: text (aligned tables), Markdown, JSON (docs/contract.md §10) and self-contained HTML whose SVG
 // charts come from package reports/chart (the only package that imports plotting code).
 //
 // Files, one idea each:
@@ -14,7 +14,7 @@
 //   - phase1.go: phase-1 cost of Kafka's warm-section search for an index of n entries.
 //   - recommend.go: recommendations derived from the figures.
 //   - segstats.go: costWalk, the exact per-offset statistics of a real segment in one pass over
-//     its batch headers and index entries (SPEC §5), riding along verify's walk; OffsetCosts.
+//     its batch headers and index entries (docs/contract.md §5), riding along verify's walk; OffsetCosts.
 //   - analyze.go: AnalyzeDirs, per-partition figures of a broker's log directories, read-only:
 //     eras, live segments, restarts and their cost, findings, recommendations.
 //   - fleet.go: MergeFleet, brokers' analyze JSON reports merged into one fleet report.

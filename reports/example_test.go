@@ -8,7 +8,7 @@ import (
 	"kidx/sim"
 )
 
-// The seed post's experiment at two intervals: on the plateau at 4096, thinning at 20000.
+// The seed post's experiment (docs/background.md) at two intervals: on the plateau at 4096, thinning at 20000.
 func ExampleRunWhatIf() {
 	cfg := model.DefaultConfig()
 	cfg.SegmentBytes = 65536

@@ -7,7 +7,7 @@ import (
 	"kidx/model"
 )
 
-// ScanJSON is the SPEC §10 `scan` object, shared by whatif points and analyze partitions.
+// ScanJSON is the docs/contract.md §10 `scan` object, shared by whatif points and analyze partitions.
 // Keys may be added, never renamed (docs/reports.md).
 type ScanJSON struct {
 	Lookups        int64   `json:"lookups"`
@@ -23,7 +23,7 @@ type ScanJSON struct {
 	P99Hops        int64   `json:"p99Hops"`
 	P999Hops       int64   `json:"p999Hops"`
 	TotalHops      int64   `json:"totalHops"`
-	// Kafka's own phase-2 header reads (SPEC §5): the hops before 4.1, more from 4.1
+	// Kafka's own phase-2 header reads (docs/contract.md §5): the hops before 4.1, more from 4.1
 	// (docs/reports.md says which release a report's figures are for).
 	MaxHeaderReads   int64   `json:"maxHeaderReads"`
 	MeanHeaderReads  float64 `json:"meanHeaderReads"`
@@ -197,7 +197,7 @@ func pointDoc(p *Point) pointJSON {
 	return d
 }
 
-// WriteJSON writes the SPEC §10 document.
+// WriteJSON writes the docs/contract.md §10 document.
 func (r *WhatIf) WriteJSON(w io.Writer) error {
 	doc := whatIfJSON{Source: r.Source, Rule: r.Rules[0].String(), KafkaVersion: r.KafkaVersion, Batches: r.Batches,
 		Passes: r.Passes, Scale: scaleJSON{r.Scale.Partitions, r.Scale.RetainedSegments, r.Scale.MaxMapCount},

@@ -16,7 +16,7 @@ const latestRules = "4.1.0"
 // Regime names where a point sits on the interval axis (docs/reports.md defines them).
 type Regime string
 
-// The three regimes of the seed post.
+// The three regimes of the seed post (docs/background.md).
 const (
 	// Plateau: the index has as many entries as with index.interval.bytes=0, the densest the
 	// batching allows (every batch after each segment's first); lowering the interval changes
@@ -173,7 +173,7 @@ func finishPoint(r *run, ref *run, shape sourceShape, rep *WhatIf) {
 	default:
 		p.Regime = Thinning
 	}
-	// ScanBound (SPEC §6): per-batch, I + the batch before the hit; per-append, I + the
+	// ScanBound (docs/contract.md §6): per-batch, I + the batch before the hit; per-append, I + the
 	// largest append. The largest batch (append) bounds both.
 	grow := p.MaxBatchBytes
 	if p.Rule == model.PerAppend {
@@ -211,7 +211,7 @@ func mapsFor(sc Scale, segments int) Maps {
 	return m
 }
 
-// versionWarnings lists what the given release would refuse or surprise with (semantics §9).
+// versionWarnings lists what the given release would refuse or surprise with (docs/kafka.md §9).
 func versionWarnings(cfg model.Config, version string, producer []Setting) []string {
 	out, _ := model.VersionWarnings(cfg, version)
 	if cfg.MaxMessageBytes > cfg.SegmentBytes {

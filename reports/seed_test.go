@@ -7,7 +7,7 @@ import (
 	"kidx/sim"
 )
 
-// seedWorkload is the seed post's experiment: 5000 records, 79 per batch, 16350-byte batches
+// seedWorkload is the seed post's experiment (docs/background.md): 5000 records, 79 per batch, 16350-byte batches
 // (the last, partial batch of 23 records shrinks in proportion), timestamps 1700000000000 +
 // base offset.
 func seedWorkload() model.Workload {
@@ -34,7 +34,7 @@ func seedOptions() WhatIfOptions {
 	}
 }
 
-// The seed post's three regimes: 1 and 4096 on the plateau (byte-identical indexes), 20000
+// The seed post's three regimes (docs/background.md): 1 and 4096 on the plateau (byte-identical indexes), 20000
 // thinning (one entry per full segment, at batch 3), 1048576 over a 64 KiB segment the cliff.
 // The figures are the model's own (model.Simulate of the same workload), and the
 // hand-derivable ones are checked by value.
@@ -97,7 +97,7 @@ func TestSeedExperiment(t *testing.T) {
 		}
 	}
 	if byI[4096].BoundSlack != 4096 {
-		t.Errorf("SPEC §10 example: slack %d, want 4096", byI[4096].BoundSlack)
+		t.Errorf("docs/contract.md §10 example: slack %d, want 4096", byI[4096].BoundSlack)
 	}
 }
 

@@ -43,7 +43,7 @@ type costRun struct {
 }
 
 // readsWalk adds up, from a segment's runs in batch order, the header reads of Kafka 4.1+'s
-// phase 2 (FileRecords.searchForOffsetFromPosition, KAFKA-18989; semantics §7.1, §13.6). From
+// phase 2 (FileRecords.searchForOffsetFromPosition, KAFKA-18989; docs/kafka.md §7.1, §13.6). From
 // the start it reads batch headers and returns at the first batch whose base offset equals the
 // target, or at the first whose base offset is past it (returning the batch before), or at the
 // end of the file. For an offset o of its hit batch h that is h's base offset, it reads the
@@ -99,7 +99,7 @@ func (w *readsWalk) settle(last bool) {
 
 // OffsetCosts computes, as analyze does, the exact phase-2 cost of every offset one real
 // segment holds, and calls fn for every run of consecutive offsets [first, last] that share
-// one scanBytes and hops (SPEC §5).
+// one scanBytes and hops (docs/contract.md §5).
 func OffsetCosts(files segment.SegmentFiles, fn func(first, last, scanBytes, hops int64)) error {
 	_, err := segmentRuns(files, func(r costRun) { fn(r.first, r.first+r.count-1, r.scanBytes, r.hops) })
 	return err
@@ -128,7 +128,7 @@ func segmentRuns(files segment.SegmentFiles, fn func(costRun)) (segmentFigures, 
 
 // costWalk computes the exact phase-2 cost of every offset of one real segment and hands it
 // to fn as runs, without keeping per-offset or per-batch memory: it follows the batch headers
-// in file order and the index's valid entries together, in offset order (SPEC §5). Entries
+// in file order and the index's valid entries together, in offset order (docs/contract.md §5). Entries
 // must name increasing offsets at increasing batch-start positions; an entry's offset may lie
 // beyond the batch at its position (the per-append rule) or be its first offset (Kafka up to
 // 1.1). When that does not hold (a corrupt index), every offset is looked up instead, as

@@ -296,7 +296,7 @@ func exactSweep(opts *WhatIfOptions, rep *WhatIf) error {
 
 // refKey names the reference run of a point: the same config with index.interval.bytes=0,
 // under the same era. Its index is the densest the batching allows, which defines the
-// plateau (SPEC §6 Plateau).
+// plateau (docs/contract.md §6 Plateau).
 type refKey struct {
 	cfg model.Config
 	era string

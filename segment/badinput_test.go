@@ -25,7 +25,7 @@ func threeBatches() []byte {
 }
 
 // Bad .log input: each case gives a clear error or verify finding, never a
-// panic (FileLogInputStream.nextBatch rules, semantics §1.5).
+// panic (FileLogInputStream.nextBatch rules, docs/kafka.md §1.5).
 func TestBadLogInput(t *testing.T) {
 	good := threeBatches()
 	setSize := func(v int32) []byte {
@@ -123,7 +123,7 @@ func TestBadIndexInput(t *testing.T) {
 		// reopened files is only what a start after an unclean shutdown would say: the
 		// offset index's zero tail passes OffsetIndex.sanityCheck (last offset == base)
 		// but the time index's fails TimeIndex.sanityCheck (last timestamp 0 < first
-		// timestamp 1), as in Kafka (semantics §4, §6); TestLiveSegmentUncleanStart.
+		// timestamp 1), as in Kafka (docs/kafka.md §4, §6); TestLiveSegmentUncleanStart.
 		{"index length not multiple of 8", append(append([]byte(nil), idx...), 0, 0, 1), tidx, CheckIndexSanity},
 		{"timeindex length not multiple of 12", idx, append(append([]byte(nil), tidx...), 0, 0, 0, 0, 1), CheckIndexSanity},
 		{"non-monotonic entries", swapped, tidx, CheckIndexOrder},

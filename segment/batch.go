@@ -26,7 +26,7 @@ const NoTimestamp int64 = -1
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // BatchHeader is every field of a v2 record batch header (DefaultRecordBatch,
-// semantics §1.3), in file order.
+// docs/kafka.md §1.3), in file order.
 type BatchHeader struct {
 	BaseOffset           int64
 	Length               int32 // bytes after this field; SizeInBytes = 12 + Length

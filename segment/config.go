@@ -101,7 +101,7 @@ func ParseRule(s string) (Rule, error) {
 	return PerBatch, fmt.Errorf("unknown rule %q (want per-batch or per-append)", s)
 }
 
-// BatchSpec is a batch of the workload file (SPEC §3): a record count, the
+// BatchSpec is a batch of the workload file (docs/contract.md §3): a record count, the
 // sizeInBytes on disk and the max timestamp (-1 when absent).
 type BatchSpec struct {
 	Records      int   `json:"records"`
@@ -116,7 +116,7 @@ type Step struct {
 	Recover bool // unclean restart: LogSegment.recover of the active segment
 }
 
-// Workload is a parsed workload file (SPEC §3).
+// Workload is a parsed workload file (docs/contract.md §3).
 type Workload struct {
 	Config      Config
 	Rule        Rule

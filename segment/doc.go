@@ -4,7 +4,7 @@
 // directories, importing only the standard library and kidx/codec (record
 // decompression); never package model: the independence is what makes
 // differential tests mean something. Behaviour follows
-// KAFKA-INDEX-SEMANTICS.md; comments cite the Kafka method mirrored. One file
+// docs/kafka.md; comments cite the Kafka method mirrored. One file
 // per idea:
 //
 //   - binreader.go: kbin-style sticky-error reader, varints, FormatError.
@@ -19,7 +19,7 @@
 //   - walk_split.go: the same walk read on two cores from a known batch start.
 //   - crc_parallel.go: --deep's CRCs on every core.
 //   - lookup.go: Segment, offset lookup (phase 1 + 2), timestamp lookup.
-//   - config.go: Config, Rule, workload (SPEC §3) and recipe (kafka-input.json) parsing.
+//   - config.go: Config, Rule, workload (docs/contract.md §3) and recipe (kafka-input.json) parsing.
 //   - writer.go: Log (UnifiedLog.append + LogSegment.append, roll, close, restart).
 //   - recover.go: Log.Recover (LogSegment.recover).
 //   - scan.go: log-directory scanning, every file's Role, Finding.

@@ -7,7 +7,7 @@ import (
 )
 
 // An Era is a range of Kafka releases that write and load segment indexes the same way
-// (semantics §13.2; docs/segment.md, "Kafka's eras"). Files are judged by the rules of the
+// (docs/kafka.md §13.2; docs/segment.md, "Kafka's eras"). Files are judged by the rules of the
 // era that wrote them: which offset an entry names, which offset a time-index entry names,
 // and what a broker does at startup with an index it did not trim.
 type Era struct {
@@ -180,7 +180,7 @@ func ParseRelease(s string) (Release, error) {
 	return r, nil
 }
 
-// eraBounds are the eras up to 3.6 by the first release after each (semantics §13.2).
+// eraBounds are the eras up to 3.6 by the first release after each (docs/kafka.md §13.2).
 var eraBounds = []struct {
 	before Release
 	id     string
@@ -194,7 +194,7 @@ var eraBounds = []struct {
 	{Release{3, 7, 0}, "2.3-3.6"},
 }
 
-// EraFor returns the era of a release (semantics §13.2).
+// EraFor returns the era of a release (docs/kafka.md §13.2).
 func EraFor(r Release) Era {
 	for _, b := range eraBounds {
 		if r.less(b.before) {

@@ -165,7 +165,7 @@ func TestExplainRestartRequired(t *testing.T) {
 }
 
 // The interval set is exact: a value is in it if and only if the per-batch rule at that value
-// writes the file's entries. The brute force here is the rule itself (semantics §2.2: an entry
+// writes the file's entries. The brute force here is the rule itself (docs/kafka.md §2.2: an entry
 // at a batch iff it starts more than I bytes after the previous entry, or the segment's start),
 // run at the set's edges and just outside them.
 func TestExplainIntervalSetIsExact(t *testing.T) {

@@ -38,7 +38,7 @@ func EncodeTimeIndexEntry(dst []byte, base int64, e TimeIndexEntry) []byte {
 }
 
 // SearchStats is the phase-1 cost of one index search: slots compared and
-// distinct 4 KiB pages of the index file touched (SPEC §5).
+// distinct 4 KiB pages of the index file touched (docs/contract.md §5).
 type SearchStats struct {
 	SlotsCompared int
 	PagesTouched  int

@@ -74,7 +74,7 @@ func TestValidEntries(t *testing.T) {
 	}
 }
 
-// The era table (semantics §13.2), release by release, written by hand from the table's rows.
+// The era table (docs/kafka.md §13.2), release by release, written by hand from the table's rows.
 func TestEraForRelease(t *testing.T) {
 	cases := map[string]string{
 		"0.8.0": "0.8.0", "0.8.2.2": "0.8.1-0.8.2", "0.9.0.1": "0.9.0-0.10.0", "0.10.0.1": "0.9.0-0.10.0",
@@ -113,7 +113,7 @@ func TestEraForRelease(t *testing.T) {
 }
 
 // writeRestartedSegment writes 20 one-record batches of 100 bytes under the per-batch rule
-// with index.interval.bytes=100 and a clean restart before batch 10. By the rule (semantics
+// with index.interval.bytes=100 and a clean restart before batch 10. By the rule (docs/kafka.md
 // §2.2: entry iff the batch starts more than 100 bytes after the last entry or the counter's
 // start): entries at batches 2, 4, 6, 8 (positions 200..800); the restart resets the counter
 // at 1000, so batch 10 gets none and the next entries are at 12, 14, ... (1200, 1400, ...).
@@ -219,7 +219,7 @@ func TestIntervalRuleTooClose(t *testing.T) {
 
 // A live segment (indexes preallocated, not yet trimmed) is healthy. What Kafka 2.0-2.2 would
 // do with it at a start after an unclean shutdown is its sanityCheck on the reopened files:
-// the time index's zero tail makes its last timestamp 0 (semantics §6, §13.2), and the broker
+// the time index's zero tail makes its last timestamp 0 (docs/kafka.md §6, §13.2), and the broker
 // logs LogLoader's "Found a corrupted index file ..." and recovers the segment.
 func TestLiveSegmentUncleanStart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "topic-0")
@@ -272,7 +272,7 @@ func TestLiveSegmentUncleanStart(t *testing.T) {
 	}
 }
 
-// Every kind of file a healthy log directory holds (semantics §13.4) is recognized and never
+// Every kind of file a healthy log directory holds (docs/kafka.md §13.4) is recognized and never
 // counted as a segment; stray indexes and .swap files are warnings.
 func TestScanRoles(t *testing.T) {
 	root := t.TempDir()
@@ -377,7 +377,7 @@ func containsPrefix(l []string, s string) bool {
 // before batch 52 moves the next entry to batch 57 (57000 - 52000 > 4096), where batch 55
 // would have had it. The gap is first noticed at batch 55; the close's entry at offset 51
 // places the restart before batch 52, corroborated, and under the release and interval
-// claimed it is no problem. All figures by hand from semantics §2.2 and §6.
+// claimed it is no problem. All figures by hand from docs/kafka.md §2.2 and §6.
 func TestRestartPlacedAtTimeIndexMark(t *testing.T) {
 	dir := writeWithRestart(t, 4096, 70, 1000, 52)
 	perBatch := EraForRule(PerBatch)

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// batch78 is semantics §1.3's example: one record, key "key1", value
+// batch78 is docs/kafka.md §1.3's example: one record, key "key1", value
 // "value1", deltas 0: 78 bytes.
 func batch78(ts int64) []byte {
 	return AppendBatch(nil, 0, []RecordSpec{{Key: []byte("key1"), Value: []byte("value1"), Timestamp: ts}}, BatchDefaults)
@@ -25,11 +25,11 @@ func indexPairs(t *testing.T, path string, base int64) [][2]int64 {
 	return out
 }
 
-// TestWorkedExample23 is semantics §2.3 on files: 78-byte batches, interval
+// TestWorkedExample23 is docs/kafka.md §2.3 on files: 78-byte batches, interval
 // 100, appends A1 = batches 0-4, A2 = 5-9, A3 = 10.
 func TestWorkedExample23(t *testing.T) {
 	if n := len(batch78(0)); n != 78 {
-		t.Fatalf("example batch is %d bytes, semantics §1.3 says 78", n)
+		t.Fatalf("example batch is %d bytes, docs/kafka.md §1.3 says 78", n)
 	}
 	cfg := Config{IndexIntervalBytes: 100, SegmentBytes: 1 << 20, SegmentIndexBytes: 10485760}
 	appends := func(l *Log, sizes ...int) {
@@ -209,7 +209,7 @@ func TestTimeIndexTestScenarios(t *testing.T) {
 	}
 }
 
-// WarmSearchAgrees (SPEC §6) and AbstractIndex.indexSlotRangeFor: the warm
+// WarmSearchAgrees (docs/contract.md §6) and AbstractIndex.indexSlotRangeFor: the warm
 // section search returns the same slot as a plain binary search, on
 // indexes larger and smaller than the 1024-entry warm section.
 func TestWarmSearchAgreesWithBinarySearch(t *testing.T) {
@@ -319,7 +319,7 @@ func TestIterationOverPartialAndTruncation(t *testing.T) {
 	}
 }
 
-// The oversize rule (UnifiedLog.append, semantics §8): an append larger
+// The oversize rule (UnifiedLog.append, docs/kafka.md §8): an append larger
 // than segment.bytes is rejected and nothing is written; exactly
 // segment.bytes into an empty segment is accepted without rolling.
 func TestOversizeAppendRejected(t *testing.T) {
@@ -425,7 +425,7 @@ func TestBuildSizedBatch(t *testing.T) {
 	}
 }
 
-// Semantics §8.2, LogSegment.shouldRoll / timeWaitedForRoll: on files too, a segment rolls
+// docs/kafka.md §8.2, LogSegment.shouldRoll / timeWaitedForRoll: on files too, a segment rolls
 // when an append's max timestamp is more than segment.ms past the first batch's.
 func TestTimeBasedRollOnFiles(t *testing.T) {
 	for _, rule := range []Rule{PerBatch, PerAppend} {

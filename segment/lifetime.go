@@ -52,7 +52,7 @@ func (r Restart) String() string {
 
 // lifetimeTracker places restarts along a walk of a segment's batches, under the per-batch
 // rule: a batch gets an entry iff more than I bytes lie between its start and the previous
-// entry or restart (semantics §2.2). When I is only known as an upper bound (the smallest
+// entry or restart (docs/kafka.md §2.2). When I is only known as an upper bound (the smallest
 // distance between entries, minus one), a batch further than that from the last anchor
 // without an entry still proves a restart, since the true interval is no larger.
 type lifetimeTracker struct {

@@ -108,7 +108,7 @@ func (s *Segment) Close() error {
 	return err
 }
 
-// LookupResult is one offset lookup on files (SPEC §5): phase 1 in the
+// LookupResult is one offset lookup on files (docs/contract.md §5): phase 1 in the
 // index, phase 2 over batch headers.
 type LookupResult struct {
 	Target        int64
@@ -123,7 +123,7 @@ type LookupResult struct {
 	Search        SearchStats
 }
 
-// ScanBytes is hit position - start position (SPEC §5).
+// ScanBytes is hit position - start position (docs/contract.md §5).
 func (r LookupResult) ScanBytes() int64 { return r.HitPosition - r.IndexPosition }
 
 // Lookup translates an offset as LogSegment.translateOffset does (S):

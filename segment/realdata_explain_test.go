@@ -20,7 +20,7 @@ import (
 // MANIFEST.tsv (which Kafka release wrote each directory, the index.interval.bytes its
 // reconstruction used, the restarts it states), never from running kidx.
 
-// Segment eras of the releases the README names (segment/era.go; KAFKA-INDEX-SEMANTICS.md
+// Segment eras of the releases the README names (segment/era.go; docs/kafka.md
 // §13.2). A reproduced segment's era set must hold at least one of its release's eras.
 var (
 	// "Apache Kafka 0.8/0.9": 0.8.0, 0.8.1-0.8.2 and 0.9.0 (the 0.9.0-0.10.0 era).

@@ -65,7 +65,7 @@ func allRecords(t testing.TB, lf *LogFile, b BatchInfo) []DecodedRecord {
 // every inner record must be the uncompressed log's message at the same offset: same value,
 // same stored CRC (the messages are byte-identical), valid, no key, NoTimestampType and -1
 // (LegacyRecord.timestamp for magic 0). The wrapper's offset field is its last inner offset
-// (semantics §1.4), so FirstOffset of a wrapper is the previous wrapper's offset + 1.
+// (docs/kafka.md §1.4), so FirstOffset of a wrapper is the previous wrapper's offset + 1.
 func TestRecordsRealKafka08WrappersMatchTheUncompressedLog(t *testing.T) {
 	none, err := OpenLog(realdataPath(t, "kafkalite/hamlet-none-0/00000000000000000000.log"))
 	if err != nil {
@@ -169,7 +169,7 @@ func TestRecordsRealKRaftControlRecords(t *testing.T) {
 	}
 }
 
-// ---- batches built here, byte by byte, per the formats (semantics §1.3, §1.4) ----
+// ---- batches built here, byte by byte, per the formats (docs/kafka.md §1.3, §1.4) ----
 
 type rec struct {
 	tsDelta, offDelta int64

@@ -6,7 +6,7 @@ import (
 )
 
 // Recover rebuilds the active segment's indexes from its .log exactly as
-// LogSegment.recover does (semantics §3), as after an unclean shutdown:
+// LogSegment.recover does (docs/kafka.md §3), as after an unclean shutdown:
 //   - both indexes reset to 0 entries and resized to segment.index.bytes;
 //   - every batch from position 0 is checked (ensureValid: size and CRC); the
 //     first invalid or unreadable batch ends the loop (CorruptRecordException

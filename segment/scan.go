@@ -15,7 +15,7 @@ import (
 // Severity of a finding.
 type Severity string
 
-// Severities: errors and warnings are problems (SPEC §8 exit 1), info is not.
+// Severities: errors and warnings are problems (docs/contract.md §8 exit 1), info is not.
 const (
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
@@ -74,7 +74,7 @@ func (s SegmentFiles) stem() string {
 	return ""
 }
 
-// Role says what a file or directory of a log directory is (semantics §13.4; docs/segment.md,
+// Role says what a file or directory of a log directory is (docs/kafka.md §13.4; docs/segment.md,
 // "Files of a log directory").
 type Role string
 
@@ -217,7 +217,7 @@ var partitionFileRoles = map[string]Role{
 
 // ScanDir reads a log directory (holding topic-partition directories) or a single partition
 // directory. It only lists and stats: nothing is opened for writing, created or locked.
-// Every entry is classified (semantics §13.4); unreadable entries and files kidx does not
+// Every entry is classified (docs/kafka.md §13.4); unreadable entries and files kidx does not
 // know become findings.
 func ScanDir(path string) (*DirScan, error) {
 	st, err := os.Stat(path)

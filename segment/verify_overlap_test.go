@@ -22,7 +22,7 @@ func copySegment(t *testing.T, src, dst string, base int64) {
 	}
 }
 
-// writeSeed writes batches of the seed post's shape (79 records, 16350 bytes) from offset
+// writeSeed writes batches of the seed post's shape (docs/background.md; 79 records, 16350 bytes) from offset
 // start into a new directory, under segment.bytes.
 func writeSeed(t *testing.T, batches int, segmentBytes, start int64) string {
 	t.Helper()

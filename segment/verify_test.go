@@ -29,7 +29,7 @@ func expectedMismatches(gs kafkagolden.Segment) []string {
 
 // TestVerifyGolden: verify (deep) reports nothing on Kafka's per-batch
 // files, and on per-append files exactly DumpLogSegments' index mismatches
-// (semantics §10: "Under the OLD rule, any multi-batch append that received
+// (docs/kafka.md §10: "Under the OLD rule, any multi-batch append that received
 // an entry produces a mismatch"), worded as DumpLogSegments words them, as
 // info explained by the per-append releases (2.0 to 3.9.0/4.0.0, KAFKA-6530):
 // no problem (one finding per file and kind, with the count). Judged as a
@@ -94,7 +94,7 @@ func TestVerifyGolden(t *testing.T) {
 }
 
 // TestVerifyScanBoundGolden: with the interval given, the per-batch golden
-// files satisfy ScanBound (semantics §2.2 derivation).
+// files satisfy ScanBound (docs/kafka.md §2.2 derivation).
 func TestVerifyScanBoundGolden(t *testing.T) {
 	for _, name := range goldenCases(t) {
 		o := readGoldenOutput(t, name)

@@ -110,7 +110,7 @@ func TestWorkloadValidateCatchesWhatTheWriterRejects(t *testing.T) {
 
 // MinBatchSize's closed form against the sum it stands for, record by record
 // (recordSize of a null key and value, timestamp delta 0), across every varint step of the
-// offset delta up to 2^20+2; and by hand: 68 (1 record), 509 (64), 629 (79, the seed post's).
+// offset delta up to 2^20+2; and by hand: 68 (1 record), 509 (64), 629 (79, the seed post's, docs/background.md).
 func TestMinBatchSizeClosedForm(t *testing.T) {
 	for n, want := range map[int]int{0: 61, 1: 68, 64: 509, 65: 517, 79: 629} {
 		if got := MinBatchSize(n); got != want {

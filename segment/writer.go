@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 )
 
-// Event kinds (SPEC §4).
+// Event kinds (docs/contract.md §4).
 const (
 	EventRejected            = "rejected"
 	EventOffsetIndexOverflow = "offset-index-overflow"
@@ -517,7 +517,7 @@ func (s *writeSegment) timeIndexMaybeAppend(ts, offset int64, skipFullCheck bool
 
 // append is LogSegment.append under the log's rule. All bytes are written
 // first; an index that fills during the loop throws after that, leaving
-// the entries made so far (the KAFKA-806 capacity hazard, semantics §2.4).
+// the entries made so far (the KAFKA-806 capacity hazard, docs/kafka.md §2.4).
 func (s *writeSegment) append(l *Log, batches [][]byte, total, largestOffset int64) error {
 	start := s.size
 	pos := start

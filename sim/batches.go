@@ -20,7 +20,7 @@ type batchGen interface {
 const DefaultTimestampStart = 1_700_000_000_000
 
 // DefaultRecordBytes is the mean on-disk bytes per record used to derive a batch's record
-// count from its size (16350-byte batches of 79 records in the seed post: 207 B a record).
+// count from its size (16350-byte batches of 79 records in the seed post (docs/background.md): 207 B a record).
 const DefaultRecordBytes = 207
 
 // sizeBatches turns a size distribution into batches that can exist (model.MinBatchBytes,

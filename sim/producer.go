@@ -9,7 +9,7 @@ import (
 	"kidx/model"
 )
 
-// Kafka producer defaults (ProducerConfig, semantics §9). linger.ms is 5 from the 4.0
+// Kafka producer defaults (ProducerConfig, docs/kafka.md §9). linger.ms is 5 from the 4.0
 // clients on (KAFKA-16368) and 0 before; the model takes the 4.x value unless told.
 const (
 	DefaultBatchSize      = 16384

@@ -36,7 +36,7 @@ type BatchStream interface {
 	NextBatches(bytes, records []int32, maxTimestamps []int64) (int, error)
 }
 
-// WorkloadSource replays a parsed workload (SPEC §3).
+// WorkloadSource replays a parsed workload (docs/contract.md §3).
 type WorkloadSource struct {
 	Name     string // shown by Describe, e.g. the file name
 	Workload model.Workload

@@ -31,8 +31,8 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Check every property of SPEC §6 with rapid (shrunk counterexamples) or exhaustively",
-		Long: `check runs the properties of SPEC §6 on random workloads drawn by rapid (batch sizes,
+		Short: "Check every property of docs/contract.md §6 with rapid (shrunk counterexamples) or exhaustively",
+		Long: `check runs the properties of docs/contract.md §6 on random workloads drawn by rapid (batch sizes,
 record counts, timestamps, append groupings, restarts, configs at the edges) and shrinks every
 failure to a minimal counterexample. Invariants must hold (a failure exits 1); questions are
 claims that can be false (a counterexample is a finding, exit 0).
@@ -148,7 +148,7 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 	cmd.Flags().IntVar(&maxLen, "max-len", 7, "exhaustive: batches per workload")
 	cmd.Flags().StringArrayVar(&names, "property", nil, "property to check (repeatable; default all): "+strings.Join(props.Names(), ", "))
 	cmd.Flags().StringVar(&rule, "rule", "per-batch", "append rule: per-batch or per-append")
-	cmd.Flags().StringVar(&format, "format", "text", "output: text or json (SPEC §9)")
+	cmd.Flags().StringVar(&format, "format", "text", "output: text or json (docs/contract.md §9)")
 	cmd.Flags().StringVar(&out, "out", "", "directory to write each counterexample to as a replayable workload file")
 	return cmd
 }
@@ -172,7 +172,7 @@ func parseAlphabet(s string) ([]int64, error) {
 	return out, nil
 }
 
-// checkJSON is SPEC §9.
+// checkJSON is docs/contract.md §9.
 type checkJSON struct {
 	Seed       uint64         `json:"seed"`
 	Rule       string         `json:"rule"`
@@ -262,8 +262,8 @@ func writeCheckText(w io.Writer, seed uint64, r model.AppendRule, results []prop
 	}
 }
 
-// writeCounterexamples writes each counterexample as DIR/<property>.json: the SPEC §3
-// workload, plus "compare" when it compares configurations (SPEC §9), and the explanation.
+// writeCounterexamples writes each counterexample as DIR/<property>.json: the docs/contract.md §3
+// workload, plus "compare" when it compares configurations (docs/contract.md §9), and the explanation.
 func writeCounterexamples(dir string, results []props.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageErr("--out %s: %v", dir, err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// SPEC §8/§9: questions answered "no" are findings (exit 0), the JSON names seed and rule,
+// docs/contract.md §8/§9: questions answered "no" are findings (exit 0), the JSON names seed and rule,
 // and each counterexample file replays with kidx sim (the overflow event reappears).
 func TestCheckFindingsExitZeroAndReplay(t *testing.T) {
 	dir := t.TempDir()

@@ -11,7 +11,7 @@ import (
 	"kidx/segment"
 )
 
-// SPEC §8: a clean campaign exits 0; a drawn seed is printed (every run replayable); --format json
+// docs/contract.md §8: a clean campaign exits 0; a drawn seed is printed (every run replayable); --format json
 // has the keys.
 func TestDiffCleanJSON(t *testing.T) {
 	out, errOut, code := runKidx(t, "diff", "--cases", "60", "--seed", "5", "--workers", "2", "--format", "json")
@@ -37,7 +37,7 @@ func TestDiffCleanJSON(t *testing.T) {
 	}
 }
 
-// SPEC §8 exit 2: usage errors name the flag.
+// docs/contract.md §8 exit 2: usage errors name the flag.
 func TestDiffUsage(t *testing.T) {
 	for _, args := range [][]string{{"diff"}, {"diff", "--cases", "-1"}, {"diff", "--cases", "1", "--rule", "x"},
 		{"diff", "--cases", "1", "--workers", "0"}, {"diff", "--cases", "1", "--format", "xml"}} {

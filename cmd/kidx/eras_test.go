@@ -147,7 +147,7 @@ func TestEraUsageErrors(t *testing.T) {
 }
 
 // Trunk's era is unreleased and the eras before 3.7 are read from Kafka's code, not run
-// (semantics §13): a note says so; a release past trunk is no release kidx knows: refused,
+// (docs/kafka.md §13): a note says so; a release past trunk is no release kidx knows: refused,
 // naming the release lines.
 func TestEraWarnings(t *testing.T) {
 	w := workloadFile(t, "")

@@ -12,7 +12,7 @@ import (
 	"kidx/model"
 )
 
-// modelFlags are the flags every command that runs the model or writes files shares (SPEC
+// modelFlags are the flags every command that runs the model or writes files shares (docs/contract.md
 // §2): --config k=v[,k=v...] (repeatable), --rule, --kafka-version.
 type modelFlags struct {
 	configs      []string
@@ -90,7 +90,7 @@ func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fil
 		for _, w := range eraWarnings(cfg, v) {
 			fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 		}
-		// What semantics §13 reads from Kafka's code without running it is said, not warned.
+		// What docs/kafka.md §13 reads from Kafka's code without running it is said, not warned.
 		if era.Derived != "" {
 			fmt.Fprintf(stderr, "kidx: note: %s: %s\n", era, era.Derived)
 		}

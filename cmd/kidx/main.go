@@ -13,7 +13,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes one kidx command line and returns its exit code (SPEC §8): 0 success, 1 a
+// run executes one kidx command line and returns its exit code (docs/contract.md §8): 0 success, 1 a
 // property failed or a verification found problems, 2 a usage or input error.
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)

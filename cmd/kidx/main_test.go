@@ -26,9 +26,9 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-// SPEC §4: `kidx sim --format json` of the default scenario. The figures are the seed post's
-// (segment 316: 473→16350, 552→32700, 631→49050; segment 4740: 4897, 4976, 4999 at the same
-// positions) and SPEC §4's key names.
+// docs/contract.md §4: `kidx sim --format json` of the default scenario. The figures are the seed post's
+// (docs/background.md; segment 316: 473→16350, 552→32700, 631→49050; segment 4740: 4897, 4976, 4999 at the same
+// positions) and docs/contract.md §4's key names.
 func TestSimJSONDefaultScenario(t *testing.T) {
 	out, errOut, code := runKidx(t, "sim", "--format", "json")
 	if code != 0 {
@@ -127,7 +127,7 @@ func TestSimWorkloadMatchesKafka(t *testing.T) {
 	}
 }
 
-// SPEC §8 and the issue: invalid input exits 2 with a message naming the file, the step and
+// docs/contract.md §8 and the issue: invalid input exits 2 with a message naming the file, the step and
 // the field.
 func TestSimInvalidInputExits2(t *testing.T) {
 	dir := t.TempDir()
@@ -171,8 +171,8 @@ func TestSimInvalidInputExits2(t *testing.T) {
 	}
 }
 
-// --kafka-version picks the rule (semantics §0.1) and warns about values that release
-// rejects (semantics §9).
+// --kafka-version picks the rule (docs/kafka.md §0.1) and warns about values that release
+// rejects (docs/kafka.md §9).
 func TestSimKafkaVersion(t *testing.T) {
 	out, errOut, code := runKidx(t, "sim", "--kafka-version", "4.0.0", "--format", "json")
 	if code != 0 || !strings.Contains(out, `"rule": "per-append"`) {
@@ -184,7 +184,7 @@ func TestSimKafkaVersion(t *testing.T) {
 	}
 }
 
-// The text report sums up, and names the seed post's three regimes: "Below the batch size,
+// The text report sums up, and names the seed post's three regimes (docs/background.md): "Below the batch size,
 // it's a plateau" (1 and 4096), "Between the batch size and the segment size, it thins out"
 // (20000), "Above the segment size, it's a cliff" (1048576: 0 entries, a 49 KB walk).
 func TestSimTextRegimes(t *testing.T) {

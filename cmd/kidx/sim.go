@@ -17,7 +17,7 @@ import (
 
 func init() { registerCommand(newSimCmd) }
 
-// The built-in scenario: the seed post 000's experiment.
+// The built-in scenario: the seed post 000's experiment (docs/background.md).
 const (
 	defaultBatchBytes   = 16350
 	defaultBatchRecords = 79
@@ -42,14 +42,14 @@ func newSimCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `sim runs a workload through kidx's exact model of Kafka's log and prints, per segment,
 the offset-index and time-index entries and the exact phase-2 lookup cost over every offset.
 
-The workload comes from --workload FILE (SPEC §3 JSON), from --gen SPEC (a generator of
+The workload comes from --workload FILE (docs/contract.md §3 JSON), from --gen SPEC (a generator of
 kidx help workloads, bounded by --records, --batches or --duration, seeded by --seed), from
 --from-logdir DIR (a real partition replayed as kidx explain infers it: its era, interval,
 appends, restarts and segment boundaries; sim then says whether that baseline reproduces the
 real index), or from the built-in generator: --records records in batches of --batch-records records and
 --batch-bytes bytes (a last partial batch shrinks its bytes in proportion, at least the
 smallest batch of its records). The
-default is the seed post's experiment: 5000 records, 79 per batch, 16350-byte batches,
+default is the seed post's experiment (docs/background.md): 5000 records, 79 per batch, 16350-byte batches,
 segment.bytes=65536. Config comes from Kafka's defaults, then the file, then --config.
 --kafka-version X.Y.Z runs that release's era (kidx help versions), --rule per-batch (Kafka
 4.1-4.4) or per-append (3.7-4.0.0) one of the two current eras; else the file's "kafkaVersion"
@@ -181,7 +181,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 		},
 	}
 	mf.register(cmd)
-	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (SPEC §3 JSON)")
+	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (docs/contract.md §3 JSON)")
 	cmd.Flags().StringVar(&logDir, "from-logdir", "", "replay a real partition as kidx explain infers it (era, interval, appends, restarts, segment boundaries): a partition dir, or a log.dirs entry with --topic/--partition")
 	cmd.Flags().StringVar(&topic, "topic", "", "with --from-logdir: the topic to replay")
 	cmd.Flags().IntVar(&partition, "partition", 0, "with --from-logdir: the partition to replay")
@@ -227,7 +227,7 @@ func readSteps(src sim.Source, maxBatches int) ([]model.Step, error) {
 	}
 }
 
-// simJSON is the SPEC §4 document, with the era's keys: "era" (model.Era.ID) always, and
+// simJSON is the docs/contract.md §4 document, with the era's keys: "era" (model.Era.ID) always, and
 // "kafkaVersion" when a release picked it.
 type simJSON struct {
 	Rule         string           `json:"rule"`

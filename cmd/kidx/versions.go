@@ -27,7 +27,7 @@ const versionsWidth = 100
 
 func versionsText() string {
 	var b strings.Builder
-	b.WriteString(wrap("", "", `kidx models Kafka release by release: each release belongs to one era, a range of releases whose LogSegment.append, recover(), roll and phase-2 read rules are the same for everything the model computes (model/era.go; semantics §13). --kafka-version X.Y.Z runs a release's exact era (sim, whatif, write; verify and analyze judge files by it). --rule names the two current eras; kidx write writes only the eras whose files are written as those two write them.`))
+	b.WriteString(wrap("", "", `kidx models Kafka release by release: each release belongs to one era, a range of releases whose LogSegment.append, recover(), roll and phase-2 read rules are the same for everything the model computes (model/era.go; docs/kafka.md §13). --kafka-version X.Y.Z runs a release's exact era (sim, whatif, write; verify and analyze judge files by it). --rule names the two current eras; kidx write writes only the eras whose files are written as those two write them.`))
 	b.WriteString("  --rule per-batch is Kafka 4.1-4.4 (era 4.1-4.4)\n")
 	b.WriteString("  --rule per-append is 3.7-4.0.0 (era 3.7-4.0.0: Kafka 3.7.x, 3.8.0-3.8.1, 3.9.0, 4.0.0)\n")
 	for _, e := range model.Eras {

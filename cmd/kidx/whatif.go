@@ -15,7 +15,7 @@ import (
 
 func init() { registerCommand(newWhatIfCmd) }
 
-// seedIntervals are the seed post's four index.interval.bytes values: two on the plateau,
+// seedIntervals are the seed post's four index.interval.bytes values (docs/background.md): two on the plateau,
 // one thinning, one over the segment size (the cliff).
 const seedIntervals = "index.interval.bytes=1,4096,20000,1048576"
 
@@ -52,7 +52,7 @@ index.interval.bytes, when given, narrow the inference; sweeping or setting segm
 segment.ms makes the segments come from it instead of the files. segment.bytes and
 segment.index.bytes are read off the files where they show them (two rolls or more; a live
 segment's preallocated index); each setting the files cannot show and --config does not give
-is named on stderr with the value assumed. Without any, the seed post's experiment: 5000
+is named on stderr with the value assumed. Without any, the seed post's experiment (docs/background.md): 5000
 records, 79 per batch, 16350-byte batches, segment.bytes=65536, swept over
 index.interval.bytes=1,4096,20000,1048576.
 
@@ -153,11 +153,12 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				opts.Baseline = b
 			default:
 				base.SegmentBytes = defaultSimSegment
+				// The label names seed post 000 (docs/background.md).
 				opts.Source = &sim.WorkloadSource{Name: fmt.Sprintf("seed post 000: %d records, %d per batch, %d-byte batches",
 					defaultRecords, defaultBatchRecords, defaultBatchBytes),
 					Workload: generatedWorkload(defaultBatchBytes, defaultBatchRecords, defaultRecords)}
 				if len(sweeps) == 0 {
-					// The seed post's question, answered whole: its four values, and one point
+					// The seed post's question (docs/background.md), answered whole: its four values, and one point
 					// on every piece of the interval axis where the index is different.
 					sweeps = []string{seedIntervals}
 					opts.ExactIntervals = !compareRules
@@ -236,7 +237,7 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 	f.Var(newCountValue(&batches, 0), "batches", "generator: total batches (decimal K, M, G: 10M = 10,000,000)")
 	f.DurationVar(&duration, "duration", 0, "generator: simulated producer time")
 	f.Uint64Var(&seed, "seed", 0, "generator seed (default: from the clock, printed on stderr)")
-	f.StringVar(&workloadPath, "workload", "", "workload file (SPEC §3 JSON)")
+	f.StringVar(&workloadPath, "workload", "", "workload file (docs/contract.md §3 JSON)")
 	f.StringVar(&logDir, "from-logdir", "", "replay a real partition's batches: a partition dir, or a log.dirs entry with --topic/--partition")
 	f.StringVar(&topic, "topic", "", "with --from-logdir: the topic to replay")
 	f.IntVar(&partition, "partition", 0, "with --from-logdir: the partition to replay")

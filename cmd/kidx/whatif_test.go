@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// `kidx whatif` with no arguments is the seed post's experiment and shows its three regimes.
+// `kidx whatif` with no arguments is the seed post's experiment (docs/background.md) and shows its three regimes.
 func TestWhatIfDefaultShowsSeedRegimes(t *testing.T) {
 	out, errOut, code := runKidx(t, "whatif", "--max-map-count", "65530")
 	if code != 0 {
@@ -44,7 +44,7 @@ type whatIfDoc struct {
 	} `json:"points"`
 }
 
-// SPEC §10 keys and the seed post's figures (48 entries on the plateau, slack 4096 at 4096).
+// docs/contract.md §10 keys and the seed post's figures (docs/background.md; 48 entries on the plateau, slack 4096 at 4096).
 func TestWhatIfJSONKeys(t *testing.T) {
 	out, errOut, code := runKidx(t, "whatif", "--format", "json")
 	if code != 0 {
@@ -54,7 +54,7 @@ func TestWhatIfJSONKeys(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	// The seed post's four values and the exact sweep's one more piece (32700..49049).
+	// The seed post's four values (docs/background.md) and the exact sweep's one more piece (32700..49049).
 	if doc.Rule != "per-batch" || len(doc.Points) != 5 || doc.Source == "" {
 		t.Fatalf("rule %q, %d points", doc.Rule, len(doc.Points))
 	}
@@ -174,7 +174,7 @@ func TestWhatIfReplayFromLogDir(t *testing.T) {
 	}
 }
 
-// Issue 11, "the default what-if answers the seed post's question completely": the interval
+// Issue 11, "the default what-if answers the seed post's question completely" (docs/background.md): the interval
 // axis is cut exactly where the index changes. By hand, for 16350-byte batches in 65536-byte
 // segments (4 batches each) under the per-batch rule (LogSegment.append checks
 // bytesSinceLastIndexEntry > index.interval.bytes before adding the batch): the 2nd batch sees

@@ -6,7 +6,7 @@ import (
 	"kidx/model"
 )
 
-// readWorkload reads and parses a SPEC §3 workload file; errors name the file and the step
+// readWorkload reads and parses a docs/contract.md §3 workload file; errors name the file and the step
 // and field (or the byte of a JSON syntax error).
 func readWorkload(path string) (model.Workload, error) {
 	data, err := os.ReadFile(path)

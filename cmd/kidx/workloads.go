@@ -41,7 +41,7 @@ Wrappers (their keys, then the spec they wrap):
                                            unclean (recover) with probability recover
 
 Replay:
-  workload:path=FILE                       a SPEC §3 workload file
+  workload:path=FILE                       a docs/contract.md §3 workload file
   logdir:path=DIR[,topic=T,partition=N]    a real partition's .log files, read-only
 
 Every batch can exist in a file: at least the 61-byte header plus the smallest record of

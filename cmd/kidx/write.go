@@ -28,7 +28,7 @@ func newWriteCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Materialize a workload as a real Kafka log directory (.log, .index, .timeindex)",
 		Long: `write runs Kafka's append loop on real files: v2 record batches with CRC-32C, indexes
 preallocated to segment.index.bytes while active and trimmed on roll and close, 20-digit
-file names. It takes a SPEC §3 workload (each batch built to its exact sizeInBytes) or a
+file names. It takes a docs/contract.md §3 workload (each batch built to its exact sizeInBytes) or a
 record-level recipe (kafka-input.json: keys, values and timestamps as Kafka's
 MemoryRecordsBuilder wrote them).
 
@@ -77,14 +77,14 @@ in, the old one removed; between the two renames DIR does not exist.`,
 		},
 	}
 	mf.register(cmd)
-	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (SPEC §3) or record-level recipe (kafka-input.json)")
+	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (docs/contract.md §3) or record-level recipe (kafka-input.json)")
 	cmd.Flags().StringVar(&dir, "dir", "", "directory to write the partition's files into")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty directory of segment files as a whole")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
 	return cmd
 }
 
-// isRecipe tells a kafka-input.json recipe (it has "appends") from a SPEC §3 workload.
+// isRecipe tells a kafka-input.json recipe (it has "appends") from a docs/contract.md §3 workload.
 func isRecipe(data []byte) bool {
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(data, &probe) != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // batchesWorkload is a workload file of n batches of 79 records and 16350 bytes (the seed
-// post's) under segment.bytes=65536, with bad (if not "") as the JSON of batch badAt.
+// post's, docs/background.md) under segment.bytes=65536, with bad (if not "") as the JSON of batch badAt.
 func batchesWorkload(t *testing.T, dir, name string, n, badAt int, bad string) string {
 	t.Helper()
 	var bs []string

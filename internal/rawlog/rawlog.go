@@ -1,5 +1,5 @@
 // Package rawlog is a brute-force reader of Kafka's segment files for tests: it walks the raw
-// bytes of a .log and a .index by the definitions of KAFKA-INDEX-SEMANTICS.md (§1 layout and
+// bytes of a .log and a .index by the definitions of docs/kafka.md (§1 layout and
 // the file reader's rules, §4 the offset index, §5/§7.1 the two-phase lookup) and computes the
 // lookup of every offset one offset at a time, so that kidx's own readers (segment, reports)
 // can be checked against it. It is written independently of them and imports none of kidx's
@@ -25,7 +25,7 @@
 //     <= o, else 0; phase 2 walks entry headers from start with the file reader's rules; the hit
 //     is the first entry whose last offset >= o. scanBytes = hit position - start; hops = headers
 //     read, the hit included (Kafka up to 4.0, FileRecords.searchForOffsetWithSize).
-//   - Kafka 4.1+'s phase 2 (FileRecords.searchForOffsetFromPosition, KAFKA-18989, semantics
+//   - Kafka 4.1+'s phase 2 (FileRecords.searchForOffsetFromPosition, KAFKA-18989, docs/kafka.md
 //     §7.1): from start, read each entry's header; return it when its base offset equals o; at
 //     the first whose base offset is past o, return the previous one if it holds o, else this
 //     one; after the last, the previous one if it holds o. SearchFromPosition counts the headers
@@ -49,7 +49,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 )
 
-// Byte layout (KAFKA-INDEX-SEMANTICS.md §1.2-§1.4).
+// Byte layout (docs/kafka.md §1.2-§1.4).
 const (
 	logOverhead     = 12 // offset(8) + size(4)
 	minReadable     = 18 // the reader needs more than 17 bytes to look at an entry
