@@ -24,8 +24,9 @@ const (
 	Plateau Regime = "plateau"
 	// Thinning: some batches that could carry an entry are skipped.
 	Thinning Regime = "thinning"
-	// Cliff: not on the plateau, and the index is empty or the interval is at least half of
-	// segment.bytes, so no segment can hold more than one entry.
+	// Cliff: not on the plateau, and the offset index is empty: every lookup walks from its
+	// segment's start. It depends on the run only (not on the interval itself), so every value
+	// of an exact interval piece has the same regime.
 	Cliff Regime = "cliff"
 	// Empty: the workload has no batches (an empty partition): no regime at all.
 	Empty Regime = "empty"
@@ -168,7 +169,7 @@ func finishPoint(r *run, ref *run, shape sourceShape, rep *WhatIf) {
 		p.Regime = Empty
 	case p.OffsetIndexEntries == p.DensestEntries:
 		p.Regime = Plateau
-	case p.OffsetIndexEntries == 0 || 2*cfg.IndexIntervalBytes >= cfg.SegmentBytes:
+	case p.OffsetIndexEntries == 0:
 		p.Regime = Cliff
 	default:
 		p.Regime = Thinning

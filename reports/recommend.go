@@ -42,12 +42,9 @@ func recommend(p *Point, rep *WhatIf) []string {
 		if lo, ok := nearestPlateau(p, rep); ok {
 			out = append(out, fmt.Sprintf("Lowering index.interval.bytes to %d reaches the plateau in this sweep.", lo))
 		}
-	case p.Regime == Cliff && p.OffsetIndexEntries == 0:
+	case p.Regime == Cliff:
 		out = append(out, fmt.Sprintf("Cliff: the offset index is empty. Every lookup walks batch headers from byte 0: up to %s "+
 			"and %s, %.1f on average.", Bytes(p.Scan.MaxScanBytes), plural(p.Scan.MaxHops, "hop"), p.Scan.MeanHops()))
-	case p.Regime == Cliff:
-		out = append(out, fmt.Sprintf("Cliff: %s in %s, at most one per segment. Lookups walk up to %s (%s).",
-			plural(p.OffsetIndexEntries, "entry"), plural(int64(p.Segments), "segment"), Bytes(p.Scan.MaxScanBytes), plural(p.Scan.MaxHops, "hop")))
 	}
 	// Kafka adds an entry when the bytes appended since the last one (or since the segment
 	// began) exceed index.interval.bytes, checked before each append (LogSegment.append), and

@@ -114,10 +114,7 @@ func regimeWords(p *Point) string {
 		skipped := p.DensestEntries - p.OffsetIndexEntries
 		return fmt.Sprintf("thins the index (%d of the %d entries the batching allows are skipped)", skipped, p.DensestEntries)
 	case Cliff:
-		if p.OffsetIndexEntries == 0 {
-			return "leaves the index empty (every lookup walks from its segment's start)"
-		}
-		return "is at the cliff (no segment can hold more than one entry)"
+		return "leaves the index empty (every lookup walks from its segment's start)"
 	}
 	return "has no batches"
 }

@@ -45,7 +45,7 @@ func (r *WhatIf) eraName(p *Point) string {
 
 // whatIfColumns are the what-if table's figure columns, in order (docs/reports.md "Tables").
 var whatIfColumns = []column{
-	{"regime", "where the point sits: plateau (as many entries as index.interval.bytes=0 gives), thinning (some batches that could carry an entry are skipped), cliff (no entry, or 2 x index.interval.bytes >= segment.bytes)", 9},
+	{"regime", "where the point sits: plateau (as many entries as index.interval.bytes=0 gives), thinning (some batches that could carry an entry are skipped), cliff (the offset index is empty)", 9},
 	{"segs", "segments the workload fills", 7},
 	{"entries/seg", "offset-index entries per segment (mean)", 8},
 	{".index B", ".index bytes over all segments (8 per entry)", 0},
