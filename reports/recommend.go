@@ -31,7 +31,11 @@ func recommend(p *Point, rep *WhatIf) []string {
 		out = append(out, fmt.Sprintf("On the plateau: %s over %s, as many as index.interval.bytes=0 gives (%s). "+
 			"Lowering index.interval.bytes (now %d) changes nothing; batching decides the density, and %s.",
 			plural(p.OffsetIndexEntries, "entry"), plural(p.Batches, "batch"), densestWords(p), I, walk))
-		if hi, ok := widestPlateau(p, rep); ok && hi > I {
+		if pc := rep.PieceOf(I); pc != nil {
+			if pc.Max > I {
+				out = append(out, fmt.Sprintf("Every index.interval.bytes up to %d gives this same index (the exact sweep): raising it that far costs nothing.", pc.Max))
+			}
+		} else if hi, ok := widestPlateau(p, rep); ok && hi > I {
 			out = append(out, fmt.Sprintf("In this sweep the index stays identical up to index.interval.bytes=%d: raising it that far costs nothing.", hi))
 		}
 	case p.Regime == Thinning:
@@ -39,7 +43,9 @@ func recommend(p *Point, rep *WhatIf) []string {
 		out = append(out, fmt.Sprintf("Thinning: %d of the %s the batching allows are skipped (%.0f%%); lookups walk up to %s "+
 			"(p99 %s, mean %.1f header hops).", skipped, plural(p.DensestEntries, "entry"), 100*float64(skipped)/float64(max(p.DensestEntries, 1)),
 			Bytes(p.Scan.MaxScanBytes), Bytes(p.ScanQ[P99]), p.Scan.MeanHops()))
-		if lo, ok := nearestPlateau(p, rep); ok {
+		if top, ok := plateauTopBelow(p, rep); ok {
+			out = append(out, fmt.Sprintf("Any index.interval.bytes up to %d reaches the plateau (the exact sweep).", top))
+		} else if lo, ok := nearestPlateau(p, rep); ok {
 			out = append(out, fmt.Sprintf("Lowering index.interval.bytes to %d reaches the plateau in this sweep.", lo))
 		}
 	case p.Regime == Cliff:
@@ -166,6 +172,21 @@ func widestPlateau(p *Point, rep *WhatIf) (int64, bool) {
 		}
 	}
 	return hi, ok
+}
+
+// plateauTopBelow is, with the exact sweep, the top of the plateau's piece below p's interval
+// (the pieces are those of the sweep's base settings, so only for points that share them).
+func plateauTopBelow(p *Point, rep *WhatIf) (int64, bool) {
+	if rep.Pieces == nil || len(p.Producer) > 0 || p.Config.SegmentBytes != rep.Base.SegmentBytes {
+		return 0, false
+	}
+	var top int64 = -1
+	for _, pc := range rep.Pieces {
+		if pc.Regime == Plateau && pc.Max < p.Config.IndexIntervalBytes {
+			top = max(top, pc.Max)
+		}
+	}
+	return top, top >= 0
 }
 
 // nearestPlateau is the largest swept interval below p's that gives the plateau.

@@ -253,14 +253,25 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 		}
 	}
 	// Advice compares points (e.g. the widest plateau), so it comes once every point is done.
+	// The pieces' regimes first: a point's advice may point at another piece.
 	for _, p := range rep.Points {
-		p.Recommendations = recommend(p, rep)
-		if pc := rep.PieceOf(p.Config.IndexIntervalBytes); pc != nil {
+		if pc := rep.PieceOf(p.Config.IndexIntervalBytes); pc != nil && rep.basePiecePoint(p) {
 			pc.Regime = p.Regime
 		}
 	}
+	for _, p := range rep.Points {
+		p.Recommendations = recommend(p, rep)
+	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// basePiecePoint says p runs the settings the pieces were cut for (the base config but for
+// the interval, the first era, no producer override).
+func (r *WhatIf) basePiecePoint(p *Point) bool {
+	c := p.Config
+	c.IndexIntervalBytes = r.Base.IndexIntervalBytes
+	return c == r.Base && len(p.Producer) == 0 && (len(r.Eras) == 0 || p.Era.ID == r.Eras[0].ID)
 }
 
 // exactSweep replaces the interval sweep by the exact one: the values given (if any) and one
