@@ -47,14 +47,60 @@ type StatStream struct {
 	keepSummaries bool
 	onSegment     func(SegmentSummary)
 	onRun         func(count, scanBytes, hops int64)
+	tally         *runTally // sums onRun's runs of equal cost; nil without onRun
+
+	// intervalLo and intervalHi bound the index.interval.bytes values this stream stands for
+	// (SetIntervalRange): all of them make every check so far decide alike.
+	intervalLo, intervalHi int64
+	// rolled: the batch at the head of the next call already went through the roll check
+	// (a split stopped the call right after a roll).
+	rolled bool
 }
 
 // OnRun registers fn to be called for every run of offsets that share one lookup cost, as
 // the stream computes them: count offsets cost scanBytes and hops each. The runs of all
 // segments add up to the stream's ScanStats; reports use them for exact quantiles. Runs come
-// in no particular order, and runs of one cost may come summed (the offsets entries name, all
-// of cost 0 and 1 hop, are reported once per AddBatches call and roll).
-func (s *StatStream) OnRun(fn func(count, scanBytes, hops int64)) { s.onRun = fn }
+// in no particular order, and runs of one cost come summed (runTally); every run has been
+// reported when Close returns, and before a Clone.
+func (s *StatStream) OnRun(fn func(count, scanBytes, hops int64)) {
+	s.onRun, s.tally = fn, nil
+	if fn != nil {
+		s.tally = &runTally{emit: fn}
+	}
+}
+
+// runTally sums runs of equal cost before they reach the OnRun hook. A workload repeats few
+// (scan, hops) pairs (fixed batches cycle through a handful per segment), so most runs add to
+// a count in a small table kept in L1, with no call; a slot is handed on when another pair
+// needs it, and every slot when the stream closes or is cloned. The 1 TiB sweep spent a
+// third of its time in the hook's distributions before this.
+type runTally struct {
+	slots [tallySlots]tallySlot
+	emit  func(count, scanBytes, hops int64)
+}
+
+type tallySlot struct{ scan, hops, count int64 }
+
+const tallySlots = 256
+
+func (t *runTally) add(count, scanBytes, hops int64) {
+	sl := &t.slots[(uint64(scanBytes)*0x9E3779B97F4A7C15+uint64(hops)*0x632BE59BD9B4E019)>>56]
+	if sl.count > 0 && (sl.scan != scanBytes || sl.hops != hops) {
+		t.emit(sl.count, sl.scan, sl.hops)
+		sl.count = 0
+	}
+	sl.scan, sl.hops = scanBytes, hops
+	sl.count += count
+}
+
+func (t *runTally) flush() {
+	for i := range t.slots {
+		if sl := &t.slots[i]; sl.count > 0 {
+			t.emit(sl.count, sl.scan, sl.hops)
+			sl.count = 0
+		}
+	}
+}
 
 // NewStatStream starts an empty log at startOffset. With keepSummaries every closed
 // segment's summary is kept (see Summaries); onSegment, if set, is called with each.
@@ -64,7 +110,8 @@ func NewStatStream(cfg Config, startOffset int64, keepSummaries bool, onSegment 
 	}
 	s := &StatStream{cfg: cfg,
 		offsetSlots: cfg.SegmentIndexBytes / OffsetIndexEntrySize, timeSlots: cfg.SegmentIndexBytes / TimeIndexEntrySize,
-		nextOffset: startOffset, keepSummaries: keepSummaries, onSegment: onSegment}
+		nextOffset: startOffset, keepSummaries: keepSummaries, onSegment: onSegment,
+		intervalLo: cfg.IndexIntervalBytes, intervalHi: cfg.IndexIntervalBytes}
 	if err := s.SetEra(EraForRule(PerBatch)); err != nil {
 		return nil, err
 	}
@@ -106,6 +153,25 @@ func (s *StatStream) reset() {
 	s.lastLookups, s.lastMaxHops, s.lastAsEarlier, s.earlierMaxReads = 0, 0, 0, 0
 }
 
+// SetIntervalRange makes the stream stand for every index.interval.bytes value in [lo, hi]
+// at once (lo <= cfg's interval <= hi is not required). As long as each check's counter c has
+// all of them on one side (LogSegment.append's strict c > interval: entry for all when
+// c > hi, for none when c <= lo), the run is the same for all; AddBatchesUntilSplit stops
+// where they part (docs/model.md, "Exact interval breakpoints"). Call it before a batch.
+func (s *StatStream) SetIntervalRange(lo, hi int64) { s.intervalLo, s.intervalHi = lo, hi }
+
+// Clone is an independent copy of the stream in its current state, with its own segment
+// hook (onSegment, possibly nil) and no run hook (set one with OnRun).
+func (s *StatStream) Clone(onSegment func(SegmentSummary)) *StatStream {
+	if s.tally != nil {
+		s.tally.flush() // the runs so far are the history both copies share: hand them on once
+	}
+	c := *s
+	c.summaries = append([]SegmentSummary(nil), s.summaries...)
+	c.onSegment, c.onRun, c.tally = onSegment, nil, nil
+	return &c
+}
+
 // Add appends one batch of the given size, record count and max timestamp. Batches are not
 // validated (the caller's generator is trusted); an append larger than segment.bytes is
 // counted as rejected, as Kafka rejects it.
@@ -121,18 +187,41 @@ func (s *StatStream) Add(bytes, records, maxTimestamp int64) {
 // timestamps). This is the hot loop: the active segment's state lives in locals, and goes
 // back to s when the loop ends or a roll interrupts it.
 func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
-	segBytes, interval, segMs := s.cfg.SegmentBytes, s.cfg.IndexIntervalBytes, s.cfg.SegmentMs
+	for len(bytes) > 0 {
+		n, _ := s.AddBatchesUntilSplit(bytes, records, maxTimestamps)
+		if n == len(bytes) {
+			return
+		}
+		// Only a range set with SetIntervalRange can split: this stream stands for one value
+		// per decision, the range's top ("entry" only when the counter passes it).
+		s.intervalLo = s.intervalHi
+		bytes, records = bytes[n:], records[n:]
+		if maxTimestamps != nil {
+			maxTimestamps = maxTimestamps[n:]
+		}
+	}
+}
+
+// AddBatchesUntilSplit is AddBatches up to the first batch whose index check would decide
+// differently for values of the stream's interval range (SetIntervalRange): it returns how
+// many batches it appended and, when it stopped early, the counter c of that check (the
+// values below c add an entry there, those from c up do not). The stream is then in the state
+// before that batch, for the caller to split (Clone) and continue each part with its own range.
+func (s *StatStream) AddBatchesUntilSplit(bytes, records []int32, maxTimestamps []int64) (appended int, splitAt int64) {
+	segBytes, segMs := s.cfg.SegmentBytes, s.cfg.SegmentMs
+	lo, hi := s.intervalLo, s.intervalHi
 	hasTs := maxTimestamps != nil
 	timeRolls := hasTs && s.era.TimeRollOnTimestamps
 	timeIndex := s.era.HasTimeIndex()
-	onRun := s.onRun
+	tally := s.tally
 	// The size roll counts the incoming append (0.8.2+), or only what is written (before).
 	var appendMask int64 = -1
 	if !s.countsAppend {
 		appendMask = 0
 	}
 	entryAtBase := s.entryAtBase
-	rolled := false // the batch at i already went through shouldRoll (once per append)
+	rolled := s.rolled // the batch at i already went through shouldRoll (once per append)
+	s.rolled = false
 	for i := 0; i < len(bytes); {
 		size, counter, hops, batches, next := s.size, s.counter, s.hops, s.batches, s.nextOffset
 		entries, maxBatch := s.entries, s.maxBatch
@@ -144,6 +233,7 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 		lastAllowed := s.base + math.MaxInt32
 		reason := rollNone
 		var named1 int64 // offsets named by an entry: scan 0, 1 hop
+		split := int64(0)
 		for ; i < len(bytes); i++ {
 			n := int64(bytes[i])
 			recs := int64(records[i])
@@ -177,6 +267,11 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 					break
 				}
 			}
+			if counter > lo && counter <= hi {
+				// The range's values decide this check differently: stop before the batch.
+				split = counter
+				break
+			}
 			rolled = false
 			if hasTs {
 				if batches == 0 {
@@ -192,7 +287,7 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 			// 0, 1 hop): the last offset, or up to 1.1 every offset of the batch. The decision
 			// is kept out of the branches: with mixed batch sizes it is unpredictable.
 			var idx int64
-			if counter > interval {
+			if counter > hi {
 				idx = 1
 			}
 			named := idx
@@ -200,8 +295,8 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 				named = idx * recs
 			}
 			rest := recs - named
-			if onRun != nil && rest > 0 {
-				onRun(rest, counter, hops+1)
+			if tally != nil && rest > 0 {
+				tally.add(rest, counter, hops+1)
 			}
 			// The offsets an entry names all cost (0, 1): summed, and reported once per call
 			// and roll below (a run's consumers add counts; their order is not part of it).
@@ -250,13 +345,17 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 			maxBatch = max(maxBatch, n)
 			next = last + 1
 		}
-		if onRun != nil && named1 > 0 {
-			onRun(named1, 0, 1)
+		if tally != nil && named1 > 0 {
+			tally.add(named1, 0, 1)
 		}
 		s.size, s.counter, s.hops, s.batches, s.nextOffset = size, counter, hops, batches, next
 		s.entries, s.maxBatch = entries, maxBatch
 		s.scan.TotalScanBytes, s.scan.TotalHops, s.scan.MaxScanBytes, s.scan.MaxHops = totalScan, totalHops, maxScan, maxHops
 		s.lastLookups, s.lastMaxHops, s.lastAsEarlier, s.earlierMaxReads = lastLookups, lastMaxHops, lastAsEarlier, earlierMaxReads
+		if split > 0 {
+			s.rolled = rolled
+			return i, split
+		}
 		if reason != rollNone {
 			// LocalLog.roll: an empty active segment is replaced, not closed.
 			if s.size > 0 {
@@ -266,6 +365,7 @@ func (s *StatStream) AddBatches(bytes, records []int32, maxTimestamps []int64) {
 			rolled = true
 		}
 	}
+	return len(bytes), 0
 }
 
 // activeScan is the active segment's ScanStats: every offset is one lookup.
@@ -298,6 +398,9 @@ func (s *StatStream) closeSegment(reason RollReason) {
 
 // Close closes the active segment (as Log.Close does) and returns the totals.
 func (s *StatStream) Close() ScanStats {
+	if s.tally != nil {
+		s.tally.flush()
+	}
 	s.closeSegment(rollNone)
 	s.reset()
 	return s.total

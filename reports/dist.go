@@ -100,6 +100,13 @@ func (d *Dist) Add(count, v int64) {
 	d.n += count
 }
 
+// clone is an independent copy of a distribution in its first pass (no refinement targets).
+func (d *Dist) clone() *Dist {
+	c := *d
+	c.targets = nil
+	return &c
+}
+
 // Count is the number of offsets recorded.
 func (d *Dist) Count() int64 { return d.n }
 

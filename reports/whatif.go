@@ -398,15 +398,24 @@ func runGroup(src sim.Source, shape sourceShape, runs []*run, opts WhatIfOptions
 			batches = n
 		}
 		var next []*run
+		// Runs that proved the same run share their distributions (runClass): each is
+		// resolved once, and refined for all of them.
+		resolved := map[*Dist]bool{}
 		for _, r := range active {
 			if r.point == nil {
 				continue
 			}
-			done := r.scan.Resolve()
-			done = r.hops.Resolve() && done
+			done, seen := resolved[r.scan]
+			if !seen {
+				done = r.scan.Resolve()
+				done = r.hops.Resolve() && done
+				resolved[r.scan] = done
+				if !done {
+					r.scan.BeginRefine()
+					r.hops.BeginRefine()
+				}
+			}
 			if !done {
-				r.scan.BeginRefine()
-				r.hops.BeginRefine()
 				next = append(next, r)
 			}
 		}
@@ -424,11 +433,10 @@ func (r *run) onRun() (fn func(count, scanBytes, hops int64), flush func()) {
 	return c.add, c.flush
 }
 
-// costCache sums runs of equal cost before they reach the run's two Dists. A workload
-// repeats few (scan, hops) pairs (fixed batches cycle through a handful per segment), so most
-// of the two runs per batch and run add to a cached count in L1 instead of two Dist buckets
-// (the 1 TiB sweep spent a third of its time in Dist.Add). Dist.Add is additive in count for
-// one value, in both of its modes, so the figures are the same.
+// costCache sums runs of equal cost before they reach a run's two Dists, on the reference
+// path (sim.Run through model.Log, whose segments report two runs per batch); the fast path's
+// StatStream sums its own (model's runTally). Dist.Add is additive in count for one value, in
+// both of its modes, so the figures are the same.
 type costCache struct {
 	slots      [costSlots]costSlot
 	scan, hops *Dist
@@ -463,35 +471,18 @@ func (c *costCache) flush() {
 	}
 }
 
-// fastPass reads the workload once in chunks and feeds each chunk to every run's StatStream,
-// the runs split across workers.
+// fastPass reads the workload once in chunks and feeds each chunk to every class of runs
+// (runClass: one StatStream for all the runs that are still the same run), the classes split
+// across workers.
 func fastPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int64, error) {
 	st, err := src.Open()
 	if err != nil {
 		return 0, err
 	}
 	bs := st.(sim.BatchStream)
-	for _, r := range runs {
-		var onSegment func(model.SegmentSummary)
-		if first {
-			onSegment = r.agg.add
-		}
-		r.stream, err = model.NewStatStream(r.cfg, 0, false, onSegment)
-		if err != nil {
-			return 0, err
-		}
-		if err := r.stream.SetEra(r.era); err != nil {
-			return 0, err
-		}
-		var fn func(count, scanBytes, hops int64)
-		if fn, r.flush = r.onRun(); fn != nil {
-			r.stream.OnRun(fn)
-		}
-	}
-	workers := min(opts.Workers, len(runs))
-	parts := make([][]*run, workers)
-	for i, r := range runs {
-		parts[i%workers] = append(parts[i%workers], r)
+	classes, err := newRunClasses(runs, first)
+	if err != nil {
+		return 0, err
 	}
 	bytes, records, ts := make([]int32, chunk), make([]int32, chunk), make([]int64, chunk)
 	var total int64
@@ -500,16 +491,22 @@ func fastPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int6
 		n, err := bs.NextBatches(bytes, records, ts)
 		if n > 0 {
 			b, rc, t := bytes[:n], records[:n], withTimestamps(ts[:n])
+			workers := min(opts.Workers, len(classes))
+			outs := make([][]*runClass, workers)
 			wg.Add(workers)
-			for _, part := range parts {
-				go func(part []*run) {
+			for w := range workers {
+				go func(w int) {
 					defer wg.Done()
-					for _, r := range part {
-						r.stream.AddBatches(b, rc, t)
+					for i := w; i < len(classes); i += workers {
+						classes[i].feed(b, rc, t, first, &outs[w])
 					}
-				}(part)
+				}(w)
 			}
 			wg.Wait()
+			classes = classes[:0]
+			for _, out := range outs {
+				classes = append(classes, out...)
+			}
 			total += int64(n)
 			if opts.Progress != nil {
 				opts.Progress(int64(n) * int64(len(runs)))
@@ -522,15 +519,135 @@ func fastPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int6
 			return total, err
 		}
 	}
-	for _, r := range runs {
-		stats := r.stream.Close()
-		r.flush()
-		if first {
-			r.rejected, r.stats = r.stream.Rejected(), stats
+	for _, c := range classes {
+		stats := c.stream.Close()
+		for _, r := range c.members {
+			if first {
+				r.rejected, r.stats, r.agg = c.stream.Rejected(), stats, *c.agg
+				if r.point != nil {
+					r.scan, r.hops = c.scan, c.hops
+				}
+			}
 		}
-		r.stream = nil
 	}
 	return total, nil
+}
+
+// A runClass is a set of runs of one workload that are, so far, the same run: the same era
+// and settings but index.interval.bytes, whose values have decided every index check alike
+// (docs/model.md, "Exact interval breakpoints"). They share one model.StatStream over their
+// range of values, split where a check parts them (StatStream.AddBatchesUntilSplit), so a
+// sweep costs one stream per distinct run, not one per point (the 1 TiB sweep's 32
+// intervals and reference run are 14 distinct runs). After the first pass the members
+// share their distributions, and each refinement pass runs one stream per distribution.
+type runClass struct {
+	members    []*run // ascending index.interval.bytes
+	stream     *model.StatStream
+	agg        *aggregate
+	scan, hops *Dist // nil when no member is a point
+}
+
+// onRun feeds the class's distributions (the stream sums equal costs first).
+func (c *runClass) onRun(count, scanBytes, hops int64) {
+	c.scan.Add(count, scanBytes)
+	c.hops.Add(count, hops)
+}
+
+// newRunClasses groups runs into classes: on the first pass by workload settings and era,
+// on a refinement pass by the distributions the first pass gave them.
+func newRunClasses(runs []*run, first bool) ([]*runClass, error) {
+	type key struct {
+		cfg  model.Config
+		era  string
+		dist *Dist
+	}
+	byKey := map[key]*runClass{}
+	var classes []*runClass
+	for _, r := range runs {
+		k := key{dist: r.scan}
+		if first {
+			k = key{cfg: r.cfg, era: r.era.ID}
+			k.cfg.IndexIntervalBytes = 0
+		}
+		c := byKey[k]
+		if c == nil {
+			c = &runClass{agg: &aggregate{}}
+			byKey[k] = c
+			classes = append(classes, c)
+		}
+		c.members = append(c.members, r)
+		if r.point != nil && c.scan == nil {
+			c.scan, c.hops = r.scan, r.hops
+		}
+	}
+	for _, c := range classes {
+		sort.SliceStable(c.members, func(i, j int) bool {
+			return c.members[i].cfg.IndexIntervalBytes < c.members[j].cfg.IndexIntervalBytes
+		})
+		head := c.members[0]
+		var onSegment func(model.SegmentSummary)
+		if first {
+			onSegment = c.agg.add
+		}
+		var err error
+		if c.stream, err = model.NewStatStream(head.cfg, 0, false, onSegment); err != nil {
+			return nil, err
+		}
+		if err := c.stream.SetEra(head.era); err != nil {
+			return nil, err
+		}
+		if !first {
+			// The members are one run: its distributions take the representative's costs.
+			c.members = c.members[:1]
+		}
+		if c.scan != nil {
+			c.stream.OnRun(c.onRun)
+		}
+	}
+	return classes, nil
+}
+
+// feed appends a chunk to the class's stream, splitting the class where its values part;
+// the class and any split from it are appended to out.
+func (c *runClass) feed(b, rc []int32, t []int64, first bool, out *[]*runClass) {
+	for {
+		c.stream.SetIntervalRange(c.members[0].cfg.IndexIntervalBytes, c.members[len(c.members)-1].cfg.IndexIntervalBytes)
+		n, at := c.stream.AddBatchesUntilSplit(b, rc, t)
+		b, rc = b[n:], rc[n:]
+		if t != nil {
+			t = t[n:]
+		}
+		if len(b) == 0 {
+			*out = append(*out, c)
+			return
+		}
+		c.split(at, first).feed(b, rc, t, first, out)
+	}
+}
+
+// split moves the members whose interval is at or above at (they add no entry at the check
+// that parted them) into a new class, with a copy of everything the class has counted.
+func (c *runClass) split(at int64, first bool) *runClass {
+	k := sort.Search(len(c.members), func(i int) bool { return c.members[i].cfg.IndexIntervalBytes >= at })
+	agg := *c.agg
+	up := &runClass{members: c.members[k:], agg: &agg}
+	c.members = c.members[:k:k]
+	var onSegment func(model.SegmentSummary)
+	if first {
+		onSegment = up.agg.add
+	}
+	up.stream = c.stream.Clone(onSegment) // hands the runs so far to c's distributions first
+	if c.scan != nil {
+		up.scan, up.hops = c.scan.clone(), c.hops.clone()
+		up.stream.OnRun(up.onRun)
+		// The moved members' points get the new distributions.
+		for _, r := range up.members {
+			if r.point != nil {
+				r.scan, r.hops = up.scan, up.hops
+			}
+		}
+	}
+	return up
 }
 
 // slowPass runs each run through sim.Run (the reference model.Log), runs in parallel.
