@@ -21,7 +21,7 @@ th{background:#f0f0f0}th abbr{text-decoration:underline dotted;cursor:help}.name
 .plateau{background:#e8f5e9}.thinning{background:#fff8e1}.cliff{background:#ffebee}.empty{background:#f5f5f5}
 .verdict{font-size:1.05em;border-left:4px solid #1f77b4;padding:0.4em 0.8em;background:#f4f8fc;max-width:60em}
 .legend{font-size:0.85em;margin:0.5em 0}.legend dt{font-weight:bold;float:left;clear:left;margin-right:0.5em}.legend dd{margin-left:0}
-figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-weight:bold;margin-bottom:0.3em}pre{background:#f6f6f6;padding:0.5em}`
+figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-weight:bold;margin-bottom:0.3em}pre{background:#f6f6f6;padding:0.5em;white-space:pre-wrap;overflow-wrap:anywhere}`
 
 // selfCheck marks the page once it has loaded, for kidx's rendered-page check (make
 // check-html): data-kidx-check on <body> says "ok" and the charts' count when every <svg>
