@@ -24,8 +24,10 @@ BENCHTIME   ?= 1s
 
 all: build
 
+# -buildvcs=auto: record the git revision for `kidx version` when building in a checkout, even
+# where GOFLAGS sets -buildvcs=false (a flag on the command line wins).
 build:
-	$(GO) build -o $(BIN) ./cmd/kidx
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kidx
 
 # The CI test command. Race detection covers every package; the exhaustive and
 # long property runs stay in check-long.

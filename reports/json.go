@@ -54,12 +54,20 @@ type whatIfJSON struct {
 	Points       []pointJSON     `json:"points"`
 	Sweeps       []sweepJSONItem `json:"sweeps"`
 	Baseline     *baselineJSON   `json:"baseline,omitempty"`
+	// Workloads are the workloads run, one per producer setting of a producer sweep, each with
+	// its own source and batch count ("source" and "batches" above are the first's).
+	Workloads []workloadJSON `json:"workloads"`
 	// Verdict is the paragraph the text report opens with (WhatIf.Verdict).
 	Verdict string `json:"verdict"`
 	// IntervalPieces, with the exact interval sweep, is the whole step function of the
 	// workload over index.interval.bytes (WhatIf.Pieces); omitted without it.
 	IntervalPieces         []intervalPieceJSON `json:"intervalPieces,omitempty"`
 	IntervalPiecesComplete *bool               `json:"intervalPiecesComplete,omitempty"`
+}
+
+type workloadJSON struct {
+	Source  string `json:"source"`
+	Batches int64  `json:"batches"`
 }
 
 // intervalPieceJSON is one IntervalPiece: every index.interval.bytes value in [min, max]
@@ -226,6 +234,13 @@ func (r *WhatIf) WriteJSON(w io.Writer) error {
 		doc.Points = append(doc.Points, pointDoc(p))
 	}
 	doc.Verdict = r.Verdict()
+	doc.Workloads = []workloadJSON{}
+	for _, w := range r.Workloads {
+		doc.Workloads = append(doc.Workloads, workloadJSON(w))
+	}
+	if len(r.Workloads) > 0 {
+		doc.Batches = r.Workloads[0].Batches
+	}
 	if r.Pieces != nil {
 		complete := r.PiecesComplete
 		doc.IntervalPiecesComplete = &complete

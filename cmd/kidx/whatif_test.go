@@ -279,3 +279,30 @@ func TestWhatIfVerdict(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11, defect 5: a producer sweep's JSON named the first point's source and the last
+// workload's batch count. Each workload now has its own entry; "source" and "batches" are the
+// first workload's, both.
+func TestWhatIfProducerSweepWorkloads(t *testing.T) {
+	out, errOut, code := runKidx(t, "whatif", "--gen", "producer:rate=2000/s,record=lognormal:median=300", "--duration", "30s",
+		"--seed", "3", "--sweep", "batch.size=16384,65536", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Source    string
+		Batches   int64
+		Workloads []struct {
+			Source  string
+			Batches int64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Workloads) != 2 || !strings.Contains(doc.Workloads[0].Source, "batch.size=16384") ||
+		!strings.Contains(doc.Workloads[1].Source, "batch.size=65536") || doc.Source != doc.Workloads[0].Source ||
+		doc.Batches != doc.Workloads[0].Batches || doc.Workloads[1].Batches <= 0 {
+		t.Errorf("source %q, batches %d, workloads %+v", doc.Source, doc.Batches, doc.Workloads)
+	}
+}
