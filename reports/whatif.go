@@ -115,8 +115,6 @@ type run struct {
 	agg      aggregate
 	scan     *Dist
 	hops     *Dist
-	stream   *model.StatStream
-	flush    func() // hands the pass's cached costs to scan and hops (costCache)
 	events   []model.Event
 	rejected int64
 	stats    model.ScanStats // the model's exact totals, from the first pass
