@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,12 +258,7 @@ func (c *Config) ApplySettings(settings []ConfigSetting) (notes []string, err er
 			lost = append(lost, winsNote(prev.set, ch.set, prev.rank))
 		}
 	}
-	topics := make([]string, 0, len(chosen))
-	for t := range chosen {
-		topics = append(topics, t)
-	}
-	sort.Strings(topics)
-	for _, t := range topics {
+	for _, t := range slices.Sorted(maps.Keys(chosen)) {
 		ch := chosen[t]
 		v, perr := strconv.ParseInt(strings.TrimSpace(ch.set.Value), 10, 64)
 		if perr != nil {

@@ -47,7 +47,7 @@ type StatStream struct {
 	keepSummaries bool
 	onSegment     func(SegmentSummary)
 	onRun         func(count, scanBytes, hops int64)
-	tally         *runTally // sums onRun's runs of equal cost; nil without onRun
+	tally         *RunTally // sums onRun's runs of equal cost; nil without onRun
 
 	// intervalLo and intervalHi bound the index.interval.bytes values this stream stands for
 	// (SetIntervalRange): all of them make every check so far decide alike.
@@ -60,21 +60,22 @@ type StatStream struct {
 // OnRun registers fn to be called for every run of offsets that share one lookup cost, as
 // the stream computes them: count offsets cost scanBytes and hops each. The runs of all
 // segments add up to the stream's ScanStats; reports use them for exact quantiles. Runs come
-// in no particular order, and runs of one cost come summed (runTally); every run has been
+// in no particular order, and runs of one cost come summed (RunTally); every run has been
 // reported when Close returns, and before a Clone.
 func (s *StatStream) OnRun(fn func(count, scanBytes, hops int64)) {
 	s.onRun, s.tally = fn, nil
 	if fn != nil {
-		s.tally = &runTally{emit: fn}
+		s.tally = NewRunTally(fn)
 	}
 }
 
-// runTally sums runs of equal cost before they reach the OnRun hook. A workload repeats few
-// (scan, hops) pairs (fixed batches cycle through a handful per segment), so most runs add to
-// a count in a small table kept in L1, with no call; a slot is handed on when another pair
-// needs it, and every slot when the stream closes or is cloned. The 1 TiB sweep spent a
-// third of its time in the hook's distributions before this.
-type runTally struct {
+// A RunTally sums runs of equal cost before they reach a hook (StatStream's OnRun; the
+// reference path's sim.RunOptions.OnRun). A workload repeats few (scan, hops) pairs (fixed
+// batches cycle through a handful per segment), so most runs add to a count in a small table
+// kept in L1, with no call; a slot is handed on when another pair needs it, and every slot at
+// Flush. Consumers that add counts per value (reports' exact distributions) see the same
+// totals. The 1 TiB sweep spent a third of its time in those distributions before this.
+type RunTally struct {
 	slots [tallySlots]tallySlot
 	emit  func(count, scanBytes, hops int64)
 }
@@ -83,7 +84,14 @@ type tallySlot struct{ scan, hops, count int64 }
 
 const tallySlots = 256
 
-func (t *runTally) add(count, scanBytes, hops int64) {
+// NewRunTally sums runs for emit.
+func NewRunTally(emit func(count, scanBytes, hops int64)) *RunTally { return &RunTally{emit: emit} }
+
+// Add counts count offsets of one cost.
+func (t *RunTally) Add(count, scanBytes, hops int64) {
+	if count == 0 {
+		return
+	}
 	sl := &t.slots[(uint64(scanBytes)*0x9E3779B97F4A7C15+uint64(hops)*0x632BE59BD9B4E019)>>56]
 	if sl.count > 0 && (sl.scan != scanBytes || sl.hops != hops) {
 		t.emit(sl.count, sl.scan, sl.hops)
@@ -93,7 +101,8 @@ func (t *runTally) add(count, scanBytes, hops int64) {
 	sl.count += count
 }
 
-func (t *runTally) flush() {
+// Flush hands every count still in the table to the hook.
+func (t *RunTally) Flush() {
 	for i := range t.slots {
 		if sl := &t.slots[i]; sl.count > 0 {
 			t.emit(sl.count, sl.scan, sl.hops)
@@ -164,7 +173,7 @@ func (s *StatStream) SetIntervalRange(lo, hi int64) { s.intervalLo, s.intervalHi
 // hook (onSegment, possibly nil) and no run hook (set one with OnRun).
 func (s *StatStream) Clone(onSegment func(SegmentSummary)) *StatStream {
 	if s.tally != nil {
-		s.tally.flush() // the runs so far are the history both copies share: hand them on once
+		s.tally.Flush() // the runs so far are the history both copies share: hand them on once
 	}
 	c := *s
 	c.summaries = append([]SegmentSummary(nil), s.summaries...)
@@ -296,7 +305,7 @@ func (s *StatStream) AddBatchesUntilSplit(bytes, records []int32, maxTimestamps 
 			}
 			rest := recs - named
 			if tally != nil && rest > 0 {
-				tally.add(rest, counter, hops+1)
+				tally.Add(rest, counter, hops+1)
 			}
 			// The offsets an entry names all cost (0, 1): summed, and reported once per call
 			// and roll below (a run's consumers add counts; their order is not part of it).
@@ -346,7 +355,7 @@ func (s *StatStream) AddBatchesUntilSplit(bytes, records []int32, maxTimestamps 
 			next = last + 1
 		}
 		if tally != nil && named1 > 0 {
-			tally.add(named1, 0, 1)
+			tally.Add(named1, 0, 1)
 		}
 		s.size, s.counter, s.hops, s.batches, s.nextOffset = size, counter, hops, batches, next
 		s.entries, s.maxBatch = entries, maxBatch
@@ -399,7 +408,7 @@ func (s *StatStream) closeSegment(reason RollReason) {
 // Close closes the active segment (as Log.Close does) and returns the totals.
 func (s *StatStream) Close() ScanStats {
 	if s.tally != nil {
-		s.tally.flush()
+		s.tally.Flush()
 	}
 	s.closeSegment(rollNone)
 	s.reset()

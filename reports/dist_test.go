@@ -63,31 +63,3 @@ func ExampleDist() {
 	fmt.Println(d.Count(), d.Quantile(P50), d.Quantile(P99), d.Max())
 	// Output: 4 16350 16350 16350
 }
-
-// costCache only regroups Dist.Add calls: after a flush, both Dists hold exactly what direct
-// Adds of the same runs give (checked on 100k runs over few values, with hash collisions, and
-// over many values; the refinement passes, additive the same way, are covered by the sweep
-// tests' exact quantiles).
-func TestCostCacheIsExact(t *testing.T) {
-	for _, distinct := range []int64{3, 200, 1 << 20} {
-		direct, cached := [2]*Dist{NewDist(), NewDist()}, [2]*Dist{NewDist(), NewDist()}
-		c := &costCache{scan: cached[0], hops: cached[1]}
-		x := uint64(distinct)
-		for range 100_000 {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			v, h, n := int64(x%uint64(distinct))*16384, int64(x>>40)%5, int64(x>>50)%3
-			direct[0].Add(n, v)
-			direct[1].Add(n, h)
-			c.add(n, v, h)
-		}
-		c.flush()
-		for i := range direct {
-			if direct[i].Count() != cached[i].Count() || direct[i].Max() != cached[i].Max() ||
-				fmt.Sprint(direct[i].buckets) != fmt.Sprint(cached[i].buckets) {
-				t.Errorf("%d distinct values, dist %d: cached adds differ from direct ones", distinct, i)
-			}
-		}
-	}
-}

@@ -229,3 +229,17 @@ func versionWarnings(cfg model.Config, version string, producer []Setting) []str
 	}
 	return out
 }
+
+// SweptValue is the point's value of a swept key: a topic config or a producer setting.
+func (p *Point) SweptValue(key string) int64 {
+	if IsProducerKey(key) {
+		for _, x := range p.Producer {
+			if x.Key == key {
+				return x.Value
+			}
+		}
+		return 0
+	}
+	v, _ := p.Config.Get(key)
+	return v
+}

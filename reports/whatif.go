@@ -422,51 +422,18 @@ func runGroup(src sim.Source, shape sourceShape, runs []*run, opts WhatIfOptions
 	return passes, batches, nil
 }
 
-// onRun is the hook that feeds a run's distributions.
+// onRun is the hook that feeds a run's distributions on the reference path, through a
+// RunTally (flush it before the distributions are read).
 func (r *run) onRun() (fn func(count, scanBytes, hops int64), flush func()) {
 	if r.point == nil {
 		return nil, func() {}
 	}
-	c := &costCache{scan: r.scan, hops: r.hops}
-	return c.add, c.flush
-}
-
-// costCache sums runs of equal cost before they reach a run's two Dists, on the reference
-// path (sim.Run through model.Log, whose segments report two runs per batch); the fast path's
-// StatStream sums its own (model's runTally). Dist.Add is additive in count for one value, in
-// both of its modes, so the figures are the same.
-type costCache struct {
-	slots      [costSlots]costSlot
-	scan, hops *Dist
-}
-
-type costSlot struct{ scan, hops, count int64 }
-
-const costSlots = 64
-
-func (c *costCache) add(count, scanBytes, h int64) {
-	if count == 0 {
-		return
-	}
-	s := &c.slots[(uint64(scanBytes)*0x9E3779B97F4A7C15+uint64(h)*0x632BE59BD9B4E019)>>58]
-	if s.count > 0 && (s.scan != scanBytes || s.hops != h) {
-		c.scan.Add(s.count, s.scan)
-		c.hops.Add(s.count, s.hops)
-		s.count = 0
-	}
-	s.scan, s.hops = scanBytes, h
-	s.count += count
-}
-
-// flush hands every cached count to the Dists; a pass calls it before they are read.
-func (c *costCache) flush() {
-	for i := range c.slots {
-		if s := &c.slots[i]; s.count > 0 {
-			c.scan.Add(s.count, s.scan)
-			c.hops.Add(s.count, s.hops)
-			s.count = 0
-		}
-	}
+	scan, hops := r.scan, r.hops
+	t := model.NewRunTally(func(count, v, h int64) {
+		scan.Add(count, v)
+		hops.Add(count, h)
+	})
+	return t.Add, t.Flush
 }
 
 // fastPass reads the workload once in chunks and feeds each chunk to every class of runs

@@ -88,7 +88,7 @@ func (r *WhatIf) table() *table {
 	for _, p := range r.Points {
 		var cells []string
 		for _, s := range r.Sweeps {
-			cells = append(cells, itoa(r.sweptValue(p, s.Key)))
+			cells = append(cells, itoa(p.SweptValue(s.Key)))
 		}
 		if len(r.Eras) > 1 {
 			cells = append(cells, r.eraName(p))
@@ -119,20 +119,6 @@ func pieceRange(pc *IntervalPiece) string {
 		return fmt.Sprintf("%d and up", pc.Min)
 	}
 	return fmt.Sprintf("%d..%d", pc.Min, pc.Max)
-}
-
-// sweptValue is p's value of a swept key (a topic config or a producer setting).
-func (r *WhatIf) sweptValue(p *Point, key string) int64 {
-	if IsProducerKey(key) {
-		for _, x := range p.Producer {
-			if x.Key == key {
-				return x.Value
-			}
-		}
-		return 0
-	}
-	v, _ := p.Config.Get(key)
-	return v
 }
 
 func (r *WhatIf) headline() string {

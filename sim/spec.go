@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -200,12 +202,7 @@ func kindNames() []string {
 func (n *specNode) applyOverrides(over map[string]string) error {
 	// In key order: the description lists the keys in the order they were added, and two
 	// runs of one sweep must describe their workloads alike.
-	keys := make([]string, 0, len(over))
-	for k := range over {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(over)) {
 		v := over[k]
 		done := false
 		for m := n; m != nil && !done; m = m.inner {

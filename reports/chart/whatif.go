@@ -408,20 +408,6 @@ type series struct {
 	xs     []float64
 }
 
-// sweptValue is p's value of a swept key: a topic config or a producer setting.
-func sweptValue(p *reports.Point, key string) int64 {
-	if reports.IsProducerKey(key) {
-		for _, x := range p.Producer {
-			if x.Key == key {
-				return x.Value
-			}
-		}
-		return 0
-	}
-	v, _ := p.Config.Get(key)
-	return v
-}
-
 // maxSeries bounds the marker charts: a grid with more values of its second key is read on
 // its heatmap.
 const maxSeries = 6
@@ -437,7 +423,7 @@ func sweepSeries(r *reports.WhatIf) (string, []*series) {
 	byName := map[string]*series{}
 	var out []*series
 	for _, p := range r.Points {
-		x := sweptValue(p, key)
+		x := p.SweptValue(key)
 		if x <= 0 && logAxis {
 			continue
 		}
@@ -490,7 +476,7 @@ func sweepLabel(r *reports.WhatIf, p *reports.Point, skip string) string {
 	var parts []string
 	for _, s := range r.Sweeps {
 		if s.Key != skip {
-			parts = append(parts, fmt.Sprintf("%s=%d", s.Key, sweptValue(p, s.Key)))
+			parts = append(parts, fmt.Sprintf("%s=%d", s.Key, p.SweptValue(s.Key)))
 		}
 	}
 	if len(r.Eras) > 1 {
@@ -793,7 +779,7 @@ func heatmapChart(r *reports.WhatIf, era model.Era) (*chart, error) {
 		if p.Era.ID != era.ID {
 			continue
 		}
-		row, col := index(ka.Values, sweptValue(p, ka.Key)), index(kb.Values, sweptValue(p, kb.Key))
+		row, col := index(ka.Values, p.SweptValue(ka.Key)), index(kb.Values, p.SweptValue(kb.Key))
 		if row < 0 || col < 0 {
 			continue
 		}
