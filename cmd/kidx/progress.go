@@ -105,20 +105,15 @@ func (p *progressMeter) line(elapsed time.Duration) string {
 }
 
 // Add counts n more units done.
-func (p *progressMeter) Add(n int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.n += n
-	if p.bar != nil && !p.done {
-		_ = p.bar.Set64(p.n)
-	}
-}
+func (p *progressMeter) Add(n int64) { p.update(func(done int64) int64 { return done + n }) }
 
 // Set says how many units are done.
-func (p *progressMeter) Set(n int64) {
+func (p *progressMeter) Set(n int64) { p.update(func(int64) int64 { return n }) }
+
+func (p *progressMeter) update(next func(done int64) int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.n = n
+	p.n = next(p.n)
 	if p.bar != nil && !p.done {
 		_ = p.bar.Set64(p.n)
 	}
