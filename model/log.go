@@ -62,6 +62,9 @@ type LogOptions struct {
 	// OnSegmentDone, if set, sees every segment once it is final: at its roll, and the last
 	// one at Close. The segment must not be kept unless KeepSegments is set.
 	OnSegmentDone func(*Segment)
+	// ForgetRolled keeps not even a summary of a rolled segment (Summaries then has only the
+	// active one): for streamed runs whose OnSegmentDone sees every segment.
+	ForgetRolled bool
 }
 
 // SegmentSummary is what remains of a rolled segment when segments are not kept.
@@ -384,9 +387,14 @@ func (l *Log) roll(reason RollReason, appendFirst int64) error {
 		l.opts.OnSegmentDone(old)
 	}
 	var recycled []BatchInfo
-	if l.opts.KeepSegments {
+	switch {
+	case l.opts.KeepSegments:
 		l.kept = append(l.kept, old)
-	} else {
+	case l.opts.ForgetRolled:
+		// Keep nothing of it, so a streamed run's memory is one segment's whatever its
+		// length (kidx sim --records 100G, issue 11 defect 9).
+		recycled = old.batches
+	default:
 		l.summaries = append(l.summaries, old.Summarize())
 		recycled = old.batches
 	}

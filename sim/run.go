@@ -126,7 +126,7 @@ func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (
 		res.Rejected = ss.Rejected()
 		return res, nil
 	}
-	l, err := model.NewLog(cfg, rule, model.LogOptions{StartOffset: opts.StartOffset, Era: era, OnSegmentDone: func(s *model.Segment) {
+	l, err := model.NewLog(cfg, rule, model.LogOptions{StartOffset: opts.StartOffset, Era: era, ForgetRolled: true, OnSegmentDone: func(s *model.Segment) {
 		onSegment(s.Summarize())
 		if opts.OnRun != nil {
 			s.Runs(opts.OnRun)

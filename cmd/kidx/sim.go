@@ -199,30 +199,50 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 // maxSimBatches bounds what sim materializes from a generator: it keeps every batch.
 const maxSimBatches = 4 << 20
 
-// readSteps materializes a source's steps, refusing more than maxBatches batches.
+// readSteps materializes a source's steps, refusing more than maxBatches batches. It counts
+// them in a first streamed pass (sources are replayable), so a refused workload costs no
+// memory (issue 11: --records 100G --format json reached 800 MB before it was refused).
 func readSteps(src sim.Source, maxBatches int) ([]model.Step, error) {
-	st, err := src.Open()
-	if err != nil {
-		return nil, err
-	}
-	var steps []model.Step
 	buf := make([]model.Step, 4096)
 	total := 0
-	for {
-		n, err := st.Next(buf)
-		for _, s := range buf[:n] {
-			s.Append = append([]model.Batch(nil), s.Append...) // the stream may reuse them
+	if err := eachChunk(src, buf, func(steps []model.Step) error {
+		for _, s := range steps {
 			total += len(s.Append)
-			steps = append(steps, s)
 		}
 		if total > maxBatches {
-			return nil, fmt.Errorf("more than %d batches: too many for sim --format json, which lists every entry (the text output and kidx whatif stream)", maxBatches)
+			return fmt.Errorf("more than %d batches: too many for sim --format json, which lists every entry (the text output and kidx whatif stream)", maxBatches)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]model.Step, 0, total)
+	err := eachChunk(src, buf, func(steps []model.Step) error {
+		for _, s := range steps {
+			s.Append = append([]model.Batch(nil), s.Append...) // the stream may reuse them
+			out = append(out, s)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// eachChunk streams src's steps through fn, a chunk at a time.
+func eachChunk(src sim.Source, buf []model.Step, fn func([]model.Step) error) error {
+	st, err := src.Open()
+	if err != nil {
+		return err
+	}
+	for {
+		n, err := st.Next(buf)
+		if ferr := fn(buf[:n]); ferr != nil {
+			return ferr
 		}
 		if errors.Is(err, io.EOF) {
-			return steps, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
