@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/rapidenv"
 	"kidx/model"
 	"kidx/props"
 )
@@ -77,6 +78,10 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 				} else {
 					seed = rand.Uint64()>>1 | 1
 				}
+			}
+			if len(rapidenv.Malformed) > 0 {
+				p := rapidenv.Malformed[0]
+				return usageErr("%s=%q: want %s (rapid reads it)", p.Name, p.Value, p.Want)
 			}
 			if !cmd.Flags().Changed("checks") {
 				v, ok := os.LookupEnv("RAPID_CHECKS")

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,5 +70,30 @@ func TestCheckRefusesZeroChecks(t *testing.T) {
 	t.Setenv("RAPID_CHECKS", "0")
 	if _, errOut, code := runKidx(t, "check", "--property", "ScanBound"); code != 2 || !strings.Contains(errOut, `RAPID_CHECKS="0"`) {
 		t.Errorf("RAPID_CHECKS=0: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Issue 11 review: rapid parses its RAPID_* variables in its package init and panicked on a
+// malformed one, killing every kidx command before main ran. In a child process of this test
+// binary (which links rapid the same way), RAPID_CHECKS=abc now gives a warning and `version`
+// still runs; `check` refuses it with exit 2.
+func TestMalformedRapidEnvDoesNotPanic(t *testing.T) {
+	if os.Getenv("KIDX_RAPIDENV_CHILD") != "" {
+		var out, errb bytes.Buffer
+		code := run(strings.Fields(os.Getenv("KIDX_RAPIDENV_CHILD")), &out, &errb)
+		fmt.Printf("exit=%d\n%s", code, errb.String())
+		os.Exit(0)
+	}
+	for args, want := range map[string]string{
+		"version": "exit=0\nkidx: warning: RAPID_CHECKS=\"abc\" is not a whole number: ignored (rapid reads it, for kidx check)\n",
+		"check --property ScanBound": "exit=2\nkidx: warning: RAPID_CHECKS=\"abc\" is not a whole number: ignored (rapid reads it, for kidx check)\n" +
+			"kidx: RAPID_CHECKS=\"abc\": want a whole number (rapid reads it)\n",
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMalformedRapidEnvDoesNotPanic$")
+		cmd.Env = append(os.Environ(), "RAPID_CHECKS=abc", "KIDX_RAPIDENV_CHILD="+args)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.HasPrefix(string(out), want) {
+			t.Errorf("kidx %s with RAPID_CHECKS=abc: %v\n%s\nwant it to start with %q", args, err, out, want)
+		}
 	}
 }

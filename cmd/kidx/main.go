@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"kidx/internal/rapidenv" // before pgregory.net/rapid initializes: see its package doc
 )
 
 func main() {
@@ -16,6 +18,9 @@ func main() {
 // run executes one kidx command line and returns its exit code (docs/contract.md §8): 0 success, 1 a
 // property failed or a verification found problems, 2 a usage or input error.
 func run(args []string, stdout, stderr io.Writer) int {
+	for _, p := range rapidenv.Malformed {
+		fmt.Fprintf(stderr, "kidx: warning: %s=%q is not %s: ignored (rapid reads it, for kidx check)\n", p.Name, p.Value, p.Want)
+	}
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
