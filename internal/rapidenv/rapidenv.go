@@ -41,7 +41,7 @@ var parsers = []struct {
 	{"RAPID_SHRINKTIME", "a duration such as 30s", parseDuration},
 }
 
-func parseInt(v string) error { _, err := strconv.ParseInt(v, 0, strconv.IntSize); return err }
+func parseInt(v string) error  { _, err := strconv.ParseInt(v, 0, strconv.IntSize); return err }
 func parseUint(v string) error { _, err := strconv.ParseUint(v, 0, 64); return err }
 func parseBool(v string) error { _, err := strconv.ParseBool(v); return err }
 func parseDuration(v string) error {
