@@ -299,26 +299,40 @@ func (f *workloadFile) workload() (Workload, error) {
 // roll's base offset may not lie below the log end offset either.
 func (w Workload) checkOffsets() error {
 	next := w.StartOffset
+	rolledTo := int64(-1) // a roll's base offset past the log end, until a batch names its offset
 	for i, st := range w.Steps {
 		if st.Roll {
 			if st.RollBaseOffset > 0 && st.RollBaseOffset < next {
 				return &WorkloadError{Path: fmt.Sprintf("steps[%d].baseOffset", i), Offset: -1,
 					Err: fmt.Errorf("%d is below the log end offset %d: a roll cannot go back", st.RollBaseOffset, next)}
 			}
-			next = max(next, st.RollBaseOffset)
+			if st.RollBaseOffset > next {
+				rolledTo = st.RollBaseOffset
+			}
 			continue
 		}
 		for j, b := range st.Append {
+			path := fmt.Sprintf("steps[%d].append[%d]", i, j)
+			if w.SingleBatch {
+				path = fmt.Sprintf("batches[%d]", i)
+			}
 			if b.BaseOffset > 0 || (b.BaseOffset == 0 && next == 0) {
 				if b.BaseOffset < next {
-					path := fmt.Sprintf("steps[%d].append[%d].baseOffset", i, j)
-					if w.SingleBatch {
-						path = fmt.Sprintf("batches[%d].baseOffset", i)
-					}
-					return &WorkloadError{Path: path, Offset: -1,
+					return &WorkloadError{Path: path + ".baseOffset", Offset: -1,
 						Err: fmt.Errorf("%d is below %d, the offset after the previous batch: offsets must increase", b.BaseOffset, next)}
 				}
 				next = b.BaseOffset
+			}
+			if rolledTo >= 0 && next < rolledTo {
+				// The segment a roll past the log end starts holds offsets from its base on;
+				// only a batch that names its own offset (a follower's, the cleaner's) lands there.
+				return &WorkloadError{Path: path + ".baseOffset", Offset: -1,
+					Err: fmt.Errorf("the roll before this batch started a segment at offset %d, past the log end %d: give the batch a \"baseOffset\" of at least %d", rolledTo, next, rolledTo)}
+			}
+			rolledTo = -1
+			if b.Records > math.MaxInt64-next {
+				return &WorkloadError{Path: path + ".records", Offset: -1,
+					Err: fmt.Errorf("offsets %d and up pass 9223372036854775807 (a Kafka offset is a signed 64-bit number)", next)}
 			}
 			next += b.Records
 		}
