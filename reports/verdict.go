@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"kidx/sim"
 )
 
 // Verdict is the paragraph a report opens with (docs/reports.md, "The verdict"): where the
@@ -15,45 +17,135 @@ func (r *WhatIf) Verdict() string {
 	}
 	base := r.basePoint()
 	if base == nil {
-		return "The sweep does not include the configuration it starts from, so this report compares its points only (see the table)."
+		return r.sweepOnlyVerdict()
 	}
 	if base.Batches == 0 {
 		return "The workload produced no batches: there is nothing to tune."
 	}
-	I := base.Config.IndexIntervalBytes
 	var b strings.Builder
-	fmt.Fprintf(&b, "This configuration, index.interval.bytes=%d, %s: %s in %s, lookups walk up to %s (p99 %s).",
-		I, regimeWords(base), plural(base.OffsetIndexEntries, "entry"), plural(int64(base.Segments), "segment"),
+	// An over-limit map count stops the broker ("Map failed"): it comes before any tuning.
+	if m := base.Maps; m.MaxMapCount > 0 && m.Headroom < 0 {
+		fmt.Fprintf(&b, "First: at %s this broker needs %d memory maps, above vm.max_map_count=%d, and fails with \"Map failed\" "+
+			"(at most %s fit); raise vm.max_map_count or keep fewer segments. ",
+			plural(int64(m.Partitions), "partition"), m.Maps, m.MaxMapCount, plural(m.MaxPartitions, "partition"))
+	}
+	I := base.Config.IndexIntervalBytes
+	fmt.Fprintf(&b, "This configuration, %s, %s: %s in %s, lookups walk up to %s (p99 %s).",
+		r.baseLabel(base), regimeWords(base), plural(base.OffsetIndexEntries, "entry"), plural(int64(base.Segments), "segment"),
 		Bytes(base.Scan.MaxScanBytes), Bytes(base.ScanQ[P99]))
-	if pc := r.PieceOf(I); pc != nil {
-		fmt.Fprintf(&b, " The same index comes from any value %s.", rangeWords(pc.Min, pc.Max))
+	if pc := r.PieceOf(I); pc != nil && base.Regime != Empty {
+		fmt.Fprintf(&b, " The same index comes from any index.interval.bytes %s.", rangeWords(pc.Min, pc.Max))
 	}
 	switch base.Regime {
 	case Plateau:
+		if base.DensestEntries == 0 {
+			b.WriteString(" No change of index.interval.bytes is worth making: no segment holds a second batch, so no interval can index one.")
+			break
+		}
 		b.WriteString(" No change is worth making: a lower interval cannot add an entry, the batching decides the density.")
 		if up := r.nextPiece(I); up != nil {
-			fmt.Fprintf(&b, " Above %d the index thins (%s, lookups up to %s).", up.Min-1,
-				plural(up.OffsetIndexEntries, "entry"), Bytes(up.Scan.MaxScanBytes))
+			if up.OffsetIndexEntries == 0 {
+				fmt.Fprintf(&b, " From %d up the index is empty (lookups up to %s).", up.Min, Bytes(up.Scan.MaxScanBytes))
+			} else {
+				fmt.Fprintf(&b, " Above %d the index thins (%s, lookups up to %s).", up.Min-1,
+					plural(up.OffsetIndexEntries, "entry"), Bytes(up.Scan.MaxScanBytes))
+			}
 		}
 	case Thinning, Cliff:
 		best := r.bestLowerPlateau(base)
-		if best == nil {
-			b.WriteString(" No point of this sweep indexes more densely; lowering index.interval.bytes below the batch size would.")
-			break
+		other := r.leastWalking()
+		switch {
+		case best == nil && other != nil && other != base && other.ScanQ[P99] < base.ScanQ[P99]:
+			fmt.Fprintf(&b, " Of this sweep's points, %s walks least: up to %s (p99 %s), %s in %s.", r.pointLabel(other),
+				Bytes(other.Scan.MaxScanBytes), Bytes(other.ScanQ[P99]), plural(other.OffsetIndexEntries, "entry"), plural(int64(other.Segments), "segment"))
+		case best == nil && r.Pieces == nil && !r.sweepsProducer():
+			b.WriteString(" No point of this sweep indexes more densely; `--sweep index.interval.bytes=exact` finds every value where the index changes.")
+		case best == nil:
+			b.WriteString(" No point of this sweep indexes more densely.")
+		case best.Scan.MaxScanBytes >= base.Scan.MaxScanBytes && best.ScanQ[P99] >= base.ScanQ[P99]:
+			// More entries that shorten no walk are not worth their bytes.
+			fmt.Fprintf(&b, " No change is worth making: the densest index this sweep gives (index.interval.bytes=%d, %s) "+
+				"walks just as far (up to %s, p99 %s).", best.Config.IndexIntervalBytes, plural(best.OffsetIndexEntries, "entry"),
+				Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]))
+		default:
+			extra := best.IndexBytes - base.IndexBytes
+			fmt.Fprintf(&b, " The one change worth making: index.interval.bytes=%d%s indexes %s "+
+				"(%s) and cuts the longest walk to %s (p99 %s), for %s more of .index.",
+				best.Config.IndexIntervalBytes, r.plateauRange(best), densestShort(best), plural(best.OffsetIndexEntries, "entry"),
+				Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), Bytes(extra))
 		}
-		extra := best.IndexBytes - base.IndexBytes
-		fmt.Fprintf(&b, " The one change worth making: index.interval.bytes=%d%s indexes %s "+
-			"(%s) and cuts the longest walk to %s (p99 %s), for %s more of .index.",
-			best.Config.IndexIntervalBytes, r.plateauRange(best), densestShort(best), plural(best.OffsetIndexEntries, "entry"),
-			Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), Bytes(extra))
 	}
 	return b.String()
 }
 
-// basePoint is the point of the first era at the sweep's starting configuration.
+// baseLabel names the base point by its swept values ("index.interval.bytes=4096", or with a
+// producer sweep "batch.size=16384, linger.ms=5, index.interval.bytes=4096").
+func (r *WhatIf) baseLabel(p *Point) string {
+	parts := []string{}
+	for _, s := range p.Producer {
+		parts = append(parts, fmt.Sprintf("%s=%d", s.Key, s.Value))
+	}
+	return strings.Join(append(parts, fmt.Sprintf("index.interval.bytes=%d", p.Config.IndexIntervalBytes)), ", ")
+}
+
+// sweepOnlyVerdict is the verdict of a sweep without the starting configuration (e.g.
+// --sweep index.interval.bytes=1,20000 over a base of 4096): the point that walks least.
+func (r *WhatIf) sweepOnlyVerdict() string {
+	best := r.leastWalking()
+	if best == nil {
+		return "The workload produced no batches: there is nothing to tune."
+	}
+	return fmt.Sprintf("The sweep does not include the configuration it starts from (index.interval.bytes=%d). Of its points, %s "+
+		"walks least: up to %s (p99 %s), %s in %s (%s).", r.Base.IndexIntervalBytes, r.pointLabel(best),
+		Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), plural(best.OffsetIndexEntries, "entry"),
+		plural(int64(best.Segments), "segment"), best.Regime)
+}
+
+// leastWalking is the point of the first era with the lowest p99 walk, then the lowest
+// longest walk, then the smallest .index.
+func (r *WhatIf) leastWalking() *Point {
+	var best *Point
+	for _, p := range r.Points {
+		if p.Batches == 0 || (len(r.Eras) > 0 && p.Era.ID != r.Eras[0].ID) {
+			continue
+		}
+		if best == nil || p.ScanQ[P99] < best.ScanQ[P99] ||
+			(p.ScanQ[P99] == best.ScanQ[P99] && (p.Scan.MaxScanBytes < best.Scan.MaxScanBytes ||
+				(p.Scan.MaxScanBytes == best.Scan.MaxScanBytes && p.IndexBytes < best.IndexBytes))) {
+			best = p
+		}
+	}
+	return best
+}
+
+// sweepsProducer says a producer setting is swept.
+func (r *WhatIf) sweepsProducer() bool {
+	for _, s := range r.Sweeps {
+		if IsProducerKey(s.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// pointLabel names a point by every swept value.
+func (r *WhatIf) pointLabel(p *Point) string {
+	var parts []string
+	for _, s := range r.Sweeps {
+		parts = append(parts, fmt.Sprintf("%s=%d", s.Key, p.SweptValue(s.Key)))
+	}
+	if len(parts) == 0 {
+		return r.baseLabel(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// basePoint is the point of the first era at the sweep's starting configuration. With a
+// producer sweep, the producer's own settings are unknown here: the point whose producer
+// settings are the producer's defaults is taken (isDefaultProducer).
 func (r *WhatIf) basePoint() *Point {
 	for _, p := range r.Points {
-		if p.Config == r.Base && len(p.Producer) == 0 && (len(r.Eras) == 0 || p.Era.ID == r.Eras[0].ID) {
+		if p.Config == r.Base && (len(p.Producer) == 0 || r.isDefaultProducer(p.Producer)) && (len(r.Eras) == 0 || p.Era.ID == r.Eras[0].ID) {
 			return p
 		}
 	}
@@ -109,6 +201,9 @@ func (r *WhatIf) plateauRange(p *Point) string {
 func regimeWords(p *Point) string {
 	switch p.Regime {
 	case Plateau:
+		if p.DensestEntries == 0 {
+			return "has one batch in every segment, so no entry is possible"
+		}
 		return "sits on the plateau (" + densestShort(p) + " carries an entry)"
 	case Thinning:
 		skipped := p.DensestEntries - p.OffsetIndexEntries
@@ -124,4 +219,18 @@ func rangeWords(lo, hi int64) string {
 		return fmt.Sprintf("from %d up", lo)
 	}
 	return fmt.Sprintf("in [%d, %d]", lo, hi)
+}
+
+// isDefaultProducer says a point's producer settings are the producer's defaults (batch.size
+// 16384, linger.ms 5: sim.DefaultBatchSize, sim.DefaultLingerMs), the configuration a
+// producer sweep starts from unless the generator spec sets them itself.
+func (r *WhatIf) isDefaultProducer(s []Setting) bool {
+	for _, x := range s {
+		switch {
+		case x.Key == "batch.size" && x.Value != sim.DefaultBatchSize,
+			x.Key == "linger.ms" && x.Value != sim.DefaultLingerMs:
+			return false
+		}
+	}
+	return true
 }
