@@ -129,3 +129,6 @@ func VersionWarnings(c Config, version string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Less orders releases: major, then minor, then patch.
+func (v KafkaVersion) Less(o KafkaVersion) bool { return v.less(o) }

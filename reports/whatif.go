@@ -160,7 +160,7 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 	}
 	rep := &WhatIf{Rules: opts.Rules, Eras: opts.Eras, Sweeps: opts.Sweeps, Scale: opts.Scale, KafkaVersion: opts.KafkaVersion, Baseline: opts.Baseline, Base: opts.Base}
 	if rep.KafkaVersion == "" {
-		rep.KafkaVersion = latestRules
+		rep.KafkaVersion = checkedRelease(opts.Eras)
 	}
 	if opts.ExactIntervals {
 		if err := exactSweep(&opts, rep); err != nil {
@@ -262,6 +262,24 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// checkedRelease is the release whose config ranges a run without --kafka-version is
+// checked against: the newest current line (latestRules) when the run is in its era, else
+// the newest release of the single era the run is in (a per-append workload runs 3.7-4.0.0:
+// checked against 4.0.0, not 4.1.0, issue 11 review).
+func checkedRelease(eras []model.Era) string {
+	if len(eras) != 1 {
+		return latestRules
+	}
+	e := eras[0]
+	switch v, _ := model.ParseKafkaVersion(latestRules); {
+	case !v.Less(e.First) && (e.Last == model.KafkaVersion{} || !e.Last.Less(v)):
+		return latestRules
+	case e.Last != model.KafkaVersion{} && e.Last.Patch < 99:
+		return e.Last.String()
+	}
+	return e.First.String()
 }
 
 // basePiecePoint says p runs the settings the pieces were cut for (the base config but for

@@ -144,6 +144,11 @@ func (r *WhatIf) headline() string {
 		"scale: %s, vm.max_map_count %d",
 		source, strings.Join(rules, " vs "), r.KafkaVersion, batches, plural(int64(r.Passes), "pass"),
 		plural(int64(r.Scale.Partitions), "partition"), r.Scale.MaxMapCount)
+	if r.Pieces != nil && !r.PiecesComplete && len(r.Pieces) > 0 {
+		last := r.Pieces[len(r.Pieces)-1]
+		head += fmt.Sprintf("\nexact sweep: cut into its first %d pieces, up to index.interval.bytes=%d; above that only the values given were run",
+			len(r.Pieces), last.Max)
+	}
 	for _, w := range r.versionWarnings() {
 		head += "\nwarning: " + w
 	}

@@ -345,3 +345,17 @@ func TestWhatIfVerdictEdges(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11 review: a per-append workload (era 3.7-4.0.0) had its config checked against Kafka
+// 4.1.0, and an exact sweep cut short at 64 pieces said so only in JSON.
+func TestWhatIfCheckedReleaseAndTruncatedSweep(t *testing.T) {
+	out, errOut, code := runKidx(t, "whatif", "--workload", "../../testdata/kafka-golden/follower3-per-append/workload.json")
+	if code != 0 || !strings.Contains(out, "rule: per-append (era 3.7-4.0.0); config checked against Kafka 4.0.0;") {
+		t.Errorf("exit %d, %s\n%s", code, errOut, out)
+	}
+	out, errOut, code = runKidx(t, "whatif", "--workload", "../../testdata/kafka-golden/random-i4096-per-batch/workload.json",
+		"--sweep", "index.interval.bytes=exact")
+	if code != 0 || !strings.Contains(out, "\nexact sweep: cut into its first 64 pieces, up to index.interval.bytes=") {
+		t.Errorf("exit %d, %s\n%s", code, errOut, out)
+	}
+}
