@@ -250,6 +250,13 @@ func ScanDir(path string) (*DirScan, error) {
 			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: role})
 			continue
 		}
+		if strings.HasPrefix(e.Name(), tempDirPrefix) {
+			// Not Kafka's: what an interrupted `kidx write` left beside its target
+			// (ReplaceDir removes it on every error it sees, not on a kill).
+			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: RoleUnknown})
+			ds.note(full, SeverityWarning, "kidx-write-leftover", "the temporary directory of an interrupted kidx write, not a partition: not read; remove it")
+			continue
+		}
 		state := ""
 		if _, _, suffix, ok := specialPartitionDir(e.Name()); ok {
 			if suffix == "delete" {

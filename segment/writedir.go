@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 )
 
 // Writing a whole partition directory at once (kidx write): the workload is validated
@@ -18,6 +19,19 @@ import (
 // tempDirPrefix starts the name of the temporary directory beside the target: hidden, and
 // naming the tool and the target, so that one left by a killed process is recognisable.
 const tempDirPrefix = ".kidx-write-"
+
+// interrupted stops writes in progress at their next step (Interrupt).
+var interrupted atomic.Bool
+
+// ErrInterrupted is the error of a write stopped by Interrupt: its temporary directory is
+// removed as on any other error, and the target is untouched.
+var ErrInterrupted = errors.New("interrupted: nothing was written")
+
+// Interrupt makes every write in progress stop before its next step and fail with
+// ErrInterrupted, removing its temporary directory: what a process told to stop (SIGINT,
+// SIGTERM) calls, so that a killed `kidx write` leaves nothing behind (the target is only
+// ever renamed into place whole).
+func Interrupt() { interrupted.Store(true) }
 
 // writeStepHook, when set (tests only), is called before each step is applied; an error
 // from it fails the write there, as a disk error would.

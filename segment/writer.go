@@ -301,6 +301,10 @@ func writeAll[S any](dir string, cfg Config, rule Rule, start int64, steps []S, 
 		return nil, err
 	}
 	for i, s := range steps {
+		if interrupted.Load() {
+			l.Close()
+			return nil, ErrInterrupted
+		}
 		if writeStepHook != nil {
 			if err := writeStepHook(i); err != nil {
 				l.Close()

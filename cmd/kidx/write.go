@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -121,6 +124,7 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force boo
 	if err := sw.Validate(); err != nil {
 		return nil, usageErr("%s: %v", path, err)
 	}
+	defer cleanOnSignal()()
 	return writeDirResult(segment.WriteWorkloadDir(dir, sw, force))
 }
 
@@ -129,8 +133,11 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force boo
 // writing (a full disk) is not.
 func writeDirResult(res *segment.WriteResult, err error) (*segment.WriteResult, error) {
 	var de *segment.DirError
-	if errors.As(err, &de) {
+	switch {
+	case errors.As(err, &de):
 		return nil, usageErr("%v", err)
+	case errors.Is(err, segment.ErrInterrupted):
+		return nil, &exitError{code: int(max(interruptCode.Load(), 130)), err: err}
 	}
 	return res, err
 }
@@ -187,6 +194,7 @@ func writeRecipe(data []byte, path, dir string, mf *modelFlags, force bool) (*se
 	if err := r.Validate(); err != nil {
 		return nil, usageErr("%s: %v", path, err)
 	}
+	defer cleanOnSignal()()
 	return writeDirResult(segment.WriteRecipeDir(dir, r, force))
 }
 
@@ -243,3 +251,32 @@ func modelRuleName(r segment.Rule) string {
 	}
 	return model.PerBatch.String()
 }
+
+// cleanOnSignal makes SIGINT and SIGTERM during a write stop it at its next step
+// (segment.Interrupt): its temporary directory is removed and the command fails with
+// exit 130 (SIGINT) or 143 (SIGTERM), as a shell reports them; an interrupted write leaves
+// nothing (issue 11 review). The returned func stops listening.
+func cleanOnSignal() func() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			if sig == syscall.SIGTERM {
+				interruptCode.Store(143)
+			} else {
+				interruptCode.Store(130)
+			}
+			segment.Interrupt()
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// interruptCode is the exit code of a write stopped by a signal.
+var interruptCode atomic.Int32

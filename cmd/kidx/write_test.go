@@ -1,12 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // batchesWorkload is a workload file of n batches of 79 records and 16350 bytes (the seed
@@ -156,5 +161,52 @@ func TestVerifyOverlappingSegmentsExitsOne(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "segment-overlap") || !strings.Contains(out, "00000000000000000000.log") ||
 		!strings.Contains(out, "00000000000000000316.log starts at offset 316") || !strings.Contains(out, "offsets 316 to 394") {
 		t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// Issue 11 review: Ctrl-C during `kidx write` left its temporary directory, which verify and
+// analyze then read as a partition. A child process of this test binary writes a 20000-batch
+// workload; SIGINT once its temporary directory exists stops the write at its next step:
+// exit 130, "nothing was written", and the parent directory is empty again.
+func TestWriteInterruptedLeavesNothing(t *testing.T) {
+	if args := os.Getenv("KIDX_WRITE_CHILD"); args != "" {
+		os.Exit(run(strings.Split(args, "\x1f"), io.Discard, os.Stderr))
+	}
+	parent := t.TempDir()
+	var bs []string
+	for range 20000 {
+		bs = append(bs, `{"records":79,"bytes":16350}`)
+	}
+	w := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(w, []byte(`{"config":{"segment.bytes":1048576},"batches":[`+strings.Join(bs, ",")+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteInterruptedLeavesNothing$")
+	cmd.Env = append(os.Environ(), "KIDX_WRITE_CHILD=write\x1f--workload\x1f"+w+"\x1f--dir\x1f"+filepath.Join(parent, "t-0"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ents, _ := os.ReadDir(parent)
+		if len(ents) > 0 && strings.HasPrefix(ents[0].Name(), ".kidx-write-t-0-") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no temporary directory appeared")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // some files written
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "kidx: interrupted: nothing was written") {
+		t.Fatalf("exit %v, stderr %q: want 130 and the interruption", err, stderr.String())
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
 	}
 }
