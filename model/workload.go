@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kidx/internal/english"
 	"math"
 	"sort"
 	"strings"
@@ -443,7 +444,7 @@ func (f *batchFile) batch(path string) (Batch, error) {
 	if f.Timestamps != nil {
 		if int64(len(f.Timestamps)) != b.Records {
 			return b, &WorkloadError{Path: path + ".timestamps", Offset: -1,
-				Err: fmt.Errorf("%d timestamps for %d records: give one per record, in offset order", len(f.Timestamps), b.Records)}
+				Err: fmt.Errorf("%s for %s: give one per record, in offset order", english.Plural(int64(len(f.Timestamps)), "timestamp"), english.Plural(b.Records, "record"))}
 		}
 		maxTs, at := int64(NoTimestamp), -1
 		for i, n := range f.Timestamps {

@@ -214,7 +214,7 @@ func checkTarget(target string, replace bool) (bool, error) {
 		return true, nil
 	}
 	if !replace {
-		return false, &DirError{fmt.Sprintf("%s is not empty (%d entries): refusing to write there without --force", target, len(entries))}
+		return false, &DirError{fmt.Sprintf("%s is not empty (%s): refusing to write there without --force", target, plural(len(entries), "entry"))}
 	}
 	// --force replaces the whole directory: only one that holds nothing but segment files (what
 	// an earlier kidx write made) may go, never a broker's partition with its checkpoints and

@@ -100,6 +100,9 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				return usageErr("--batches, --duration and --seed bound a --gen generator")
 			}
 			var baseline *reports.Baseline
+			if partition < 0 {
+				return usageErr("--partition %d: a partition number is 0 or more", partition)
+			}
 			if logDir == "" && (cmd.Flags().Changed("topic") || cmd.Flags().Changed("partition")) {
 				return usageErr("--topic and --partition name the partition to replay: they need --from-logdir")
 			}

@@ -15,6 +15,10 @@ import (
 
 func init() { registerCommand(newWhatIfCmd) }
 
+// maxPartitions bounds --partitions: maps = partitions x segments x 2 stays far inside int64
+// (a broker holds thousands of partitions, not billions).
+const maxPartitions = 1 << 30
+
 // seedIntervals are the seed post's four index.interval.bytes values (docs/background.md): two on the plateau,
 // one thinning, one over the segment size (the cliff).
 const seedIntervals = "index.interval.bytes=1,4096,20000,1048576"
@@ -84,8 +88,14 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 			if gen == "" && (cmd.Flags().Changed("records") || cmd.Flags().Changed("batches") || cmd.Flags().Changed("duration") || cmd.Flags().Changed("seed")) {
 				return usageErr("--records, --batches, --duration and --seed bound the generator: they need --gen")
 			}
+			if partition < 0 {
+				return usageErr("--partition %d: a partition number is 0 or more", partition)
+			}
 			if logDir == "" && (cmd.Flags().Changed("topic") || cmd.Flags().Changed("partition")) {
 				return usageErr("--topic and --partition name the partition to replay: they need --from-logdir")
+			}
+			if partitions > maxPartitions {
+				return usageErr("--partitions %d: at most %d (a broker's memory maps would not be counted right beyond)", partitions, maxPartitions)
 			}
 			if partitions < 1 {
 				return usageErr("--partitions %d: at least 1", partitions)

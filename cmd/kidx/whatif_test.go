@@ -359,3 +359,17 @@ func TestWhatIfCheckedReleaseAndTruncatedSweep(t *testing.T) {
 		t.Errorf("exit %d, %s\n%s", code, errOut, out)
 	}
 }
+
+// Issue 11 review: --partitions so large that the map count overflowed (maps -32), and
+// --partition -1, were taken; both are usage errors.
+func TestWhatIfRefusesImpossibleCounts(t *testing.T) {
+	for _, args := range [][]string{
+		{"whatif", "--partitions", "9223372036854775807"},
+		{"whatif", "--from-logdir", t.TempDir(), "--topic", "orders", "--partition", "-1"},
+		{"sim", "--from-logdir", t.TempDir(), "--topic", "orders", "--partition", "-1"},
+	} {
+		if _, errOut, code := runKidx(t, args...); code != 2 || !strings.Contains(errOut, "kidx: --partition") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+}

@@ -156,7 +156,7 @@ func writableWorkload(w model.Workload) error {
 			where := fmt.Sprintf("step %d batch %d", i, j)
 			switch {
 			case b.Possible() != nil:
-				return fmt.Errorf("%s (%d records, %d bytes): %v; no file can hold it", where, b.Records, b.Bytes, b.Possible())
+				return fmt.Errorf("%s (%s, %s): %v; no file can hold it", where, english.Plural(b.Records, "record"), english.Plural(b.Bytes, "byte"), b.Possible())
 			case b.Legacy != model.NotLegacy:
 				return fmt.Errorf("%s is a magic-%d message: kidx write writes v2 batches only", where, b.Legacy.Magic())
 			case b.Compressed:
