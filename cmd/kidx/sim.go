@@ -69,6 +69,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 			generatorFlags := cmd.Flags().Changed("batch-bytes") || cmd.Flags().Changed("batch-records") || cmd.Flags().Changed("records")
 			genFlags := cmd.Flags().Changed("batches") || cmd.Flags().Changed("duration") || cmd.Flags().Changed("seed")
 			var w model.Workload
+			drawn := false // the generator's seed came from the clock, not --seed
 			var stream sim.Source // the text output streams it: no batch is kept
 			base := model.DefaultConfig()
 			source := ""
@@ -79,7 +80,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				if !cmd.Flags().Changed("records") && !genFlags {
 					return usageErr("--gen needs a bound: --records, --batches or --duration")
 				}
-				drawn := !cmd.Flags().Changed("seed")
+				drawn = !cmd.Flags().Changed("seed")
 				if drawn {
 					seed = uint64(time.Now().UnixNano())
 				}
@@ -90,10 +91,6 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 				src, err := sim.NewGenerator(gen, limits, seed, nil)
 				if err != nil {
 					return usageErr("--gen %q: %v", gen, err)
-				}
-				if drawn {
-					// Only a seed kidx drew, and only once the spec parsed (issue 11, defect 5).
-					fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)
 				}
 				stream, source = src, src.Describe()
 			} else if genFlags {
@@ -149,6 +146,10 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 			cfg, era, err := mf.resolve(base, w.Config, w.Rule, w.KafkaVersion, stderr)
 			if err != nil {
 				return err
+			}
+			if drawn {
+				// Only a seed kidx drew, and only once every input parsed (issue 11, defect 5).
+				fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)
 			}
 			version := mf.version(w.Rule, w.KafkaVersion)
 			if stream == nil {

@@ -222,6 +222,12 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				return usageErr("--max-map-count %d: must be > 0 (vm.max_map_count is a count of mappings)", maxMapCount)
 			}
 			opts.Scale = reports.Scale{Partitions: partitions, RetainedSegments: retained, MaxMapCount: maxMapCount}
+			if opts.Factory != nil {
+				// The spec parses here, before the seed line (the sweep's overrides later).
+				if _, err := opts.Factory(nil); err != nil {
+					return err
+				}
+			}
 			if drawn {
 				// Only a seed kidx drew, and only once every input parsed (issue 11, defect 5).
 				fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)

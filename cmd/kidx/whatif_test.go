@@ -373,3 +373,21 @@ func TestWhatIfRefusesImpossibleCounts(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11, defect 5 (and its review): the drawn seed is printed only once every input has
+// parsed; a bad --config or --gen after it printed the seed of a run that never ran.
+func TestSeedLineOnlyAfterInputsParse(t *testing.T) {
+	for _, args := range [][]string{
+		{"sim", "--gen", "lognormal:median=16384,sigma=0.6", "--records", "10", "--config", "segment.bytes=5"},
+		{"whatif", "--gen", "nosuch:x=1", "--records", "10"},
+		{"whatif", "--gen", "lognormal:median=4000", "--records", "10", "--config", "segment.bytes=5"},
+	} {
+		_, errOut, code := runKidx(t, args...)
+		if code != 2 || strings.Contains(errOut, "kidx: seed") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+	if _, errOut, code := runKidx(t, "sim", "--gen", "lognormal:median=4000", "--records", "10"); code != 0 || !strings.Contains(errOut, "kidx: seed ") {
+		t.Errorf("a good run: exit %d, stderr %q: want the seed line", code, errOut)
+	}
+}
