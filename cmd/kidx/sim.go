@@ -69,7 +69,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 			generatorFlags := cmd.Flags().Changed("batch-bytes") || cmd.Flags().Changed("batch-records") || cmd.Flags().Changed("records")
 			genFlags := cmd.Flags().Changed("batches") || cmd.Flags().Changed("duration") || cmd.Flags().Changed("seed")
 			var w model.Workload
-			drawn := false // the generator's seed came from the clock, not --seed
+			drawn := false        // the generator's seed came from the clock, not --seed
 			var stream sim.Source // the text output streams it: no batch is kept
 			base := model.DefaultConfig()
 			source := ""
