@@ -40,7 +40,12 @@ type Finding struct {
 }
 
 func (f Finding) String() string {
-	s := fmt.Sprintf("%s:%d: %s: %s: %s", f.File, f.Pos, f.Severity, f.Check, f.Message)
+	// file:byte: like a compiler's file:line; a finding about a whole file has no byte.
+	where := f.File
+	if f.Pos >= 0 {
+		where = fmt.Sprintf("%s:%d", f.File, f.Pos)
+	}
+	s := fmt.Sprintf("%s: %s: %s: %s", where, f.Severity, f.Check, f.Message)
 	if f.Expected != "" {
 		s += " (expected " + f.Expected + ")"
 	}
