@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -32,6 +34,32 @@ It also writes, dumps and verifies real segment files.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	for _, f := range commandFactories {
 		root.AddCommand(f(stdout, stderr))
+	}
+	// Cobra's completion command prints its help and succeeds on a missing or unknown shell,
+	// and `help` on an unknown topic likewise: both are usage errors (exit 2) here.
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "completion":
+			c.Args = cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs)
+			c.ValidArgs = []string{"bash", "zsh", "fish", "powershell"}
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				return fmt.Errorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
+			}
+		case "help":
+			run := c.Run
+			c.Run = nil
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					if found, _, err := root.Find(args); err != nil || found == root {
+						return fmt.Errorf("unknown help topic %q: kidx help lists the commands and topics", strings.Join(args, " "))
+					}
+				}
+				run(cmd, args)
+				return nil
+			}
+		}
 	}
 	return root
 }

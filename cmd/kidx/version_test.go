@@ -51,3 +51,16 @@ func TestCompletionCommand(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11 review: cobra's completion command and `help` succeeded on a missing or unknown
+// shell or topic (exit 0 with a help page). They are usage errors; the known ones still work.
+func TestCompletionAndHelpExitCodes(t *testing.T) {
+	for args, want := range map[string]int{
+		"completion tcsh": 2, "completion": 2, "help bogus": 2,
+		"completion bash": 0, "completion zsh": 0, "help whatif": 0, "help workloads": 0, "help": 0,
+	} {
+		if _, errOut, code := runKidx(t, strings.Fields(args)...); code != want {
+			t.Errorf("kidx %s: exit %d (%q), want %d", args, code, errOut, want)
+		}
+	}
+}
