@@ -172,6 +172,9 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 					// on every piece of the interval axis where the index is different.
 					sweeps = []string{seedIntervals}
 					opts.ExactIntervals = !compareRules
+					if compareRules {
+						fmt.Fprintln(stderr, "kidx: note: with --compare-rules the default sweep is the seed's four values only: the exact interval sweep runs one era at a time")
+					}
 				}
 			}
 			if compareRules && (mf.rule != "" || mf.kafkaVersion != "") {
