@@ -207,3 +207,16 @@ func TestDumpNonRegularFile(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// Issue 11 review: verify read a FIFO named on the command line as an orphan index (exit 1)
+// where dump refuses it (exit 2). Named paths that are neither files nor directories are an
+// input error for both, and nothing is opened.
+func TestVerifyRefusesSpecialFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "00000000000000000000.index")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runKidx(t, "verify", fifo); code != 2 || !strings.Contains(errOut, fifo+" is a FIFO, not a file or a directory: not read") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -51,6 +52,22 @@ Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input er
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
 				return err
+			}
+			// A path named on the command line is a file or a directory; a FIFO, socket or
+			// device is an input error, as kidx dump says (reading one could block forever).
+			for _, p := range paths {
+				if st, err := os.Stat(p); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+					what := "a special file"
+					switch m := st.Mode(); {
+					case m&os.ModeNamedPipe != 0:
+						what = "a FIFO"
+					case m&os.ModeSocket != 0:
+						what = "a socket"
+					case m&os.ModeDevice != 0:
+						what = "a device"
+					}
+					return usageErr("%s is %s, not a file or a directory: not read", p, what)
+				}
 			}
 			opts := segment.VerifyOptions{Deep: deep}
 			if err := judge.options(&opts); err != nil {
