@@ -150,7 +150,9 @@ func (r *WhatIf) headline() string {
 			len(r.Pieces), last.Max)
 	}
 	for _, w := range r.versionWarnings() {
-		head += "\nwarning: " + w
+		var b strings.Builder
+		writeWrapped(&b, "warning: ", "  ", w, TextWidth)
+		head += "\n" + strings.TrimSuffix(b.String(), "\n")
 	}
 	return head + r.Baseline.line()
 }
@@ -240,7 +242,8 @@ func writeBullets(w io.Writer, markdown bool, title string, items []string) {
 		if markdown {
 			fmt.Fprintf(w, "- %s\n", it)
 		} else {
-			fmt.Fprintf(w, "  - %s\n", it)
+			// Wrapped to the table's width, continued under the text (a terminal's 120 columns).
+			writeWrapped(w, "  - ", "    ", it, TextWidth)
 		}
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -124,42 +127,63 @@ func TestSimTextMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skips the 2M-batch memory comparison")
 	}
+	if n := os.Getenv("KIDX_SIM_MEMORY_CHILD"); n != "" {
+		records, _ := strconv.ParseInt(n, 10, 64)
+		fmt.Println(simTextPeakLiveHeap(t, records))
+		os.Exit(0)
+	}
+	// Each measurement in a child process of this test binary: nothing else of the test run
+	// is on its heap.
 	peakOf := func(records int64) uint64 {
-		// The live heap as of the latest GC (runtime/metrics), sampled while the run goes:
-		// garbage does not count, what the run holds does.
-		runtime.GC()
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-		base := live()
-		stop, peak := make(chan struct{}), make(chan uint64)
-		go func() {
-			var top uint64
-			for {
-				select {
-				case <-stop:
-					peak <- top
-					return
-				case <-time.After(2 * time.Millisecond):
-					top = max(top, live())
-				}
-			}
-		}()
-		cfg := model.DefaultConfig()
-		cfg.SegmentBytes = 1000 // 10 batches a segment: many segments, each of which must be forgotten
-		src := &builtinSource{batchBytes: 100, batchRecords: 1, records: records}
-		if err := writeSimTextStream(io.Discard, src, cfg, model.EraForRule(model.PerBatch), 0, "x", ""); err != nil {
-			t.Fatal(err)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSimTextMemoryBounded$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("KIDX_SIM_MEMORY_CHILD=%d", records))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("child: %v", err)
 		}
-		close(stop)
-		top := <-peak
-		if top < base {
-			return 0
+		v, err := strconv.ParseUint(strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0]), 10, 64)
+		if err != nil {
+			t.Fatalf("child printed %q", out)
 		}
-		return top - base
+		return v
 	}
 	small, big := peakOf(100_000), peakOf(2_000_000)
 	t.Logf("peak live heap above the start: %d KiB for 100k batches, %d KiB for 2M", small>>10, big>>10)
 	if big > small+8<<20 {
 		t.Errorf("peak heap %d MiB for 2M batches, %d MiB for 100k: it grows with the workload", big>>20, small>>20)
 	}
+}
+
+// simTextPeakLiveHeap runs sim's text output over records one-record 100-byte batches in
+// 1000-byte segments and returns the peak live heap above the start (runtime/metrics'
+// /gc/heap/live, sampled while the run goes: garbage does not count, what the run holds does).
+func simTextPeakLiveHeap(t *testing.T, records int64) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	base := live()
+	stop, peak := make(chan struct{}), make(chan uint64)
+	go func() {
+		var top uint64
+		for {
+			select {
+			case <-stop:
+				peak <- top
+				return
+			case <-time.After(2 * time.Millisecond):
+				top = max(top, live())
+			}
+		}
+	}()
+	cfg := model.DefaultConfig()
+	cfg.SegmentBytes = 1000 // 10 batches a segment: many segments, each of which must be forgotten
+	src := &builtinSource{batchBytes: 100, batchRecords: 1, records: records}
+	if err := writeSimTextStream(io.Discard, src, cfg, model.EraForRule(model.PerBatch), 0, "x", ""); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	if top := <-peak; top > base {
+		return top - base
+	}
+	return 0
 }
