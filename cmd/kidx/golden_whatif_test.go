@@ -3,7 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // goldenWhatIf is the text report of `kidx whatif` with no arguments, read by eye against the
@@ -20,6 +22,12 @@ func TestWhatIfDefaultGoldenText(t *testing.T) {
 	if os.Getenv("KIDX_UPDATE_GOLDEN") != "" {
 		if err := os.WriteFile(goldenWhatIf, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// Issue 11: an operator's terminal is 120 columns; every line fits, notes included.
+	for i, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 120 {
+			t.Errorf("line %d is %d columns: %q", i+1, n, line)
 		}
 	}
 	want, err := os.ReadFile(goldenWhatIf)
