@@ -112,7 +112,7 @@ func wellFormed(t *testing.T, f reports.Figure) {
 func TestRegimeBandsAtExactEdges(t *testing.T) {
 	rep := seedReport(t)
 	bands := regimeBands(pieceSteps(rep))
-	want := []band{{1, 16349, reports.Plateau}, {16350, 49049, reports.Thinning}, {49050, math.MaxInt32, reports.Cliff}}
+	want := []band{{1, 16349, reports.Plateau, 0}, {16350, 49049, reports.Thinning, 16350}, {49050, math.MaxInt32, reports.Cliff, 49050}}
 	if len(bands) != len(want) {
 		t.Fatalf("bands %+v, want %+v", bands, want)
 	}

@@ -147,6 +147,9 @@ func stepLine(steps []step, y func(step) float64) plotter.XYs {
 type band struct {
 	Lo, Hi int64
 	Regime reports.Regime
+	// From is the band's lowest value as the table names it (Lo is clamped to 1 for the log
+	// axis; the first piece starts at 0).
+	From int64
 }
 
 // regimeBands are the regimes along the interval axis, cut exactly at the pieces' edges (every
@@ -164,7 +167,7 @@ func regimeBands(steps []step) []band {
 			out[n-1].Hi = hi
 			continue
 		}
-		out = append(out, band{lo, hi, reg})
+		out = append(out, band{lo, hi, reg, s.piece.Min})
 	}
 	return out
 }
@@ -325,9 +328,10 @@ func shadeBands(c *chart, bands []band, bottom, top float64) error {
 		poly.Color = regimeColors[string(b.Regime)]
 		poly.LineStyle.Width = 0
 		c.Add(poly)
-		rng := fmt.Sprintf("%d..%d", b.Lo, b.Hi)
+		from := b.From // as the table names it
+		rng := fmt.Sprintf("%d..%d", from, b.Hi)
 		if b.Hi >= math.MaxInt32 {
-			rng = fmt.Sprintf("%d and up", b.Lo)
+			rng = fmt.Sprintf("%d and up", from)
 		}
 		c.bands = append(c.bands, legendEntry{fmt.Sprintf("%s: %s", b.Regime, rng), swatch{regimeColors[string(b.Regime)]}})
 	}
