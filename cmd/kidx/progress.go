@@ -48,10 +48,12 @@ func newProgressMeter(w io.Writer, what string, total int64, tty bool) *progress
 			max = -1 // progressbar's spinner
 		}
 		opts := []progressbar.Option{progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(what),
-			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString(what),
-			progressbar.OptionThrottle(100 * time.Millisecond), progressbar.OptionClearOnFinish()}
+			progressbar.OptionShowCount(), progressbar.OptionThrottle(100 * time.Millisecond), progressbar.OptionClearOnFinish()}
 		if max > 0 {
-			opts = append(opts, progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30))
+			// The rate only where it means something: a spinner's, from large counts set at
+			// once, read as billions a second (issue 11 review).
+			opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString(what),
+				progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30))
 		}
 		p.bar = progressbar.NewOptions64(max, opts...)
 		return p

@@ -235,7 +235,7 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 				// Only a seed kidx drew, and only once every input parsed (issue 11, defect 5).
 				fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)
 			}
-			meter := startProgress(stderr, "batches", -1)
+			meter := startProgress(stderr, "batches (all points)", -1)
 			opts.Progress = meter.Add
 			rep, err := reports.RunWhatIf(opts)
 			meter.Done()
