@@ -1,0 +1,274 @@
+package smt
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"kidx/model"
+)
+
+// The symbolic transition system: one partition's active segment under the per-batch rule
+// with single-batch appends (per-append gives the same index then: one batch is one append,
+// docs/kafka.md §2.2 "on a leader the old and the new rule give the same index"). One step
+// is one workload step: an append of one batch (rejected when larger than segment.bytes,
+// rolled first when it does not fit), or a clean restart. The rule is Kafka's KAFKA-806
+// LogSegment.append (docs/kafka.md §2.2): check bytesSinceLastIndexEntry > index.interval.bytes
+// before adding the batch; on an entry (the batch's last offset at its first byte) reset the
+// counter to 0; then add the batch's size. The roll is LogSegment.shouldRoll's size test as
+// UnifiedLog.maybeRoll asks it (size > segment.bytes - appendSize, docs/kafka.md §8.1), after
+// UnifiedLog.append's RecordBatchTooLargeException check (append > segment.bytes: nothing
+// written).
+
+// MinBatchBytes is the smallest batch the system appends: a v2 batch header
+// (DefaultRecordBatch.RECORD_BATCH_OVERHEAD), the smallest batch model.Batch.Validate accepts.
+const MinBatchBytes = model.RecordBatchOverhead
+
+// maxInt32 is the top of Kafka's int configs' range (ConfigDef's Int, docs/kafka.md §9).
+const maxInt32 = math.MaxInt32
+
+// Params are the configuration the system is parametric in.
+type Params struct {
+	Interval     int64 // index.interval.bytes, 0..2^31-1
+	SegmentBytes int64 // segment.bytes, 14..2^31-1
+	MaxBatch     int64 // the largest batch (max.message.bytes), 61..2^31-1
+}
+
+// Input is one step's choice: a restart, or an append of one batch (Bytes, Records) whose
+// base offset is Gap past the log end offset (0: right after it), rolled first for a
+// reason outside the size rule when Roll is set.
+type Input struct {
+	Bytes, Records, Gap int64
+	Restart             bool
+	Roll                bool
+}
+
+// State is the system's state: the active segment's part that decides every future step
+// and every property, and the log's running maxima.
+type State struct {
+	Size        int64 // the .log's size
+	Counter     int64 // LogSegment.bytesSinceLastIndexEntry
+	EntryPos    int64 // the latest offset-index entry's position (0 before the first)
+	EntryOffset int64 // its offset (0 before the first)
+	Entries     int64 // offset-index entries
+	PrevBatch   int64 // size of the segment's last batch (0 when empty)
+	Batches     int64 // batches in the segment
+	EntryBatch  int64 // ordinal of the batch at EntryPos (0 before the first entry)
+	NextOffset  int64 // the log end offset
+	MaxScan     int64 // the largest scanBytes of any offset so far, over every segment
+	MaxHops     int64 // the largest hops of any offset so far
+	MaxBatch    int64 // the largest batch appended so far
+	// Fresh: the counter was reset (a new segment object: segment start or restart) and no
+	// batch was appended since.
+	Fresh bool
+}
+
+// Observed is what one step did: whether it rolled, rejected the batch or added an entry,
+// and the largest lookup cost (scanBytes, hops) of the appended batch's offsets.
+type Observed struct {
+	Rolled, Rejected, Entry bool
+	Scan, Hops              int64
+}
+
+// System selects the variant of the rules the encoding follows.
+type System struct {
+	// Mutant breaks one rule as model.Mutant does (proofs must then fail, by test);
+	// model.Exact is Kafka. model.MutantTimeIndexOnEqual is not encoded (no time index here).
+	Mutant model.Mutant
+	// Restarts allows clean-restart steps (counter back to 0 mid-segment).
+	Restarts bool
+	// Rolls allows a roll before any append for a reason outside the size rule: an
+	// index-full roll, a time roll, a relative-offset roll, an operator's roll. Left free, it
+	// over-approximates all of them, so a proof with Rolls covers them without modelling
+	// segment.index.bytes, timestamps or offsets' int32 range.
+	Rolls bool
+}
+
+func (s System) check() error {
+	switch s.Mutant {
+	case model.Exact, model.MutantGreaterOrEqual, model.MutantIncrementBeforeCheck, model.MutantEntryNamesBaseOffset,
+		model.MutantEntryPositionAfterBatch, model.MutantRollIgnoresAppendSize:
+		return nil
+	}
+	return fmt.Errorf("mutant %q is not encoded (the system has no time index)", s.Mutant)
+}
+
+// The state's SMT fields, in State's order.
+var (
+	intFields  = []string{"size", "counter", "lpos", "loff", "entries", "prev", "nbatch", "ebatch", "next", "maxscan", "maxhops", "maxbatch"}
+	boolFields = []string{"fresh"}
+	// preFields are the state as the batch meets it: after the roll, if any.
+	preFields = []string{"size", "counter", "lpos", "loff", "entries", "prev", "nbatch", "ebatch", "fresh"}
+)
+
+func (st State) ints() []int64 {
+	return []int64{st.Size, st.Counter, st.EntryPos, st.EntryOffset, st.Entries, st.PrevBatch, st.Batches,
+		st.EntryBatch, st.NextOffset, st.MaxScan, st.MaxHops, st.MaxBatch}
+}
+
+func stateFromInts(v []int64, fresh bool) State {
+	return State{Size: v[0], Counter: v[1], EntryPos: v[2], EntryOffset: v[3], Entries: v[4], PrevBatch: v[5],
+		Batches: v[6], EntryBatch: v[7], NextOffset: v[8], MaxScan: v[9], MaxHops: v[10], MaxBatch: v[11], Fresh: fresh}
+}
+
+// copyOf is one copy of the system in a script: two copies run the same inputs under two
+// intervals (MaxScanMonotoneInInterval, Plateau). Prefix names its symbols.
+type copyOf struct{ prefix string }
+
+func (c copyOf) v(field string, j int) string { return fmt.Sprintf("%s%s_%d", c.prefix, field, j) }
+func (c copyOf) interval() string            { return c.prefix + "I" }
+
+func inName(field string, i int) string { return fmt.Sprintf("%s_%d", field, i) }
+
+// script is an SMT-LIB 2 text under construction.
+type script struct{ strings.Builder }
+
+func (w *script) f(format string, args ...any) {
+	fmt.Fprintf(w, format, args...)
+	w.WriteByte('\n')
+}
+
+// declareParams declares I per copy and the shared S and M, with Kafka's ranges.
+func declareParams(w *script, copies []copyOf) {
+	w.f("; parameters: index.interval.bytes per copy, segment.bytes S, the largest batch M")
+	for _, c := range copies {
+		w.f("(declare-const %s Int)", c.interval())
+		w.f("(assert (and (<= 0 %s) (<= %s %d)))", c.interval(), c.interval(), maxInt32)
+	}
+	w.f("(declare-const S Int)")
+	w.f("(assert (and (<= 14 S) (<= S %d)))", maxInt32)
+	w.f("(declare-const M Int)")
+	w.f("(assert (and (<= %d M) (<= M %d)))", MinBatchBytes, maxInt32)
+}
+
+func declareState(w *script, c copyOf, j int) {
+	for _, f := range intFields {
+		w.f("(declare-const %s Int)", c.v(f, j))
+	}
+	for _, f := range boolFields {
+		w.f("(declare-const %s Bool)", c.v(f, j))
+	}
+}
+
+// initial is the empty log: one empty segment, a counter of 0, the first offset free (>= 0).
+func initial(c copyOf) string {
+	var parts []string
+	for _, f := range intFields {
+		if f == "next" {
+			parts = append(parts, fmt.Sprintf("(>= %s 0)", c.v(f, 0)))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("(= %s 0)", c.v(f, 0)))
+	}
+	parts = append(parts, c.v("fresh", 0))
+	return "(and " + strings.Join(parts, " ") + ")"
+}
+
+// declareStep declares step i's inputs (shared by the copies) and, per copy, the step's
+// intermediate values and state i+1 with the transition's equations.
+func (s System) declareStep(w *script, copies []copyOf, i int) {
+	n := i + 1
+	w.f("; step %d: inputs", i)
+	w.f("(declare-const %s Int)", inName("b", i))
+	w.f("(declare-const %s Int)", inName("r", i))
+	w.f("(declare-const %s Int)", inName("g", i))
+	w.f("(declare-const %s Bool)", inName("restart", i))
+	w.f("(declare-const %s Bool)", inName("force", i))
+	w.f("(declare-const %s Bool)", inName("rej", i))
+	w.f("(declare-const %s Bool)", inName("ok", i))
+	w.f("(assert (and (<= %d %s) (<= %s M)))", MinBatchBytes, inName("b", i), inName("b", i))
+	w.f("(assert (and (<= 1 %s) (<= %s %d)))", inName("r", i), inName("r", i), maxInt32)
+	w.f("(assert (<= 0 %s))", inName("g", i))
+	if !s.Restarts {
+		w.f("(assert (not %s))", inName("restart", i))
+	}
+	if !s.Rolls {
+		w.f("(assert (not %s))", inName("force", i))
+	}
+	w.f("; UnifiedLog.append: a batch larger than segment.bytes is rejected, nothing is written")
+	w.f("(assert (= %s (and (not %s) (> %s S))))", inName("rej", i), inName("restart", i), inName("b", i))
+	w.f("(assert (= %s (and (not %s) (not %s))))", inName("ok", i), inName("restart", i), inName("rej", i))
+	b, r, g, ok := inName("b", i), inName("r", i), inName("g", i), inName("ok", i)
+	for _, c := range copies {
+		declareState(w, c, n)
+		pre := func(f string) string { return c.v("pre"+f, i) }
+		roll, entry, scan, hops := c.v("roll", i), c.v("entry", i), c.v("scan", i), c.v("hops", i)
+		w.f("; step %d, copy %q: the roll, the segment as the batch meets it, the index check", i, c.prefix)
+		w.f("(declare-const %s Bool)", roll)
+		w.f("(declare-const %s Bool)", entry)
+		w.f("(declare-const %s Int)", scan)
+		w.f("(declare-const %s Int)", hops)
+		for _, f := range preFields {
+			sort := "Int"
+			if f == "fresh" {
+				sort = "Bool"
+			}
+			w.f("(declare-const %s %s)", pre(f), sort)
+		}
+		sizeRoll := fmt.Sprintf("(> %s (- S %s))", c.v("size", i), b) // LogSegment.shouldRoll: size > maxSegmentBytes - messagesSize
+		if s.Mutant == model.MutantRollIgnoresAppendSize {
+			sizeRoll = fmt.Sprintf("(> %s S)", c.v("size", i))
+		}
+		w.f("(assert (= %s (and %s (or %s %s))))", roll, ok, sizeRoll, inName("force", i))
+		for _, f := range preFields {
+			fresh := "0"
+			if f == "fresh" {
+				fresh = "true"
+			}
+			w.f("(assert (= %s (ite %s %s %s)))", pre(f), roll, fresh, c.v(f, i))
+		}
+		counter := pre("counter")
+		if s.Mutant == model.MutantIncrementBeforeCheck {
+			counter = fmt.Sprintf("(+ %s %s)", pre("counter"), b)
+		}
+		cmp := ">"
+		if s.Mutant == model.MutantGreaterOrEqual {
+			cmp = ">="
+		}
+		w.f("(assert (= %s (and %s (%s %s %s))))", entry, ok, cmp, counter, c.interval())
+		pos := pre("size")
+		base := fmt.Sprintf("(+ %s %s)", c.v("next", i), g)
+		last := fmt.Sprintf("(+ %s %s %s -1)", c.v("next", i), g, r)
+		entryOff, entryPos := last, pos
+		switch s.Mutant {
+		case model.MutantEntryNamesBaseOffset:
+			entryOff = base
+		case model.MutantEntryPositionAfterBatch:
+			entryPos = fmt.Sprintf("(+ %s %s)", pos, b)
+		}
+		newCounter := fmt.Sprintf("(+ (ite %s 0 %s) %s)", entry, pre("counter"), b)
+		if s.Mutant == model.MutantIncrementBeforeCheck {
+			newCounter = fmt.Sprintf("(ite %s 0 (+ %s %s))", entry, pre("counter"), b)
+		}
+		eq := func(f, expr string) { w.f("(assert (= %s %s))", c.v(f, n), expr) }
+		eq("size", fmt.Sprintf("(ite %s (+ %s %s) %s)", ok, pre("size"), b, c.v("size", i)))
+		eq("counter", fmt.Sprintf("(ite %s 0 (ite %s %s %s))", inName("restart", i), ok, newCounter, c.v("counter", i)))
+		eq("lpos", fmt.Sprintf("(ite %s %s %s)", entry, entryPos, pre("lpos")))
+		eq("loff", fmt.Sprintf("(ite %s %s %s)", entry, entryOff, pre("loff")))
+		eq("entries", fmt.Sprintf("(+ %s (ite %s 1 0))", pre("entries"), entry))
+		eq("prev", fmt.Sprintf("(ite %s %s %s)", ok, b, c.v("prev", i)))
+		eq("nbatch", fmt.Sprintf("(ite %s (+ %s 1) %s)", ok, pre("nbatch"), c.v("nbatch", i)))
+		eq("ebatch", fmt.Sprintf("(ite %s %s %s)", entry, pre("nbatch"), pre("ebatch")))
+		eq("next", fmt.Sprintf("(ite %s (+ %s 1) %s)", ok, last, c.v("next", i)))
+		eq("fresh", fmt.Sprintf("(ite %s true (ite %s false %s))", inName("restart", i), ok, c.v("fresh", i)))
+		w.f("; the lookup cost of the batch's offsets (docs/contract.md §5): an entry names the batch's last")
+		w.f("; offset, so its other offsets still start at the previous entry")
+		w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) 0 (- %s %s)) 0)))", scan, ok, entry, r, pos, pre("lpos"))
+		w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) 1 (+ (- %s %s) 1)) 0)))", hops, ok, entry, r, pre("nbatch"), pre("ebatch"))
+		eq("maxscan", fmt.Sprintf("(ite (> %s %s) %s %s)", scan, c.v("maxscan", i), scan, c.v("maxscan", i)))
+		eq("maxhops", fmt.Sprintf("(ite (> %s %s) %s %s)", hops, c.v("maxhops", i), hops, c.v("maxhops", i)))
+		eq("maxbatch", fmt.Sprintf("(ite (and %s (> %s %s)) %s %s)", ok, b, c.v("maxbatch", i), b, c.v("maxbatch", i)))
+	}
+}
+
+// header starts a script: logic, options, the parameters and state 0 of every copy.
+func header(w *script, title string, copies []copyOf) {
+	w.f("; %s", title)
+	w.f("; written by kidx (props/smt); re-check with any SMT-LIB 2 solver, e.g. z3 -smt2 FILE")
+	w.f("(set-logic QF_LIA)")
+	w.f("(set-option :produce-models true)")
+	declareParams(w, copies)
+	for _, c := range copies {
+		declareState(w, c, 0)
+	}
+}
