@@ -41,12 +41,8 @@ func (s System) Eval(ctx context.Context, z Solver, cases []EvalCase) ([]EvalRes
 	c := copyOf{}
 	var w script
 	header(&w, "kidx: concrete evaluation of one step", []copyOf{c})
-	s.declareStep(&w, []copyOf{c}, 0)
-	var names []string
-	for _, f := range intFields {
-		names = append(names, c.v(f, 1))
-	}
-	names = append(names, c.v("fresh", 1), c.v("roll", 0), inName("rej", 0), c.v("entry", 0), c.v("scan", 0), c.v("hops", 0))
+	s.declareStep(&w, &w, []copyOf{c}, 0)
+	names := resultNames(c, 0)
 	query := "(get-value (" + strings.Join(names, " ") + "))"
 	for _, k := range cases {
 		w.f("(push 1)")
@@ -80,10 +76,14 @@ func (s System) Eval(ctx context.Context, z Solver, cases []EvalCase) ([]EvalRes
 		if err != nil {
 			return nil, err
 		}
-		if a != Sat {
+		if a != answerSat {
 			return nil, fmt.Errorf("case %d (%+v): the encoding has no successor (%s)", i, cases[i], a)
 		}
-		vals, err := values(answers[1])
+		list, err := values(answers[1])
+		if err != nil {
+			return nil, err
+		}
+		vals, err := named(names, list)
 		if err != nil {
 			return nil, err
 		}
@@ -113,21 +113,19 @@ func (s System) EvalRuns(ctx context.Context, z Solver, runs []EvalRun) ([][]Eva
 	c := copyOf{}
 	var w script
 	header(&w, "kidx: concrete evaluation of whole runs", []copyOf{c})
+	var runNames [][]string
 	for _, run := range runs {
 		w.f("(push 1)")
 		var names []string
 		for i, in := range run.Inputs {
-			s.declareStep(&w, []copyOf{c}, i)
+			s.declareStep(&w, &w, []copyOf{c}, i)
 			eq := func(name, v string) { w.f("(assert (= %s %s))", name, v) }
 			eq(inName("b", i), smtInt(in.Bytes))
 			eq(inName("r", i), smtInt(in.Records))
 			eq(inName("g", i), smtInt(in.Gap))
 			eq(inName("restart", i), smtBool(in.Restart))
 			eq(inName("force", i), smtBool(in.Roll))
-			for _, f := range intFields {
-				names = append(names, c.v(f, i+1))
-			}
-			names = append(names, c.v("fresh", i+1), c.v("roll", i), inName("rej", i), c.v("entry", i), c.v("scan", i), c.v("hops", i))
+			names = append(names, resultNames(c, i)...)
 		}
 		w.f("(assert %s)", initial(c))
 		w.f("(assert (= %s %s))", c.v("next", 0), smtInt(run.Start))
@@ -139,6 +137,7 @@ func (s System) EvalRuns(ctx context.Context, z Solver, runs []EvalRun) ([][]Eva
 		w.f("(check-sat-using (then simplify solve-eqs smt))")
 		w.f("(get-value (%s))", strings.Join(names, " "))
 		w.f("(pop 1)")
+		runNames = append(runNames, names)
 	}
 	answers, err := z.run(ctx, w.String())
 	if err != nil {
@@ -149,10 +148,14 @@ func (s System) EvalRuns(ctx context.Context, z Solver, runs []EvalRun) ([][]Eva
 		if len(answers) < 2 {
 			return nil, fmt.Errorf("run %d: z3 answered too little", k)
 		}
-		if a, err := answerOf(answers[0]); err != nil || a != Sat {
+		if a, err := answerOf(answers[0]); err != nil || a != answerSat {
 			return nil, fmt.Errorf("run %d (%+v): the encoding has no such run (%s, %v)", k, run, a, err)
 		}
-		vals, err := values(answers[1])
+		list, err := values(answers[1])
+		if err != nil {
+			return nil, err
+		}
+		vals, err := named(runNames[k], list)
 		if err != nil {
 			return nil, err
 		}
@@ -166,6 +169,15 @@ func (s System) EvalRuns(ctx context.Context, z Solver, runs []EvalRun) ([][]Eva
 		}
 	}
 	return out, nil
+}
+
+// resultNames are the terms readResult reads for step i.
+func resultNames(c copyOf, i int) []string {
+	var names []string
+	for _, f := range intFields {
+		names = append(names, c.v(f, i+1))
+	}
+	return append(names, c.v("fresh", i+1), c.v("roll", i), inName("rej", i), c.v("entry", i), c.v("scan", i), c.v("hops", i))
 }
 
 // readResult reads state i+1 and step i's observations from get-value's answer.

@@ -72,19 +72,19 @@ func (s Solver) run(ctx context.Context, script string) ([]sexpr, error) {
 	return answers, nil
 }
 
-// Answer is one check-sat's result.
-type Answer string
+// answer is one check-sat's result.
+type answer string
 
 // The three answers of check-sat.
 const (
-	Sat     Answer = "sat"
-	Unsat   Answer = "unsat"
-	Unknown Answer = "unknown"
+	answerSat     answer = "sat"
+	answerUnsat   answer = "unsat"
+	answerUnknown answer = "unknown"
 )
 
-func answerOf(e sexpr) (Answer, error) {
-	switch a := Answer(e.Atom); a {
-	case Sat, Unsat, Unknown:
+func answerOf(e sexpr) (answer, error) {
+	switch a := answer(e.Atom); a {
+	case answerSat, answerUnsat, answerUnknown:
 		if !e.isList {
 			return a, nil
 		}
@@ -92,17 +92,29 @@ func answerOf(e sexpr) (Answer, error) {
 	return "", fmt.Errorf("expected sat, unsat or unknown from z3, got %s", e)
 }
 
-// values reads get-value's answer ((name value) …) into a map of name to value.
-func values(e sexpr) (map[string]sexpr, error) {
+// values reads get-value's answer ((term value) …), in the order asked.
+func values(e sexpr) ([]sexpr, error) {
 	if !e.isList {
-		return nil, fmt.Errorf("expected get-value's ((name value) ...), got %s", e)
+		return nil, fmt.Errorf("expected get-value's ((term value) ...), got %s", e)
 	}
-	m := make(map[string]sexpr, len(e.List))
-	for _, pair := range e.List {
-		if !pair.isList || len(pair.List) != 2 || pair.List[0].isList {
-			return nil, fmt.Errorf("expected (name value), got %s", pair)
+	out := make([]sexpr, len(e.List))
+	for i, pair := range e.List {
+		if !pair.isList || len(pair.List) != 2 {
+			return nil, fmt.Errorf("expected (term value), got %s", pair)
 		}
-		m[pair.List[0].Atom] = pair.List[1]
+		out[i] = pair.List[1]
+	}
+	return out, nil
+}
+
+// named pairs the terms asked with get-value's answers (in the same order).
+func named(names []string, vals []sexpr) (map[string]sexpr, error) {
+	if len(vals) != len(names) {
+		return nil, fmt.Errorf("asked z3 for %d values, got %d", len(names), len(vals))
+	}
+	m := make(map[string]sexpr, len(names))
+	for i, n := range names {
+		m[n] = vals[i]
 	}
 	return m, nil
 }

@@ -116,7 +116,7 @@ func stateFromInts(v []int64, fresh bool) State {
 type copyOf struct{ prefix string }
 
 func (c copyOf) v(field string, j int) string { return fmt.Sprintf("%s%s_%d", c.prefix, field, j) }
-func (c copyOf) interval() string            { return c.prefix + "I" }
+func (c copyOf) interval() string             { return c.prefix + "I" }
 
 func inName(field string, i int) string { return fmt.Sprintf("%s_%d", field, i) }
 
@@ -164,18 +164,20 @@ func initial(c copyOf) string {
 	return "(and " + strings.Join(parts, " ") + ")"
 }
 
-// declareStep declares step i's inputs (shared by the copies) and, per copy, the step's
-// intermediate values and state i+1 with the transition's equations.
-func (s System) declareStep(w *script, copies []copyOf, i int) {
+// declareStep declares (into d) step i's inputs, shared by the copies, and per copy the
+// step's intermediate values and state i+1; it writes (into w) the transition: the inputs'
+// ranges and the equations of the intermediate values and state i+1.
+func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 	n := i + 1
-	w.f("; step %d: inputs", i)
-	w.f("(declare-const %s Int)", inName("b", i))
-	w.f("(declare-const %s Int)", inName("r", i))
-	w.f("(declare-const %s Int)", inName("g", i))
-	w.f("(declare-const %s Bool)", inName("restart", i))
-	w.f("(declare-const %s Bool)", inName("force", i))
-	w.f("(declare-const %s Bool)", inName("rej", i))
-	w.f("(declare-const %s Bool)", inName("ok", i))
+	d.f("; step %d: inputs", i)
+	w.f("; step %d: the transition", i)
+	d.f("(declare-const %s Int)", inName("b", i))
+	d.f("(declare-const %s Int)", inName("r", i))
+	d.f("(declare-const %s Int)", inName("g", i))
+	d.f("(declare-const %s Bool)", inName("restart", i))
+	d.f("(declare-const %s Bool)", inName("force", i))
+	d.f("(declare-const %s Bool)", inName("rej", i))
+	d.f("(declare-const %s Bool)", inName("ok", i))
 	w.f("(assert (and (<= %d %s) (<= %s M)))", MinBatchBytes, inName("b", i), inName("b", i))
 	w.f("(assert (and (<= 1 %s) (<= %s %d)))", inName("r", i), inName("r", i), maxInt32)
 	w.f("(assert (<= 0 %s))", inName("g", i))
@@ -190,20 +192,20 @@ func (s System) declareStep(w *script, copies []copyOf, i int) {
 	w.f("(assert (= %s (and (not %s) (not %s))))", inName("ok", i), inName("restart", i), inName("rej", i))
 	b, r, g, ok := inName("b", i), inName("r", i), inName("g", i), inName("ok", i)
 	for _, c := range copies {
-		declareState(w, c, n)
+		declareState(d, c, n)
 		pre := func(f string) string { return c.v("pre"+f, i) }
 		roll, entry, scan, hops := c.v("roll", i), c.v("entry", i), c.v("scan", i), c.v("hops", i)
 		w.f("; step %d, copy %q: the roll, the segment as the batch meets it, the index check", i, c.prefix)
-		w.f("(declare-const %s Bool)", roll)
-		w.f("(declare-const %s Bool)", entry)
-		w.f("(declare-const %s Int)", scan)
-		w.f("(declare-const %s Int)", hops)
+		d.f("(declare-const %s Bool)", roll)
+		d.f("(declare-const %s Bool)", entry)
+		d.f("(declare-const %s Int)", scan)
+		d.f("(declare-const %s Int)", hops)
 		for _, f := range preFields {
 			sort := "Int"
 			if f == "fresh" {
 				sort = "Bool"
 			}
-			w.f("(declare-const %s %s)", pre(f), sort)
+			d.f("(declare-const %s %s)", pre(f), sort)
 		}
 		sizeRoll := fmt.Sprintf("(> %s (- S %s))", c.v("size", i), b) // LogSegment.shouldRoll: size > maxSegmentBytes - messagesSize
 		if s.Mutant == model.MutantRollIgnoresAppendSize {

@@ -1,0 +1,161 @@
+package smt
+
+import (
+	"fmt"
+
+	"kidx/model"
+	"kidx/props"
+)
+
+// The assumptions every obligation shares, in words.
+var (
+	assumeSingleBatch = "every append is one batch (a leader's produce request, docs/kafka.md §2.2): per-batch and per-append give the same index"
+	assumeNoRecover   = "no recovery step (recover() rebuilds the index from the segment's start, docs/kafka.md §3)"
+	assumeAnyRoll     = "a roll may happen before any append for any reason besides size (index full, time, relative offset, an operator's roll): left free, so every such roll is covered"
+	assumeRestarts    = "clean restarts at any point (the counter restarts at 0 mid-segment)"
+	assumeOneLifetime = "one process lifetime: no restart inside the segment (the premise of docs/kafka.md §2.2's derivation; after a restart the scan can reach I + batch + I, docs/findings.md)"
+	assumeSizeRolls   = "rolls by size only (no index-full, time or forced roll: those depend on the interval through the entries, or come from outside the workload)"
+)
+
+var one = copyOf{}
+
+func pre(c copyOf, f string, i int) string { return c.v("pre"+f, i) }
+
+// obligations are the properties proved for a system with mutant m (model.Exact: Kafka).
+func obligations(m model.Mutant) []*obligation {
+	free := System{Mutant: m, Restarts: true, Rolls: true}
+	lifetime := System{Mutant: m, Rolls: true}
+	lastOffset := func(c copyOf, i int) string {
+		return fmt.Sprintf("(+ %s %s %s -1)", c.v("next", i), inName("g", i), inName("r", i))
+	}
+	common := []string{assumeSingleBatch, assumeNoRecover}
+	return []*obligation{
+		{
+			name: "FirstBatchNeverIndexed", kind: "invariant", sys: free, copies: []copyOf{one}, maxK: 3,
+			says:        "for every index.interval.bytes I in [0, 2^31-1], segment.bytes S in [14, 2^31-1] and batches of 61 B to M <= 2^31-1 B: the first batch appended after a counter reset (a new segment, a restart) never gets an offset-index entry",
+			assumptions: append(common, assumeAnyRoll, assumeRestarts),
+			prop: func(i int) string {
+				return fmt.Sprintf("(=> (and %s %s) (not %s))", inName("ok", i), pre(one, "fresh", i), one.v("entry", i))
+			},
+			lemmas: []lemma{
+				{"the counter is never negative", func(j int) string { return fmt.Sprintf("(<= 0 %s)", one.v("counter", j)) }},
+				{"right after a reset the counter is 0", func(j int) string {
+					return fmt.Sprintf("(=> %s (= %s 0))", one.v("fresh", j), one.v("counter", j))
+				}},
+			},
+			replay: replayWith(props.FirstBatchNeverIndexed),
+		},
+		{
+			name: "EmptyAboveSegment", kind: "invariant", sys: free, copies: []copyOf{one}, maxK: 3,
+			says:        "for every I >= S (both in Kafka's ranges) and any batches: no segment ever gets an offset-index entry",
+			assumptions: append(common, assumeAnyRoll, assumeRestarts),
+			prop: func(i int) string {
+				return fmt.Sprintf("(=> (>= %s S) (= %s 0))", one.interval(), one.v("entries", i+1))
+			},
+			lemmas: []lemma{
+				{"the counter is never negative", func(j int) string { return fmt.Sprintf("(<= 0 %s)", one.v("counter", j)) }},
+				{"the counter never exceeds the segment's size", func(j int) string {
+					return fmt.Sprintf("(<= %s %s)", one.v("counter", j), one.v("size", j))
+				}},
+				{"a segment never exceeds segment.bytes", func(j int) string { return fmt.Sprintf("(<= %s S)", one.v("size", j)) }},
+			},
+			replay: replayWith(props.EmptyAboveSegment),
+		},
+		{
+			name: "StrictlyIncreasing", kind: "invariant", sys: free, copies: []copyOf{one}, maxK: 3,
+			says:        "for every configuration in Kafka's ranges: each new offset-index entry has a larger offset and a larger position than the segment's previous entry (the offset index; the time index is not encoded)",
+			assumptions: append(common, assumeAnyRoll, assumeRestarts, "batches may leave offset gaps (explicit base offsets)"),
+			prop: func(i int) string {
+				return fmt.Sprintf("(=> (and %s (> %s 0)) (and (> %s %s) (> %s %s)))", one.v("entry", i), pre(one, "entries", i),
+					one.v("lpos", i+1), pre(one, "lpos", i), one.v("loff", i+1), pre(one, "loff", i))
+			},
+			lemmas: []lemma{
+				{"the latest entry's position is inside the segment", func(j int) string {
+					return fmt.Sprintf("(=> (> %s 0) (< %s %s))", one.v("entries", j), one.v("lpos", j), one.v("size", j))
+				}},
+				{"the latest entry's offset is below the log end offset", func(j int) string {
+					return fmt.Sprintf("(=> (> %s 0) (< %s %s))", one.v("entries", j), one.v("loff", j), one.v("next", j))
+				}},
+			},
+			replay: replayWith(props.StrictlyIncreasing),
+		},
+		{
+			name: "EntriesAtBatchBoundaries", kind: "invariant", sys: free, copies: []copyOf{one}, maxK: 3,
+			says:        "for every configuration in Kafka's ranges: every offset-index entry (o, p) points at the start p of a batch whose last offset is o (what DumpLogSegments checks); an entry is never changed once written",
+			assumptions: append(common, assumeAnyRoll, assumeRestarts, "batches may leave offset gaps (explicit base offsets)"),
+			prop: func(i int) string {
+				return fmt.Sprintf("(=> %s (and (= %s %s) (= %s %s)))", one.v("entry", i),
+					one.v("lpos", i+1), pre(one, "size", i), one.v("loff", i+1), lastOffset(one, i))
+			},
+			replay: replayWith(props.EntriesAtBatchBoundaries),
+		},
+		{
+			name: "ScanBound", kind: "invariant", sys: lifetime, copies: []copyOf{one}, maxK: 3,
+			says:        "for every I in [0, 2^31-1], S in [14, 2^31-1] and batches of 61 B to M: the lookup of any offset scans at most min(I + the size of the batch before the hit batch, S) bytes (0 for the segment's first batch)",
+			assumptions: append(common, assumeAnyRoll, assumeOneLifetime),
+			prop: func(i int) string {
+				return fmt.Sprintf("(and (<= %s (+ %s %s)) (<= %s S))", one.v("scan", i), one.interval(), pre(one, "prev", i), one.v("scan", i))
+			},
+			lemmas: []lemma{
+				{"the counter is the bytes since the latest entry's position (0 before the first)", func(j int) string {
+					return fmt.Sprintf("(= %s (- %s %s))", one.v("counter", j), one.v("size", j), one.v("lpos", j))
+				}},
+				{"the counter is at most I + the segment's last batch", func(j int) string {
+					return fmt.Sprintf("(<= %s (+ %s %s))", one.v("counter", j), one.interval(), one.v("prev", j))
+				}},
+				{"entry positions are not negative", func(j int) string { return fmt.Sprintf("(<= 0 %s)", one.v("lpos", j)) }},
+				{"a segment never exceeds segment.bytes", func(j int) string { return fmt.Sprintf("(<= %s S)", one.v("size", j)) }},
+			},
+			replay: replayWith(props.ScanBound),
+		},
+		plateau(m),
+		maxScanMonotone(m),
+	}
+}
+
+// plateau runs the log twice on the same inputs, at I and at 0, with every batch larger
+// than I: the same decisions at every step.
+func plateau(m model.Mutant) *obligation {
+	a, z := copyOf{prefix: "a_"}, copyOf{prefix: "z_"}
+	var lemmas []lemma
+	for _, f := range append(intFields, boolFields...) {
+		lemmas = append(lemmas, lemma{"the two runs' " + f + " are equal", func(j int) string {
+			return fmt.Sprintf("(= %s %s)", a.v(f, j), z.v(f, j))
+		}})
+	}
+	lemmas = append(lemmas, lemma{"the counter is 0 or above I", func(j int) string {
+		return fmt.Sprintf("(or (= %s 0) (> %s %s))", a.v("counter", j), a.v("counter", j), a.interval())
+	}})
+	return &obligation{
+		name: "Plateau", kind: "invariant", sys: System{Mutant: m, Restarts: true, Rolls: true}, copies: []copyOf{a, z}, maxK: 3,
+		says:        "for every I in [0, 2^31-1] below every batch of the workload (and any S): the offset index is the one I = 0 gives, entry for entry, at every step",
+		assumptions: []string{assumeSingleBatch, assumeNoRecover, assumeAnyRoll + " (the same rolls in both runs: they cannot depend on I when the entries are the same)", assumeRestarts},
+		params:      fmt.Sprintf("(= %s 0)", z.interval()),
+		assume: func(i int) string {
+			return fmt.Sprintf("(or %s (> %s %s))", inName("restart", i), inName("b", i), a.interval())
+		},
+		prop: func(i int) string {
+			return fmt.Sprintf("(and (= %s %s) (= %s %s) (= %s %s) (= %s %s))", a.v("entry", i), z.v("entry", i),
+				a.v("lpos", i+1), z.v("lpos", i+1), a.v("loff", i+1), z.v("loff", i+1), a.v("entries", i+1), z.v("entries", i+1))
+		},
+		lemmas: lemmas,
+		replay: replayWith(props.Plateau),
+	}
+}
+
+// maxScanMonotone is the question "raising I never lowers the max scan": two runs on the
+// same inputs at I1 < I2. Expected false: the solver's counterexample is replayed through
+// model by props' own check.
+func maxScanMonotone(m model.Mutant) *obligation {
+	a, b := copyOf{prefix: "a_"}, copyOf{prefix: "b_"}
+	return &obligation{
+		name: "MaxScanMonotoneInInterval", kind: "question", sys: System{Mutant: m}, copies: []copyOf{a, b}, maxK: 6,
+		says:        "for every I1 < I2 and S in Kafka's ranges: the same workload's largest scan at I2 is at least the one at I1",
+		assumptions: []string{assumeSingleBatch, assumeNoRecover, assumeSizeRolls, "no restart"},
+		params:      fmt.Sprintf("(< %s %s)", a.interval(), b.interval()),
+		prop: func(i int) string {
+			return fmt.Sprintf("(>= %s %s)", b.v("maxscan", i+1), a.v("maxscan", i+1))
+		},
+		replay: replayWith(props.MaxScanMonotoneInInterval),
+	}
+}
