@@ -43,7 +43,7 @@ type checkPoint struct {
 	// nonVacuous: a check whose answer must be sat (the premises have a model), or the proof
 	// would hold vacuously.
 	nonVacuous bool
-	length int // base: the path length checked; step: k
+	length     int // base: the path length checked; step: k
 	// expect is the answer that means "holds" (unsat), written into emitted files.
 	comment string
 }
@@ -157,16 +157,17 @@ func (o *obligation) script(k int) string {
 
 // attempt is the outcome of one depth.
 type attempt struct {
-	result string // proved, violated, unknown, or "" (not k-inductive: try a deeper k)
-	note   string
-	cx     *Counterexample
+	result  string // proved, violated, unknown, or "" (not k-inductive: try a deeper k)
+	note    string
+	cx      *Counterexample
+	answers []string // z3's check-sat answers, in order, up to the deciding one
 }
 
 // prove runs o at depths 1..maxK until the base case fails (violated), the step holds
 // (proved), or z3 answers unknown.
 func (o *obligation) prove(ctx context.Context, z Solver) (Result, error) {
 	start := time.Now()
-	res := Result{Name: o.name, Kind: o.kind, Rule: "per-batch", Says: o.says, Assumptions: o.assumptions}
+	res := Result{Name: o.name, Kind: o.kind, Rules: []string{"per-batch", "per-append"}, Says: o.says, Assumptions: o.assumptions, mutant: o.sys.Mutant}
 	for _, l := range o.lemmas {
 		res.Strengthening = append(res.Strengthening, l.says)
 	}
@@ -175,7 +176,7 @@ func (o *obligation) prove(ctx context.Context, z Solver) (Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("%s, k = %d: %w", o.name, k, err)
 		}
-		res.K = k
+		res.K, res.answers = k, a.answers
 		if a.result != "" {
 			res.Result, res.Note, res.Counterexample = a.result, a.note, a.cx
 			break
@@ -192,6 +193,12 @@ func (o *obligation) attemptAt(ctx context.Context, z Solver, k int) (attempt, e
 		return attempt{}, err
 	}
 	defer s.close()
+	a, err := o.runPlan(s, k)
+	a.answers = s.answers
+	return a, err
+}
+
+func (o *obligation) runPlan(s *session, k int) (attempt, error) {
 	for _, it := range o.plan(k) {
 		if it.check == nil {
 			if err := s.send(it.text); err != nil {

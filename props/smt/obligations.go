@@ -108,9 +108,41 @@ func obligations(m model.Mutant) []*obligation {
 			},
 			replay: replayWith(props.ScanBound),
 		},
+		{
+			name: "SegmentWithinBytes", kind: "invariant", sys: free, copies: []copyOf{one}, maxK: 3,
+			says:        "for every configuration in Kafka's ranges: no segment grows past segment.bytes (the size roll counts the whole append; kidx's own claim, the premise of EmptyAboveSegment and of ScanBound's cap)",
+			assumptions: append(common, assumeAnyRoll, assumeRestarts),
+			prop:        func(i int) string { return fmt.Sprintf("(<= %s S)", one.v("size", i+1)) },
+			lemmas: []lemma{
+				{"sizes are not negative", func(j int) string { return fmt.Sprintf("(<= 0 %s)", one.v("size", j)) }},
+			},
+			replay: replaySegmentsWithin,
+		},
 		plateau(m),
 		maxScanMonotone(m),
 	}
+}
+
+// replaySegmentsWithin runs the counterexample through model and looks for a segment larger
+// than segment.bytes (props has no such property: model's segments are read directly).
+func replaySegmentsWithin(cx *Counterexample, _ *obligation) (bool, string) {
+	c := cx.propsCase
+	l, err := model.NewLog(c.Config, c.Rule, model.LogOptions{StartOffset: c.StartOffset, KeepSegments: true, Mutant: c.Mutant})
+	if err != nil {
+		return false, err.Error()
+	}
+	for _, st := range c.Steps {
+		if err := l.Apply(st); err != nil {
+			return false, err.Error()
+		}
+	}
+	for _, seg := range l.Segments() {
+		if seg.Size() > c.Config.SegmentBytes {
+			return true, fmt.Sprintf("segment %d is %d B, more than segment.bytes=%d [LogSegment.shouldRoll: size > segment.bytes - appendSize]",
+				seg.BaseOffset(), seg.Size(), c.Config.SegmentBytes)
+		}
+	}
+	return false, "every segment of the replayed workload fits segment.bytes"
 }
 
 // plateau runs the log twice on the same inputs, at I and at 0, with every batch larger

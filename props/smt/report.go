@@ -20,10 +20,12 @@ type Result struct {
 	Name string `json:"name"`
 	// Kind is "invariant" (must hold) or "question" (a claim that may be false: violated
 	// is then a finding).
-	Kind    string  `json:"kind"`
-	Rule    string  `json:"rule"`
-	Result  string  `json:"result"`
-	Seconds float64 `json:"seconds"`
+	Kind string `json:"kind"`
+	// Rules are the append rules the proof covers: both, since with one batch per append
+	// they coincide (docs/kafka.md §2.2).
+	Rules   []string `json:"rules"`
+	Result  string   `json:"result"`
+	Seconds float64  `json:"seconds"`
 	// K is the depth of the k-induction that decided (proved), or of the last one tried.
 	K int `json:"k"`
 	// Says is the claim in words, with its parameter ranges; Assumptions are its premises;
@@ -33,6 +35,11 @@ type Result struct {
 	Strengthening  []string        `json:"strengthening"`
 	Note           string          `json:"note"`
 	Counterexample *Counterexample `json:"counterexample"`
+
+	// answers are z3's check-sat answers at depth K, up to the deciding one (EmitSMT's files
+	// give the same when re-checked).
+	answers []string
+	mutant  model.Mutant
 }
 
 // Ranges are the parameter ranges every proof covers.

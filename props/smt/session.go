@@ -16,6 +16,8 @@ type session struct {
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
 	cancel context.CancelFunc
+	// answers are the check-sat answers so far.
+	answers []string
 }
 
 func (z Solver) start(ctx context.Context) (*session, error) {
@@ -82,7 +84,11 @@ func (s *session) checkSat() (answer, error) {
 	if err != nil {
 		return "", err
 	}
-	return answerOf(e)
+	a, err := answerOf(e)
+	if err == nil {
+		s.answers = append(s.answers, string(a))
+	}
+	return a, err
 }
 
 func (s *session) getValues(names []string) (map[string]sexpr, error) {
