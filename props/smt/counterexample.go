@@ -32,6 +32,9 @@ func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 	for i := range n {
 		names = append(names, inName("b", i), inName("r", i), inName("g", i), inName("restart", i),
 			inName("force", i), inName("rej", i), c0.v("next", i))
+		if o.sys.TwoBatchAppends {
+			names = append(names, inName("d", i), inName("r1", i))
+		}
 	}
 	propAt := ""
 	if n > 0 {
@@ -76,11 +79,17 @@ func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 		if getB(inName("force", i)) && !getB(inName("rej", i)) {
 			steps = append(steps, model.Step{Roll: true})
 		}
-		b := model.Batch{Records: get(inName("r", i)), Bytes: get(inName("b", i))}
-		if g := get(inName("g", i)); g > 0 {
-			b.BaseOffset = get(c0.v("next", i)) + g
+		batches := []model.Batch{{Records: get(inName("r", i)), Bytes: get(inName("b", i))}}
+		if o.sys.TwoBatchAppends {
+			if d := get(inName("d", i)); d > 0 {
+				r1 := get(inName("r1", i))
+				batches = []model.Batch{{Records: r1, Bytes: d}, {Records: batches[0].Records - r1, Bytes: batches[0].Bytes - d}}
+			}
 		}
-		steps = append(steps, model.AppendStep(b))
+		if g := get(inName("g", i)); g > 0 {
+			batches[0].BaseOffset = get(c0.v("next", i)) + g
+		}
+		steps = append(steps, model.AppendStep(batches...))
 	}
 	if len(errs) > 0 {
 		return attempt{}, fmt.Errorf("reading the solver's model: %v", errs)
@@ -96,7 +105,7 @@ func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 		// does not go through.
 		return attempt{result: Unknown, note: fmt.Sprintf("a strengthening invariant is false after %d steps:%s", n, failedLemmas)}, nil
 	}
-	pc := &props.Case{Steps: steps, StartOffset: start, Config: cfg, Rule: model.PerBatch, Mutant: o.sys.Mutant}
+	pc := &props.Case{Steps: steps, StartOffset: start, Config: cfg, Rule: o.rule, Mutant: o.sys.Mutant}
 	cx := &Counterexample{propsCase: pc}
 	if len(o.copies) > 1 {
 		i2 := get(o.copies[1].interval())

@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// EmitSMT writes each proof obligation of rep as DIR/NAME.smt2, at the depth k its proof
+// EmitSMT writes each proof obligation of rep as DIR/NAME.smt2 (NAME.per-append.smt2 for
+// the two-batch per-append ones), at the depth k its proof
 // used: a standalone SMT-LIB 2 script (QF_LIA, push/pop, no solver-specific command) that
 // any SMT-LIB solver re-checks. Before each (check-sat) a comment says which answer means
 // the property holds; the header says what kidx concluded. Each file is written atomically
@@ -25,7 +26,11 @@ func EmitSMT(dir string, rep Report) ([]string, error) {
 		}
 		text := fmt.Sprintf("; kidx's result: %s (%s)\n; z3's answers at this depth: %s\n", r.Result, r.Note, strings.Join(r.answers, " ")) +
 			o.script(max(r.K, 1))
-		path := filepath.Join(dir, r.Name+".smt2")
+		name := r.Name
+		if r.variant != "" {
+			name += "." + r.variant
+		}
+		path := filepath.Join(dir, name+".smt2")
 		if err := writeAtomic(path, []byte(text)); err != nil {
 			return paths, err
 		}
@@ -37,7 +42,7 @@ func EmitSMT(dir string, rep Report) ([]string, error) {
 // obligationFor finds the obligation a result proved.
 func obligationFor(r Result) (*obligation, error) {
 	for _, o := range obligations(r.mutant) {
-		if o.name == r.Name {
+		if o.name == r.Name && o.variant == r.variant {
 			return o, nil
 		}
 	}

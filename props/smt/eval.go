@@ -59,6 +59,10 @@ func (s System) Eval(ctx context.Context, z Solver, cases []EvalCase) ([]EvalRes
 		eq(inName("g", 0), smtInt(k.Input.Gap))
 		eq(inName("restart", 0), smtBool(k.Input.Restart))
 		eq(inName("force", 0), smtBool(k.Input.Roll))
+		if s.TwoBatchAppends {
+			eq(inName("d", 0), smtInt(k.Input.SecondAt))
+			eq(inName("r1", 0), smtInt(k.Input.FirstRecords))
+		}
 		w.f("(check-sat-using (then simplify solve-eqs smt))")
 		w.f("%s", query)
 		w.f("(pop 1)")
@@ -125,6 +129,10 @@ func (s System) EvalRuns(ctx context.Context, z Solver, runs []EvalRun) ([][]Eva
 			eq(inName("g", i), smtInt(in.Gap))
 			eq(inName("restart", i), smtBool(in.Restart))
 			eq(inName("force", i), smtBool(in.Roll))
+			if s.TwoBatchAppends {
+				eq(inName("d", i), smtInt(in.SecondAt))
+				eq(inName("r1", i), smtInt(in.FirstRecords))
+			}
 			names = append(names, resultNames(c, i)...)
 		}
 		w.f("(assert %s)", initial(c))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"kidx/model"
 )
 
 // lemma is a strengthening invariant: a state predicate proved together with the property
@@ -19,7 +21,11 @@ type obligation struct {
 	name, kind, says string
 	assumptions      []string
 	sys              System
-	copies           []copyOf
+	// rule is the append rule the replay runs (PerBatch for single-batch appends, where
+	// both rules coincide); variant names the two-batch obligations ("per-append").
+	rule    model.AppendRule
+	variant string
+	copies  []copyOf
 	// params constrains the parameters beyond Kafka's ranges ("" for none).
 	params string
 	// assume constrains step i's inputs beyond their ranges (nil for none).
@@ -167,7 +173,7 @@ type attempt struct {
 // (proved), or z3 answers unknown.
 func (o *obligation) prove(ctx context.Context, z Solver) (Result, error) {
 	start := time.Now()
-	res := Result{Name: o.name, Kind: o.kind, Rules: []string{"per-batch", "per-append"}, Says: o.says, Assumptions: o.assumptions, mutant: o.sys.Mutant}
+	res := Result{Name: o.name, Kind: o.kind, Rules: o.rules(), Appends: o.appends(), Says: o.says, Assumptions: o.assumptions, mutant: o.sys.Mutant, variant: o.variant}
 	for _, l := range o.lemmas {
 		res.Strengthening = append(res.Strengthening, l.says)
 	}
@@ -227,6 +233,20 @@ func (o *obligation) runPlan(s *session, k int) (attempt, error) {
 		}
 	}
 	return attempt{}, fmt.Errorf("the plan has no inductive step")
+}
+
+func (o *obligation) rules() []string {
+	if o.sys.TwoBatchAppends {
+		return []string{"per-append"}
+	}
+	return []string{"per-batch", "per-append"}
+}
+
+func (o *obligation) appends() string {
+	if o.sys.TwoBatchAppends {
+		return "one or two batches"
+	}
+	return "one batch"
 }
 
 func caseName(base bool) string {

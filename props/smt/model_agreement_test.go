@@ -275,7 +275,9 @@ func runDisagreement(t *testing.T, z Solver, sys System, walks []walk, exact boo
 			if !exact {
 				a, b = indexVisible(a), indexVisible(b)
 			}
-			if a != b || g.Observed.Rejected != w.obs[i].Rejected {
+			cost := exact && !w.obs[i].Rejected && !w.run.Inputs[i].Restart &&
+				(g.Observed.Scan != w.obs[i].Scan || g.Observed.Hops != w.obs[i].Hops)
+			if a != b || g.Observed.Rejected != w.obs[i].Rejected || cost {
 				return fmt.Sprintf("walk %d (%v, %+v, start %d), step %d of %+v: encoding\n %+v %+v\nmodel\n %+v %+v",
 					k, w.rule, w.run.Params, w.run.Start, i, w.run.Inputs, g.After, g.Observed, w.after[i], w.obs[i])
 			}

@@ -19,15 +19,28 @@ var (
 
 var one = copyOf{}
 
+// firstBatchLast is the last offset of the (first) batch appended at step i.
+func firstBatchLast(c copyOf, i int, twoBatch bool) string {
+	r := inName("r", i)
+	if twoBatch {
+		r = inName("r1", i)
+	}
+	return fmt.Sprintf("(+ %s %s %s -1)", c.v("next", i), inName("g", i), r)
+}
+
 func pre(c copyOf, f string, i int) string { return c.v("pre"+f, i) }
 
-// obligations are the properties proved for a system with mutant m (model.Exact: Kafka).
+// obligations are the properties proved for a system with mutant m (model.Exact: Kafka):
+// with single-batch appends (both rules), then under per-append with appends of one or two
+// batches.
 func obligations(m model.Mutant) []*obligation {
+	return append(singleBatch(m), twoBatch(m)...)
+}
+
+// singleBatch are the obligations with one batch per append, where the rules coincide.
+func singleBatch(m model.Mutant) []*obligation {
 	free := System{Mutant: m, Restarts: true, Rolls: true}
 	lifetime := System{Mutant: m, Rolls: true}
-	lastOffset := func(c copyOf, i int) string {
-		return fmt.Sprintf("(+ %s %s %s -1)", c.v("next", i), inName("g", i), inName("r", i))
-	}
 	common := []string{assumeSingleBatch, assumeNoRecover}
 	return []*obligation{
 		{
@@ -85,7 +98,7 @@ func obligations(m model.Mutant) []*obligation {
 			assumptions: append(common, assumeAnyRoll, assumeRestarts, "batches may leave offset gaps (explicit base offsets)"),
 			prop: func(i int) string {
 				return fmt.Sprintf("(=> %s (and (= %s %s) (= %s %s)))", one.v("entry", i),
-					one.v("lpos", i+1), pre(one, "size", i), one.v("loff", i+1), lastOffset(one, i))
+					one.v("lpos", i+1), pre(one, "size", i), one.v("loff", i+1), firstBatchLast(one, i, false))
 			},
 			replay: replayWith(props.EntriesAtBatchBoundaries),
 		},
@@ -190,4 +203,97 @@ func maxScanMonotone(m model.Mutant) *obligation {
 		},
 		replay: replayWith(props.MaxScanMonotoneInInterval),
 	}
+}
+
+var assumeTwoBatch = "the per-append rule (Kafka up to 3.8.x, 3.9.0, 4.0.0: one index check per append, docs/kafka.md §2.1) with appends of one or two batches; the state after an append depends only on its size and record count, and the second batch's start is free, so the scan claims hold for the last batch of an append of any number of batches"
+
+// twoBatch are the obligations under the per-append rule with appends of one or two
+// batches: the invariants that still hold, ScanBound in docs/findings.md's corrected form,
+// and the two claims that fail there (EntriesAtBatchBoundaries, ScanBound with "the
+// largest append").
+func twoBatch(m model.Mutant) []*obligation {
+	var out []*obligation
+	for _, o := range singleBatch(m) {
+		switch o.name {
+		case "FirstBatchNeverIndexed", "EmptyAboveSegment", "StrictlyIncreasing", "SegmentWithinBytes", "ScanBound", "EntriesAtBatchBoundaries", "Plateau":
+		default:
+			continue
+		}
+		o.sys.TwoBatchAppends, o.rule, o.variant = true, model.PerAppend, "per-append"
+		o.assumptions = append([]string{assumeTwoBatch}, o.assumptions[1:]...)
+		out = append(out, o)
+		switch o.name {
+		case "ScanBound":
+			o.says = "for every I in [0, 2^31-1], S in [14, 2^31-1] and appends of 61 B to M: the lookup of any offset scans at most min(I + the size of the append before the hit batch's append + the hit batch's distance into its append, S) bytes (docs/findings.md's corrected bound)"
+			o.prop = func(i int) string {
+				return fmt.Sprintf("(and (<= %s (+ %s %s %s)) (<= %s S) (<= %s (+ %s %s)) (<= %s S))",
+					one.v("scan", i), one.interval(), pre(one, "prev", i), inName("d", i), one.v("scan", i),
+					one.v("scan1", i), one.interval(), pre(one, "prev", i), one.v("scan1", i))
+			}
+			out = append(out, largestAppend(o))
+		case "EntriesAtBatchBoundaries":
+			o.kind = "question"
+			o.says = "for every configuration: every offset-index entry (o, p) points at the start p of a batch whose last offset is o; expected false under per-append, whose entry names the append's last offset at the append's start"
+			o.prop = func(i int) string {
+				return fmt.Sprintf("(=> %s (and (= %s %s) (= %s %s)))", one.v("entry", i),
+					one.v("lpos", i+1), pre(one, "size", i), one.v("loff", i+1), firstBatchLast(one, i, true))
+			}
+		case "Plateau":
+			a := o.copies[0]
+			o.says = "for every I in [0, 2^31-1] below every batch of the workload (and any S): the offset index is the one I = 0 gives, entry for entry, at every step"
+			o.assume = func(i int) string {
+				b, d := inName("b", i), inName("d", i)
+				return fmt.Sprintf("(or %s (and (> %s %s) (or (= %s 0) (and (> %s %s) (> (- %s %s) %s)))))",
+					inName("restart", i), b, a.interval(), d, d, a.interval(), b, d, a.interval())
+			}
+		}
+	}
+	return out
+}
+
+// largestAppend is docs/contract.md §6's per-append ScanBound as first written: "the size
+// of the largest append" in place of the append before the hit batch's. Expected false
+// (docs/findings.md): the solver's counterexample is replayed through model.
+func largestAppend(sb *obligation) *obligation {
+	return &obligation{
+		name: "ScanBoundLargestAppend", kind: "question", sys: System{Mutant: sb.sys.Mutant, TwoBatchAppends: true},
+		rule: model.PerAppend, variant: "per-append", copies: []copyOf{one}, maxK: 4,
+		says:        "for every I, S in Kafka's ranges and appends of 61 B to M: the lookup of any offset scans at most min(I + the largest append of the workload, S) bytes",
+		assumptions: []string{assumeTwoBatch, assumeNoRecover, assumeSizeRolls, "no restart"},
+		prop: func(i int) string {
+			return fmt.Sprintf("(and (<= %s (+ %s %s)) (<= %s S) (<= %s (+ %s %s)) (<= %s S))",
+				one.v("scan", i), one.interval(), one.v("maxbatch", i+1), one.v("scan", i),
+				one.v("scan1", i), one.interval(), one.v("maxbatch", i+1), one.v("scan1", i))
+		},
+		replay: replayLargestAppend,
+	}
+}
+
+// replayLargestAppend runs the counterexample through model (per-append) and looks for a
+// lookup scanning more than min(I + the largest append, S).
+func replayLargestAppend(cx *Counterexample, _ *obligation) (bool, string) {
+	c := cx.propsCase
+	l, err := model.NewLog(c.Config, model.PerAppend, model.LogOptions{StartOffset: c.StartOffset, KeepSegments: true, Mutant: c.Mutant})
+	if err != nil {
+		return false, err.Error()
+	}
+	var largest int64
+	for _, st := range c.Steps {
+		if err := l.Apply(st); err != nil {
+			return false, err.Error()
+		}
+		largest = max(largest, st.AppendBytes())
+	}
+	bound := min(c.Config.IndexIntervalBytes+largest, c.Config.SegmentBytes)
+	for _, seg := range l.Segments() {
+		for _, b := range seg.Batches() {
+			for _, o := range []int64{b.BaseOffset, b.LastOffset} {
+				if lr, ok := seg.Lookup(o); ok && lr.ScanBytes > bound {
+					return true, fmt.Sprintf("segment %d: lookup of offset %d scans %d B from the entry at byte %d > min(I=%d + largest append %d B, S=%d) = %d B",
+						seg.BaseOffset(), o, lr.ScanBytes, lr.Index.Position, c.Config.IndexIntervalBytes, largest, c.Config.SegmentBytes, bound)
+				}
+			}
+		}
+	}
+	return false, fmt.Sprintf("every lookup of the replayed workload scans at most %d B", bound)
 }

@@ -3,6 +3,7 @@ package smt
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"kidx/model"
@@ -23,9 +24,11 @@ type Result struct {
 	Kind string `json:"kind"`
 	// Rules are the append rules the proof covers: both, since with one batch per append
 	// they coincide (docs/kafka.md §2.2).
-	Rules   []string `json:"rules"`
-	Result  string   `json:"result"`
-	Seconds float64  `json:"seconds"`
+	Rules []string `json:"rules"`
+	// Appends is the shape of the appends: "one batch", or "one or two batches" (per-append).
+	Appends string  `json:"appends"`
+	Result  string  `json:"result"`
+	Seconds float64 `json:"seconds"`
 	// K is the depth of the k-induction that decided (proved), or of the last one tried.
 	K int `json:"k"`
 	// Says is the claim in words, with its parameter ranges; Assumptions are its premises;
@@ -40,6 +43,7 @@ type Result struct {
 	// give the same when re-checked).
 	answers []string
 	mutant  model.Mutant
+	variant string
 }
 
 // Ranges are the parameter ranges every proof covers.
@@ -74,7 +78,9 @@ type Options struct {
 func Names() []string {
 	var out []string
 	for _, o := range obligations(model.Exact) {
-		out = append(out, o.name)
+		if !slices.Contains(out, o.name) {
+			out = append(out, o.name)
+		}
 	}
 	return out
 }

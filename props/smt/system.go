@@ -41,6 +41,9 @@ type Input struct {
 	Bytes, Records, Gap int64
 	Restart             bool
 	Roll                bool
+	// SecondAt and FirstRecords shape a two-batch append (System.TwoBatchAppends):
+	// SecondAt 0 is a one-batch append.
+	SecondAt, FirstRecords int64
 }
 
 // State is the system's state: the active segment's part that decides every future step
@@ -82,6 +85,14 @@ type System struct {
 	// over-approximates all of them, so a proof with Rolls covers them without modelling
 	// segment.index.bytes, timestamps or offsets' int32 range.
 	Rolls bool
+	// TwoBatchAppends switches to the per-append rule (docs/kafka.md §2.1) with appends of
+	// one or two batches: an append of Bytes and Records whose second batch, if any, starts
+	// SecondAt bytes in and holds Records - FirstRecords offsets. One index check per
+	// append, an entry names the append's last offset at the append's start. The state after
+	// an append depends only on its size and record count, and SecondAt is free, so the
+	// scan claims cover the last batch of an append of any number of batches. PrevBatch and
+	// MaxBatch are then the previous and the largest append.
+	TwoBatchAppends bool
 }
 
 func (s System) check() error {
@@ -191,6 +202,18 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 	w.f("(assert (= %s (and (not %s) (> %s S))))", inName("rej", i), inName("restart", i), inName("b", i))
 	w.f("(assert (= %s (and (not %s) (not %s))))", inName("ok", i), inName("restart", i), inName("rej", i))
 	b, r, g, ok := inName("b", i), inName("r", i), inName("g", i), inName("ok", i)
+	// The last batch of the append starts dd bytes in and holds rHit offsets; the first
+	// batch ends at offset next + g + r1 - 1.
+	dd, r1, rHit, two := "0", r, r, "false"
+	if s.TwoBatchAppends {
+		dd, r1, two = inName("d", i), inName("r1", i), fmt.Sprintf("(> %s 0)", inName("d", i))
+		rHit = fmt.Sprintf("(ite %s (- %s %s) %s)", two, r, r1, r)
+		d.f("(declare-const %s Int)", dd)
+		d.f("(declare-const %s Int)", r1)
+		w.f("; a one-batch append (d = 0), or two batches: %s bytes then the rest, each at least %d", dd, MinBatchBytes)
+		w.f("(assert (or (= %s 0) (and (<= %d %s) (<= %s (- %s %d)))))", dd, MinBatchBytes, dd, dd, b, MinBatchBytes)
+		w.f("(assert (ite %s (and (<= 1 %s) (< %s %s)) (= %s %s)))", two, r1, r1, r, r1, r)
+	}
 	for _, c := range copies {
 		declareState(d, c, n)
 		pre := func(f string) string { return c.v("pre"+f, i) }
@@ -200,6 +223,8 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 		d.f("(declare-const %s Bool)", entry)
 		d.f("(declare-const %s Int)", scan)
 		d.f("(declare-const %s Int)", hops)
+		d.f("(declare-const %s Int)", c.v("scan1", i))
+		d.f("(declare-const %s Int)", c.v("hops1", i))
 		for _, f := range preFields {
 			sort := "Int"
 			if f == "fresh" {
@@ -249,16 +274,24 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 		eq("loff", fmt.Sprintf("(ite %s %s %s)", entry, entryOff, pre("loff")))
 		eq("entries", fmt.Sprintf("(+ %s (ite %s 1 0))", pre("entries"), entry))
 		eq("prev", fmt.Sprintf("(ite %s %s %s)", ok, b, c.v("prev", i)))
-		eq("nbatch", fmt.Sprintf("(ite %s (+ %s 1) %s)", ok, pre("nbatch"), c.v("nbatch", i)))
+		eq("nbatch", fmt.Sprintf("(ite %s (+ %s (ite %s 2 1)) %s)", ok, pre("nbatch"), two, c.v("nbatch", i)))
 		eq("ebatch", fmt.Sprintf("(ite %s %s %s)", entry, pre("nbatch"), pre("ebatch")))
 		eq("next", fmt.Sprintf("(ite %s (+ %s 1) %s)", ok, last, c.v("next", i)))
 		eq("fresh", fmt.Sprintf("(ite %s true (ite %s false %s))", inName("restart", i), ok, c.v("fresh", i)))
-		w.f("; the lookup cost of the batch's offsets (docs/contract.md §5): an entry names the batch's last")
-		w.f("; offset, so its other offsets still start at the previous entry")
-		w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) 0 (- %s %s)) 0)))", scan, ok, entry, r, pos, pre("lpos"))
-		w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) 1 (+ (- %s %s) 1)) 0)))", hops, ok, entry, r, pre("nbatch"), pre("ebatch"))
-		eq("maxscan", fmt.Sprintf("(ite (> %s %s) %s %s)", scan, c.v("maxscan", i), scan, c.v("maxscan", i)))
-		eq("maxhops", fmt.Sprintf("(ite (> %s %s) %s %s)", hops, c.v("maxhops", i), hops, c.v("maxhops", i)))
+		w.f("; the largest lookup cost of the (last) batch's offsets (docs/contract.md §5): an entry names the")
+		w.f("; batch's (append's) last offset, so its other offsets still start at the previous entry")
+		w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) %s (- (+ %s %s) %s)) 0)))", scan, ok, entry, rHit, dd, pos, dd, pre("lpos"))
+		w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) (ite %s 2 1) (+ (- (+ %s (ite %s 1 0)) %s) 1)) 0)))",
+			hops, ok, entry, rHit, two, pre("nbatch"), two, pre("ebatch"))
+		w.f("; the first batch of a two-batch append: all its offsets precede the entry's (the append's last)")
+		w.f("(assert (= %s (ite (and %s %s) (- %s %s) %s)))", c.v("scan1", i), ok, two, pos, pre("lpos"), scan)
+		w.f("(assert (= %s (ite (and %s %s) (+ (- %s %s) 1) %s)))", c.v("hops1", i), ok, two, pre("nbatch"), pre("ebatch"), hops)
+		maxOf := func(a, b, c string) string {
+			ab := fmt.Sprintf("(ite (> %s %s) %s %s)", a, b, a, b)
+			return fmt.Sprintf("(ite (> %s %s) %s %s)", ab, c, ab, c)
+		}
+		eq("maxscan", maxOf(scan, c.v("scan1", i), c.v("maxscan", i)))
+		eq("maxhops", maxOf(hops, c.v("hops1", i), c.v("maxhops", i)))
 		eq("maxbatch", fmt.Sprintf("(ite (and %s (> %s %s)) %s %s)", ok, b, c.v("maxbatch", i), b, c.v("maxbatch", i)))
 	}
 }

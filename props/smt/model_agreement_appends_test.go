@@ -1,0 +1,126 @@
+package smt
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"kidx/model"
+)
+
+// appendTracker is what the harness keeps for two-batch appends: the counter's latest
+// reset, and the previous and largest append (model reads batches, the rule appends).
+type appendTracker struct{ resetPos, lastAppend, maxAppend int64 }
+
+func (tr appendTracker) state(l *model.Log) State {
+	st := abstraction(l, tr.resetPos)
+	st.PrevBatch, st.MaxBatch = 0, tr.maxAppend
+	if st.Size > 0 {
+		st.PrevBatch = tr.lastAppend
+	}
+	return st
+}
+
+// randomAppend draws an append of one or two batches.
+func randomAppend(r *rand.Rand, p Params) Input {
+	in := randomInput(r, p)
+	if in.Bytes >= 2*MinBatchBytes && r.IntN(2) == 0 {
+		in.SecondAt = MinBatchBytes + r.Int64N(in.Bytes-2*MinBatchBytes+1)
+		in.Records = max(in.Records, 2) + r.Int64N(3)
+		in.FirstRecords = 1 + r.Int64N(in.Records-1)
+	} else {
+		in.FirstRecords = in.Records
+	}
+	return in
+}
+
+// appendStep applies a one- or two-batch append (or a restart) to the model; it observes
+// the lookup cost of the append's last batch.
+func appendStep(t *testing.T, l *model.Log, in Input, tr appendTracker) (appendTracker, Observed) {
+	t.Helper()
+	if in.Restart {
+		if err := l.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		tr.resetPos = l.Active().Size()
+		return tr, Observed{}
+	}
+	var obs Observed
+	segs, before, events := l.SegmentCount(), l.Active().Size(), len(l.Events())
+	if in.Roll && in.Bytes <= l.Config().SegmentBytes {
+		if err := l.Roll(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batches := []model.Batch{{Records: in.Records, Bytes: in.Bytes}}
+	if in.SecondAt > 0 {
+		batches = []model.Batch{{Records: in.FirstRecords, Bytes: in.SecondAt}, {Records: in.Records - in.FirstRecords, Bytes: in.Bytes - in.SecondAt}}
+	}
+	if in.Gap > 0 {
+		batches[0].BaseOffset = l.NextOffset() + in.Gap
+	}
+	if err := l.Append(batches...); err != nil {
+		t.Fatal(err)
+	}
+	obs.Rejected = len(l.Events()) > events
+	obs.Rolled = before > 0 && l.SegmentCount() > segs
+	if obs.Rolled || l.Active().Size() == in.Bytes {
+		tr.resetPos = 0
+	}
+	if !obs.Rejected {
+		tr.lastAppend, tr.maxAppend = in.Bytes, max(tr.maxAppend, in.Bytes)
+		a := l.Active()
+		last := a.Batches()[len(a.Batches())-1]
+		for _, o := range []int64{last.BaseOffset, last.LastOffset} {
+			lr, ok := a.Lookup(o)
+			if !ok {
+				t.Fatalf("lookup of offset %d of the new batch failed", o)
+			}
+			obs.Scan, obs.Hops = max(obs.Scan, lr.ScanBytes), max(obs.Hops, lr.Hops)
+		}
+	}
+	return tr, obs
+}
+
+// TestTwoBatchEncodingAgreesWithModel is issue 12's Build item 2 for the per-append rule
+// with appends of one or two batches: whole runs evaluated in the encoding give model's
+// state (per-append) after every step, and the lookup cost of each append's last batch.
+func TestTwoBatchEncodingAgreesWithModel(t *testing.T) {
+	z := needZ3(t)
+	r := rand.New(rand.NewPCG(12, 4))
+	var walks []walk
+	twos, entries := 0, 0
+	for range 400 {
+		p := randomParams(r)
+		w := walk{rule: model.PerAppend, run: EvalRun{Params: p, Start: r.Int64N(3) * 1000}}
+		cfg := model.DefaultConfig()
+		cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.MaxMessageBytes = p.Interval, p.SegmentBytes, p.MaxBatch
+		l, err := model.NewLog(cfg, model.PerAppend, model.LogOptions{KeepSegments: true, StartOffset: w.run.Start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr appendTracker
+		for range 1 + r.IntN(12) {
+			in := randomAppend(r, p)
+			entriesBefore := l.Active().OffsetIndex().Entries()
+			var obs Observed
+			tr, obs = appendStep(t, l, in, tr)
+			if in.SecondAt > 0 && !obs.Rejected {
+				twos++
+			}
+			if l.Active().OffsetIndex().Entries() > entriesBefore {
+				entries++
+			}
+			w.run.Inputs = append(w.run.Inputs, in)
+			w.after = append(w.after, tr.state(l))
+			w.obs = append(w.obs, obs)
+		}
+		walks = append(walks, w)
+	}
+	if bad := runDisagreement(t, z, System{Restarts: true, Rolls: true, TwoBatchAppends: true}, walks, true); bad != "" {
+		t.Fatal(bad)
+	}
+	if twos < 300 || entries < 200 {
+		t.Fatalf("weak sample: %d two-batch appends, %d entries", twos, entries)
+	}
+	t.Logf("%d walks agree (%d two-batch appends, %d entries)", len(walks), twos, entries)
+}
