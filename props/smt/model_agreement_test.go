@@ -308,11 +308,11 @@ func TestMutantEncodingsAgreeWithMutantModels(t *testing.T) {
 			continue
 		}
 		t.Run(m.String(), func(t *testing.T) {
-			if bad := runDisagreement(t, z, sys, randomWalks(t, rand.New(rand.NewPCG(uint64(m), 7)), 80, m), false); bad != "" {
+			if bad := runDisagreement(t, z, sys, randomWalks(t, rand.New(rand.NewPCG(uint64(m), 7)), 40, m), false); bad != "" {
 				t.Fatal(bad)
 			}
-			if runDisagreement(t, z, sys, randomWalks(t, rand.New(rand.NewPCG(uint64(m), 8)), 80, model.Exact), false) == "" {
-				t.Fatalf("the %s encoding agrees with Kafka's rule on 80 random runs", m)
+			if runDisagreement(t, z, sys, randomWalks(t, rand.New(rand.NewPCG(uint64(m), 8)), 40, model.Exact), false) == "" {
+				t.Fatalf("the %s encoding agrees with Kafka's rule on 40 random runs", m)
 			}
 		})
 	}
