@@ -34,6 +34,11 @@ type obligation struct {
 	prop   func(i int) string
 	lemmas []lemma
 	maxK   int
+	// smallFirst: search for a counterexample with small values first (segment.bytes at most
+	// 5000, at most 4 records per batch, no offset gaps), for a readable workload; a
+	// violation found there is one in the full ranges, and without one the full ranges are
+	// searched and proved as usual.
+	smallFirst bool
 	// replay confirms a counterexample through model (props' own check of the property).
 	replay func(cx *Counterexample, o *obligation) (bool, string)
 }
@@ -177,6 +182,27 @@ func (o *obligation) prove(ctx context.Context, z Solver) (Result, error) {
 	for _, l := range o.lemmas {
 		res.Strengthening = append(res.Strengthening, l.says)
 	}
+	if o.smallFirst {
+		small := *o
+		small.smallFirst = false
+		small.params = and(nonEmpty(o.params, "(<= S 5000)"))
+		small.assume = func(i int) string {
+			extra := fmt.Sprintf("(and (<= %s 4) (= %s 0))", inName("r", i), inName("g", i))
+			if o.assume != nil {
+				return and([]string{o.assume(i), extra})
+			}
+			return extra
+		}
+		r, err := small.prove(ctx, z)
+		if err != nil {
+			return r, err
+		}
+		if r.Result == Violated {
+			r.Seconds = time.Since(start).Seconds()
+			r.Note += " (searched with segment.bytes <= 5000 first, for small values)"
+			return r, nil
+		}
+	}
 	for k := 1; k <= o.maxK; k++ {
 		a, err := o.attemptAt(ctx, z, k)
 		if err != nil {
@@ -233,6 +259,16 @@ func (o *obligation) runPlan(s *session, k int) (attempt, error) {
 		}
 	}
 	return attempt{}, fmt.Errorf("the plan has no inductive step")
+}
+
+func nonEmpty(xs ...string) []string {
+	var out []string
+	for _, x := range xs {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func (o *obligation) rules() []string {

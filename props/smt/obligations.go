@@ -14,6 +14,7 @@ var (
 	assumeAnyRoll     = "a roll may happen before any append for any reason besides size (index full, time, relative offset, an operator's roll): left free, so every such roll is covered"
 	assumeRestarts    = "clean restarts at any point (the counter restarts at 0 mid-segment)"
 	assumeOneLifetime = "one process lifetime: no restart inside the segment (the premise of docs/kafka.md §2.2's derivation; after a restart the scan can reach I + batch + I, docs/findings.md)"
+	assumeFileBatches = "only batches a file can hold (model.Batch.Possible), so that a counterexample is a workload Kafka could write"
 	assumeSizeRolls   = "rolls by size only (no index-full, time or forced roll: those depend on the interval through the entries, or come from outside the workload)"
 )
 
@@ -194,9 +195,9 @@ func plateau(m model.Mutant) *obligation {
 func maxScanMonotone(m model.Mutant) *obligation {
 	a, b := copyOf{prefix: "a_"}, copyOf{prefix: "b_"}
 	return &obligation{
-		name: "MaxScanMonotoneInInterval", kind: "question", sys: System{Mutant: m}, copies: []copyOf{a, b}, maxK: 6,
+		name: "MaxScanMonotoneInInterval", kind: "question", sys: System{Mutant: m, FileBatches: true}, copies: []copyOf{a, b}, maxK: 6, smallFirst: true,
 		says:        "for every I1 < I2 and S in Kafka's ranges: the same workload's largest scan at I2 is at least the one at I1",
-		assumptions: []string{assumeSingleBatch, assumeNoRecover, assumeSizeRolls, "no restart"},
+		assumptions: []string{assumeSingleBatch, assumeNoRecover, assumeSizeRolls, "no restart", assumeFileBatches},
 		params:      fmt.Sprintf("(< %s %s)", a.interval(), b.interval()),
 		prop: func(i int) string {
 			return fmt.Sprintf("(>= %s %s)", b.v("maxscan", i+1), a.v("maxscan", i+1))
@@ -233,6 +234,9 @@ func twoBatch(m model.Mutant) []*obligation {
 			out = append(out, largestAppend(o))
 		case "EntriesAtBatchBoundaries":
 			o.kind = "question"
+			o.sys.FileBatches = true
+			o.assumptions = append(o.assumptions, assumeFileBatches)
+			o.smallFirst = true
 			o.says = "for every configuration: every offset-index entry (o, p) points at the start p of a batch whose last offset is o; expected false under per-append, whose entry names the append's last offset at the append's start"
 			o.prop = func(i int) string {
 				return fmt.Sprintf("(=> %s (and (= %s %s) (= %s %s)))", one.v("entry", i),
@@ -256,10 +260,10 @@ func twoBatch(m model.Mutant) []*obligation {
 // (docs/findings.md): the solver's counterexample is replayed through model.
 func largestAppend(sb *obligation) *obligation {
 	return &obligation{
-		name: "ScanBoundLargestAppend", kind: "question", sys: System{Mutant: sb.sys.Mutant, TwoBatchAppends: true},
-		rule: model.PerAppend, variant: "per-append", copies: []copyOf{one}, maxK: 4,
+		name: "ScanBoundLargestAppend", kind: "question", sys: System{Mutant: sb.sys.Mutant, TwoBatchAppends: true, FileBatches: true},
+		rule: model.PerAppend, variant: "per-append", copies: []copyOf{one}, maxK: 4, smallFirst: true,
 		says:        "for every I, S in Kafka's ranges and appends of 61 B to M: the lookup of any offset scans at most min(I + the largest append of the workload, S) bytes",
-		assumptions: []string{assumeTwoBatch, assumeNoRecover, assumeSizeRolls, "no restart"},
+		assumptions: []string{assumeTwoBatch, assumeNoRecover, assumeSizeRolls, "no restart", assumeFileBatches},
 		prop: func(i int) string {
 			return fmt.Sprintf("(and (<= %s (+ %s %s)) (<= %s S) (<= %s (+ %s %s)) (<= %s S))",
 				one.v("scan", i), one.interval(), one.v("maxbatch", i+1), one.v("scan", i),

@@ -50,6 +50,14 @@ func TestProveKafkaRule(t *testing.T) {
 		}
 		if r.Counterexample != nil {
 			t.Logf("  replay: %s", r.Counterexample.Replay)
+			// A finding is a workload Kafka could have written: batches a file can hold.
+			for _, st := range r.Counterexample.Workload.Steps {
+				for _, b := range st.Append {
+					if err := b.Possible(); err != nil {
+						t.Errorf("%s: counterexample batch %+v: %v", key, b, err)
+					}
+				}
+			}
 		}
 	}
 }

@@ -93,6 +93,23 @@ type System struct {
 	// scan claims cover the last batch of an append of any number of batches. PrevBatch and
 	// MaxBatch are then the previous and the largest append.
 	TwoBatchAppends bool
+	// FileBatches keeps to batches a file can hold (model.Batch.Possible: at least
+	// model.MinBatchBytes for their record count, none of a 1-record batch's impossible
+	// sizes), so that a counterexample is a workload Kafka could have written. Proofs leave it
+	// off: they cover every batch of 61 bytes or more, a superset.
+	FileBatches bool
+}
+
+// fileBatch says a v2 batch of bytes bytes and records records can exist
+// (model.MinBatchBytes and oneRecordHole, written in SMT).
+func fileBatch(bytes, records string) string {
+	min := fmt.Sprintf("(+ %d (* 7 %s)", MinBatchBytes, records)
+	for _, at := range []int64{64, 8192, 1 << 20, 1 << 27} {
+		min += fmt.Sprintf(" (ite (> %s %d) (- %s %d) 0)", records, at, records, at)
+	}
+	min += ")"
+	return fmt.Sprintf("(and (<= %s %s) (=> (= %s 1) (not (or (= %s 126) (= %s 8255) (= %s 1048640) (= %s 134217793)))))",
+		min, bytes, records, bytes, bytes, bytes, bytes)
 }
 
 func (s System) check() error {
@@ -202,6 +219,9 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 	w.f("(assert (= %s (and (not %s) (> %s S))))", inName("rej", i), inName("restart", i), inName("b", i))
 	w.f("(assert (= %s (and (not %s) (not %s))))", inName("ok", i), inName("restart", i), inName("rej", i))
 	b, r, g, ok := inName("b", i), inName("r", i), inName("g", i), inName("ok", i)
+	if s.FileBatches && !s.TwoBatchAppends {
+		w.f("(assert %s)", fileBatch(b, r))
+	}
 	// The last batch of the append starts dd bytes in and holds rHit offsets; the first
 	// batch ends at offset next + g + r1 - 1.
 	dd, r1, rHit, two := "0", r, r, "false"
@@ -213,6 +233,10 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 		w.f("; a one-batch append (d = 0), or two batches: %s bytes then the rest, each at least %d", dd, MinBatchBytes)
 		w.f("(assert (or (= %s 0) (and (<= %d %s) (<= %s (- %s %d)))))", dd, MinBatchBytes, dd, dd, b, MinBatchBytes)
 		w.f("(assert (ite %s (and (<= 1 %s) (< %s %s)) (= %s %s)))", two, r1, r1, r, r1, r)
+		if s.FileBatches {
+			w.f("(assert (ite %s (and %s %s) %s))", two, fileBatch(dd, r1),
+				fileBatch(fmt.Sprintf("(- %s %s)", b, dd), fmt.Sprintf("(- %s %s)", r, r1)), fileBatch(b, r))
+		}
 	}
 	for _, c := range copies {
 		declareState(d, c, n)
