@@ -133,7 +133,38 @@ func singleBatch(m model.Mutant) []*obligation {
 			replay: replaySegmentsWithin,
 		},
 		plateau(m),
+		densityMonotone(m),
 		maxScanMonotone(m),
+	}
+}
+
+// densityMonotone runs the log twice on the same inputs at I1 < I2: the larger interval
+// never has more entries in a segment. The strengthening says why: while the entry counts
+// are equal, the denser run's counter is at least the sparser one's, so whenever I2's check
+// adds an entry that I1's does not, I1 was already ahead.
+func densityMonotone(m model.Mutant) *obligation {
+	a, b := copyOf{prefix: "a_"}, copyOf{prefix: "b_"}
+	return &obligation{
+		name: "DensityMonotone", kind: "invariant", sys: System{Mutant: m, Restarts: true, Rolls: true}, copies: []copyOf{a, b}, maxK: 3,
+		says:        "for every I1 < I2 and S in Kafka's ranges: the same workload never has more offset-index entries in a segment at I2 than at I1 (so none in the whole log either: both runs roll at the same places)",
+		assumptions: []string{assumeSingleBatch, assumeNoRecover, "rolls by size, or free rolls the same in both runs (time, operator): no index-full roll, which depends on I (the premise of props' DensityMonotone)", assumeRestarts},
+		params:      fmt.Sprintf("(< %s %s)", a.interval(), b.interval()),
+		prop: func(i int) string {
+			return fmt.Sprintf("(<= %s %s)", b.v("entries", i+1), a.v("entries", i+1))
+		},
+		lemmas: []lemma{
+			{"the two runs' segments have the same size", func(j int) string { return fmt.Sprintf("(= %s %s)", a.v("size", j), b.v("size", j)) }},
+			{"the counters are never negative", func(j int) string {
+				return fmt.Sprintf("(and (<= 0 %s) (<= 0 %s))", a.v("counter", j), b.v("counter", j))
+			}},
+			{"I2's run has at most I1's entries", func(j int) string {
+				return fmt.Sprintf("(<= %s %s)", b.v("entries", j), a.v("entries", j))
+			}},
+			{"with as many entries, I1's counter is at least I2's", func(j int) string {
+				return fmt.Sprintf("(=> (= %s %s) (>= %s %s))", a.v("entries", j), b.v("entries", j), a.v("counter", j), b.v("counter", j))
+			}},
+		},
+		replay: replayWith(props.DensityMonotone),
 	}
 }
 
@@ -216,7 +247,8 @@ func twoBatch(m model.Mutant) []*obligation {
 	var out []*obligation
 	for _, o := range singleBatch(m) {
 		switch o.name {
-		case "FirstBatchNeverIndexed", "EmptyAboveSegment", "StrictlyIncreasing", "SegmentWithinBytes", "ScanBound", "EntriesAtBatchBoundaries", "Plateau":
+		case "FirstBatchNeverIndexed", "EmptyAboveSegment", "StrictlyIncreasing", "SegmentWithinBytes", "ScanBound",
+			"EntriesAtBatchBoundaries", "Plateau", "DensityMonotone":
 		default:
 			continue
 		}
