@@ -46,6 +46,15 @@ type Result struct {
 	variant string
 }
 
+// Verdict is the result in `kidx check`'s words (docs/contract.md §9): a violated question is
+// a "finding", anything else its Result.
+func (r Result) Verdict() string {
+	if r.Kind == "question" && r.Result == Violated {
+		return "finding"
+	}
+	return r.Result
+}
+
 // Ranges are the parameter ranges every proof covers.
 var Ranges = map[string][2]int64{
 	"index.interval.bytes": {0, maxInt32},

@@ -40,7 +40,15 @@ func (z Solver) start(ctx context.Context) (*session, error) {
 		cancel()
 		return nil, fmt.Errorf("starting %s: %w", z.Path, err)
 	}
-	return &session{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), cancel: cancel}, nil
+	s := &session{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), cancel: cancel}
+	if z.CheckTimeout > 0 {
+		// z3's own option, sent to the session only: the emitted files stay standard.
+		if err := s.send(fmt.Sprintf("(set-option :timeout %d)\n", z.CheckTimeout.Milliseconds())); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 func (s *session) send(text string) error {

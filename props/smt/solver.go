@@ -15,9 +15,11 @@ import (
 type Solver struct {
 	// Path is the z3 binary.
 	Path string
-	// Timeout bounds one script (0: none). A script cut short is an error; a check-sat that
-	// z3 itself gives up on answers "unknown".
+	// Timeout bounds one z3 process (0: none); a process cut short is an error.
 	Timeout time.Duration
+	// CheckTimeout bounds one check-sat of a proof (z3's :timeout option; 0: none): z3 then
+	// answers unknown, and the proof's result is "unknown", not an error.
+	CheckTimeout time.Duration
 }
 
 // ErrNoZ3 says z3 is not installed.
@@ -29,7 +31,7 @@ func FindZ3() (Solver, error) {
 	if err != nil {
 		return Solver{}, ErrNoZ3
 	}
-	return Solver{Path: p, Timeout: 60 * time.Second}, nil
+	return Solver{Path: p, Timeout: 120 * time.Second, CheckTimeout: 30 * time.Second}, nil
 }
 
 // Version is z3's version line ("Z3 version 4.8.12 - 64 bit").
