@@ -117,18 +117,24 @@ func TestMutantsBreakProofs(t *testing.T) {
 			continue // not encoded: the time index
 		}
 		t.Run(m.String(), func(t *testing.T) {
-			rep, err := Prove(context.Background(), Options{Solver: z, Mutant: m})
-			if err != nil {
-				t.Fatal(err)
-			}
+			// The first invariant caught is enough; the questions are left out (slow, and
+			// not invariants).
 			var caught []string
-			for _, r := range rep.Properties {
-				if r.Kind == "invariant" && r.Result == Violated && r.Counterexample != nil && r.Counterexample.Confirmed {
-					caught = append(caught, r.Name)
+			for _, o := range obligations(m) {
+				if o.kind != "invariant" {
+					continue
+				}
+				r, err := o.prove(context.Background(), z)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Result == Violated && r.Counterexample != nil && r.Counterexample.Confirmed {
+					caught = append(caught, r.Name+" ("+r.Appends+")")
+					break
 				}
 			}
 			if len(caught) == 0 {
-				t.Fatalf("no proof fails under the mutant: %+v", rep.Properties)
+				t.Fatal("no proof fails under the mutant")
 			}
 			t.Logf("caught by %v", caught)
 		})
