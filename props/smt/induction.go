@@ -273,7 +273,7 @@ func nonEmpty(xs ...string) []string {
 
 func (o *obligation) rules() []string {
 	if o.sys.TwoBatchAppends {
-		return []string{"per-append"}
+		return []string{o.sys.Rule.String()}
 	}
 	return []string{"per-batch", "per-append"}
 }

@@ -81,46 +81,56 @@ func appendStep(t *testing.T, l *model.Log, in Input, tr appendTracker) (appendT
 	return tr, obs
 }
 
-// TestTwoBatchEncodingAgreesWithModel is issue 12's Build item 2 for the per-append rule
-// with appends of one or two batches: whole runs evaluated in the encoding give model's
-// state (per-append) after every step, and the lookup cost of each append's last batch.
+// TestTwoBatchEncodingAgreesWithModel is issue 12's Build item 2 for appends of one or two
+// batches, under each rule: whole runs evaluated in the encoding give model's state after
+// every step, and the lookup cost of each append's last batch. Under per-append the previous
+// and largest "batch" of the state are appends; under per-batch they are batches.
 func TestTwoBatchEncodingAgreesWithModel(t *testing.T) {
 	z := needZ3(t)
-	r := rand.New(rand.NewPCG(12, 4))
-	var walks []walk
-	twos, entries := 0, 0
-	for range 400 {
-		p := randomParams(r)
-		w := walk{rule: model.PerAppend, run: EvalRun{Params: p, Start: r.Int64N(3) * 1000}}
-		cfg := model.DefaultConfig()
-		cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.MaxMessageBytes = p.Interval, p.SegmentBytes, p.MaxBatch
-		l, err := model.NewLog(cfg, model.PerAppend, model.LogOptions{KeepSegments: true, StartOffset: w.run.Start})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var tr appendTracker
-		for range 1 + r.IntN(12) {
-			in := randomAppend(r, p)
-			entriesBefore := l.Active().OffsetIndex().Entries()
-			var obs Observed
-			tr, obs = appendStep(t, l, in, tr)
-			if in.SecondAt > 0 && !obs.Rejected {
-				twos++
+	for _, rule := range []model.AppendRule{model.PerAppend, model.PerBatch} {
+		t.Run(rule.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(12, 4+uint64(rule)))
+			var walks []walk
+			twos, entries := 0, 0
+			for range 400 {
+				p := randomParams(r)
+				w := walk{rule: rule, run: EvalRun{Params: p, Start: r.Int64N(3) * 1000}}
+				cfg := model.DefaultConfig()
+				cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.MaxMessageBytes = p.Interval, p.SegmentBytes, p.MaxBatch
+				l, err := model.NewLog(cfg, rule, model.LogOptions{KeepSegments: true, StartOffset: w.run.Start})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tr appendTracker
+				for range 1 + r.IntN(12) {
+					in := randomAppend(r, p)
+					entriesBefore := l.Active().OffsetIndex().Entries()
+					var obs Observed
+					tr, obs = appendStep(t, l, in, tr)
+					if in.SecondAt > 0 && !obs.Rejected {
+						twos++
+					}
+					if l.Active().OffsetIndex().Entries() > entriesBefore {
+						entries++
+					}
+					w.run.Inputs = append(w.run.Inputs, in)
+					st := abstraction(l, tr.resetPos)
+					if rule == model.PerAppend {
+						st = tr.state(l)
+					}
+					w.after = append(w.after, st)
+					w.obs = append(w.obs, obs)
+				}
+				walks = append(walks, w)
 			}
-			if l.Active().OffsetIndex().Entries() > entriesBefore {
-				entries++
+			sys := System{Restarts: true, Rolls: true, TwoBatchAppends: true, Rule: rule}
+			if bad := runDisagreement(t, z, sys, walks, true); bad != "" {
+				t.Fatal(bad)
 			}
-			w.run.Inputs = append(w.run.Inputs, in)
-			w.after = append(w.after, tr.state(l))
-			w.obs = append(w.obs, obs)
-		}
-		walks = append(walks, w)
+			if twos < 300 || entries < 200 {
+				t.Fatalf("weak sample: %d two-batch appends, %d entries", twos, entries)
+			}
+			t.Logf("%d walks agree (%d two-batch appends, %d entries)", len(walks), twos, entries)
+		})
 	}
-	if bad := runDisagreement(t, z, System{Restarts: true, Rolls: true, TwoBatchAppends: true}, walks, true); bad != "" {
-		t.Fatal(bad)
-	}
-	if twos < 300 || entries < 200 {
-		t.Fatalf("weak sample: %d two-batch appends, %d entries", twos, entries)
-	}
-	t.Logf("%d walks agree (%d two-batch appends, %d entries)", len(walks), twos, entries)
 }

@@ -35,21 +35,41 @@ func pre(c copyOf, f string, i int) string { return c.v("pre"+f, i) }
 // with single-batch appends (both rules), then under per-append with appends of one or two
 // batches.
 func obligations(m model.Mutant) []*obligation {
-	return append(singleBatch(m), twoBatch(m)...)
+	return append(append(singleBatch(m), twoBatch(m)...), perBatch(m, true)...)
 }
 
 // singleBatch are the obligations with one batch per append, where the rules coincide.
-func singleBatch(m model.Mutant) []*obligation {
-	free := System{Mutant: m, Restarts: true, Rolls: true}
-	lifetime := System{Mutant: m, Rolls: true}
+func singleBatch(m model.Mutant) []*obligation { return perBatch(m, false) }
+
+// secondAt is the second batch's start inside step i's append (0: none).
+func secondAt(i int, two bool) string {
+	if two {
+		return inName("d", i)
+	}
+	return "0"
+}
+
+// perBatch are the obligations of the per-batch rule: with one batch per append (two false,
+// where per-append coincides), or with appends of one or two batches (two).
+func perBatch(m model.Mutant, two bool) []*obligation {
+	free := System{Mutant: m, Restarts: true, Rolls: true, TwoBatchAppends: two}
+	lifetime := System{Mutant: m, Rolls: true, TwoBatchAppends: two}
 	common := []string{assumeSingleBatch, assumeNoRecover}
-	return []*obligation{
+	if two {
+		common = []string{assumePerBatchTwo, assumeNoRecover}
+	}
+	variant := ""
+	if two {
+		variant = "per-batch"
+	}
+	out := []*obligation{
 		{
 			name: "FirstBatchNeverIndexed", kind: "invariant", sys: free, copies: []copyOf{one}, maxK: 3,
 			says:        "for every index.interval.bytes I in [0, 2^31-1], segment.bytes S in [14, 2^31-1] and batches of 61 B to M <= 2^31-1 B: the first batch appended after a counter reset (a new segment, a restart) never gets an offset-index entry",
 			assumptions: append(common, assumeAnyRoll, assumeRestarts),
 			prop: func(i int) string {
-				return fmt.Sprintf("(=> (and %s %s) (not %s))", inName("ok", i), pre(one, "fresh", i), one.v("entry", i))
+				// e1: the first batch's check (the step's only one but under per-batch two-batch appends)
+				return fmt.Sprintf("(=> (and %s %s) (not %s))", inName("ok", i), pre(one, "fresh", i), one.v("e1", i))
 			},
 			lemmas: []lemma{
 				{"the counter is never negative", func(j int) string { return fmt.Sprintf("(<= 0 %s)", one.v("counter", j)) }},
@@ -80,8 +100,11 @@ func singleBatch(m model.Mutant) []*obligation {
 			says:        "for every configuration in Kafka's ranges: each new offset-index entry has a larger offset and a larger position than the segment's previous entry (the offset index; the time index is not encoded)",
 			assumptions: append(common, assumeAnyRoll, assumeRestarts, "batches may leave offset gaps (explicit base offsets)"),
 			prop: func(i int) string {
-				return fmt.Sprintf("(=> (and %s (> %s 0)) (and (> %s %s) (> %s %s)))", one.v("entry", i), pre(one, "entries", i),
-					one.v("lpos", i+1), pre(one, "lpos", i), one.v("loff", i+1), pre(one, "loff", i))
+				// The first batch's entry against the segment's previous one, the second batch's
+				// (per-batch two-batch appends) against the first's or the previous one.
+				return fmt.Sprintf("(and (=> (and %s (> %s 0)) (and (> %s %s) (> %s %s))) (=> (and %s (or %s (> %s 0))) (and (> %s %s) (> %s %s))))",
+					one.v("e1", i), pre(one, "entries", i), one.v("lpos1", i), pre(one, "lpos", i), one.v("loff1", i), pre(one, "loff", i),
+					one.v("e2", i), one.v("e1", i), pre(one, "entries", i), one.v("lpos", i+1), one.v("lpos1", i), one.v("loff", i+1), one.v("loff1", i))
 			},
 			lemmas: []lemma{
 				{"the latest entry's position is inside the segment", func(j int) string {
@@ -98,8 +121,10 @@ func singleBatch(m model.Mutant) []*obligation {
 			says:        "for every configuration in Kafka's ranges: every offset-index entry (o, p) points at the start p of a batch whose last offset is o (what DumpLogSegments checks); an entry is never changed once written",
 			assumptions: append(common, assumeAnyRoll, assumeRestarts, "batches may leave offset gaps (explicit base offsets)"),
 			prop: func(i int) string {
-				return fmt.Sprintf("(=> %s (and (= %s %s) (= %s %s)))", one.v("entry", i),
-					one.v("lpos", i+1), pre(one, "size", i), one.v("loff", i+1), firstBatchLast(one, i, false))
+				// Each batch's entry: its own start and last offset.
+				return fmt.Sprintf("(and (=> %s (and (= %s %s) (= %s %s))) (=> %s (and (= %s (+ %s %s)) (= %s %s))))",
+					one.v("e1", i), one.v("lpos1", i), pre(one, "size", i), one.v("loff1", i), firstBatchLast(one, i, two),
+					one.v("e2", i), one.v("lpos", i+1), pre(one, "size", i), secondAt(i, two), one.v("loff", i+1), firstBatchLast(one, i, false))
 			},
 			replay: replayWith(props.EntriesAtBatchBoundaries),
 		},
@@ -108,7 +133,15 @@ func singleBatch(m model.Mutant) []*obligation {
 			says:        "for every I in [0, 2^31-1], S in [14, 2^31-1] and batches of 61 B to M: the lookup of any offset scans at most min(I + the size of the batch before the hit batch, S) bytes (0 for the segment's first batch)",
 			assumptions: append(common, assumeAnyRoll, assumeOneLifetime),
 			prop: func(i int) string {
-				return fmt.Sprintf("(and (<= %s (+ %s %s)) (<= %s S))", one.v("scan", i), one.interval(), pre(one, "prev", i), one.v("scan", i))
+				// The first batch is bounded by the batch before the append, the second (if any)
+				// by the first.
+				prevOfLast := pre(one, "prev", i)
+				if two {
+					prevOfLast = fmt.Sprintf("(ite (> %s 0) %s %s)", inName("d", i), inName("d", i), prevOfLast)
+				}
+				return fmt.Sprintf("(and (<= %s (+ %s %s)) (<= %s S) (<= %s (+ %s %s)) (<= %s S))",
+					one.v("scan1", i), one.interval(), pre(one, "prev", i), one.v("scan1", i),
+					one.v("scan", i), one.interval(), prevOfLast, one.v("scan", i))
 			},
 			lemmas: []lemma{
 				{"the counter is the bytes since the latest entry's position (0 before the first)", func(j int) string {
@@ -132,20 +165,35 @@ func singleBatch(m model.Mutant) []*obligation {
 			},
 			replay: replaySegmentsWithin,
 		},
-		plateau(m),
-		densityMonotone(m),
-		maxScanMonotone(m),
+		plateau(m, two),
+		densityMonotone(m, two),
 	}
+	if !two {
+		out = append(out, maxScanMonotone(m))
+	}
+	for _, o := range out {
+		o.variant = variant
+		if two {
+			for j, a := range o.assumptions {
+				if a == assumeSingleBatch {
+					o.assumptions[j] = assumePerBatchTwo
+				}
+			}
+		}
+	}
+	return out
 }
+
+var assumePerBatchTwo = "the per-batch rule (KAFKA-806, Kafka 3.9.1+, 4.0.1+, 4.1.0+) with appends of one or two batches (a follower's fetched chunk, the cleaner, docs/kafka.md §2.2): one check per batch, the roll and the rejection count the whole append"
 
 // densityMonotone runs the log twice on the same inputs at I1 < I2: the larger interval
 // never has more entries in a segment. The strengthening says why: while the entry counts
 // are equal, the denser run's counter is at least the sparser one's, so whenever I2's check
 // adds an entry that I1's does not, I1 was already ahead.
-func densityMonotone(m model.Mutant) *obligation {
+func densityMonotone(m model.Mutant, two bool) *obligation {
 	a, b := copyOf{prefix: "a_"}, copyOf{prefix: "b_"}
 	return &obligation{
-		name: "DensityMonotone", kind: "invariant", sys: System{Mutant: m, Restarts: true, Rolls: true}, copies: []copyOf{a, b}, maxK: 3,
+		name: "DensityMonotone", kind: "invariant", sys: System{Mutant: m, Restarts: true, Rolls: true, TwoBatchAppends: two}, copies: []copyOf{a, b}, maxK: 3,
 		says:        "for every I1 < I2 and S in Kafka's ranges: the same workload never has more offset-index entries in a segment at I2 than at I1 (so none in the whole log either: both runs roll at the same places)",
 		assumptions: []string{assumeSingleBatch, assumeNoRecover, "rolls by size, or free rolls the same in both runs (time, operator): no index-full roll, which depends on I (the premise of props' DensityMonotone)", assumeRestarts},
 		params:      fmt.Sprintf("(< %s %s)", a.interval(), b.interval()),
@@ -192,7 +240,21 @@ func replaySegmentsWithin(cx *Counterexample, _ *obligation) (bool, string) {
 
 // plateau runs the log twice on the same inputs, at I and at 0, with every batch larger
 // than I: the same decisions at every step.
-func plateau(m model.Mutant) *obligation {
+// plateauAssume: every batch of step i (both of a two-batch append) is larger than I.
+func plateauAssume(a copyOf, two bool) func(i int) string {
+	if !two {
+		return func(i int) string {
+			return fmt.Sprintf("(or %s (> %s %s))", inName("restart", i), inName("b", i), a.interval())
+		}
+	}
+	return func(i int) string {
+		b, d := inName("b", i), inName("d", i)
+		return fmt.Sprintf("(or %s (and (> %s %s) (or (= %s 0) (and (> %s %s) (> (- %s %s) %s)))))",
+			inName("restart", i), b, a.interval(), d, d, a.interval(), b, d, a.interval())
+	}
+}
+
+func plateau(m model.Mutant, two bool) *obligation {
 	a, z := copyOf{prefix: "a_"}, copyOf{prefix: "z_"}
 	var lemmas []lemma
 	for _, f := range append(intFields, boolFields...) {
@@ -204,15 +266,13 @@ func plateau(m model.Mutant) *obligation {
 		return fmt.Sprintf("(or (= %s 0) (> %s %s))", a.v("counter", j), a.v("counter", j), a.interval())
 	}})
 	return &obligation{
-		name: "Plateau", kind: "invariant", sys: System{Mutant: m, Restarts: true, Rolls: true}, copies: []copyOf{a, z}, maxK: 3,
+		name: "Plateau", kind: "invariant", sys: System{Mutant: m, Restarts: true, Rolls: true, TwoBatchAppends: two}, copies: []copyOf{a, z}, maxK: 3,
 		says:        "for every I in [0, 2^31-1] below every batch of the workload (and any S): the offset index is the one I = 0 gives, entry for entry, at every step",
 		assumptions: []string{assumeSingleBatch, assumeNoRecover, assumeAnyRoll + " (the same rolls in both runs: they cannot depend on I when the entries are the same)", assumeRestarts},
 		params:      fmt.Sprintf("(= %s 0)", z.interval()),
-		assume: func(i int) string {
-			return fmt.Sprintf("(or %s (> %s %s))", inName("restart", i), inName("b", i), a.interval())
-		},
+		assume:      plateauAssume(a, two),
 		prop: func(i int) string {
-			return fmt.Sprintf("(and (= %s %s) (= %s %s) (= %s %s) (= %s %s))", a.v("entry", i), z.v("entry", i),
+			return fmt.Sprintf("(and (= %s %s) (= %s %s) (= %s %s) (= %s %s) (= %s %s))", a.v("e1", i), z.v("e1", i), a.v("e2", i), z.v("e2", i),
 				a.v("lpos", i+1), z.v("lpos", i+1), a.v("loff", i+1), z.v("loff", i+1), a.v("entries", i+1), z.v("entries", i+1))
 		},
 		lemmas: lemmas,
@@ -252,7 +312,7 @@ func twoBatch(m model.Mutant) []*obligation {
 		default:
 			continue
 		}
-		o.sys.TwoBatchAppends, o.rule, o.variant = true, model.PerAppend, "per-append"
+		o.sys.TwoBatchAppends, o.sys.Rule, o.rule, o.variant = true, model.PerAppend, model.PerAppend, "per-append"
 		o.assumptions = append([]string{assumeTwoBatch}, o.assumptions[1:]...)
 		out = append(out, o)
 		switch o.name {
@@ -275,13 +335,7 @@ func twoBatch(m model.Mutant) []*obligation {
 					one.v("lpos", i+1), pre(one, "size", i), one.v("loff", i+1), firstBatchLast(one, i, true))
 			}
 		case "Plateau":
-			a := o.copies[0]
-			o.says = "for every I in [0, 2^31-1] below every batch of the workload (and any S): the offset index is the one I = 0 gives, entry for entry, at every step"
-			o.assume = func(i int) string {
-				b, d := inName("b", i), inName("d", i)
-				return fmt.Sprintf("(or %s (and (> %s %s) (or (= %s 0) (and (> %s %s) (> (- %s %s) %s)))))",
-					inName("restart", i), b, a.interval(), d, d, a.interval(), b, d, a.interval())
-			}
+			o.assume = plateauAssume(o.copies[0], true)
 		}
 	}
 	return out
@@ -292,7 +346,7 @@ func twoBatch(m model.Mutant) []*obligation {
 // (docs/findings.md): the solver's counterexample is replayed through model.
 func largestAppend(sb *obligation) *obligation {
 	return &obligation{
-		name: "ScanBoundLargestAppend", kind: "question", sys: System{Mutant: sb.sys.Mutant, TwoBatchAppends: true, FileBatches: true},
+		name: "ScanBoundLargestAppend", kind: "question", sys: System{Mutant: sb.sys.Mutant, TwoBatchAppends: true, Rule: model.PerAppend, FileBatches: true},
 		rule: model.PerAppend, variant: "per-append", copies: []copyOf{one}, maxK: 4, smallFirst: true,
 		says:        "for every I, S in Kafka's ranges and appends of 61 B to M: the lookup of any offset scans at most min(I + the largest append of the workload, S) bytes",
 		assumptions: []string{assumeTwoBatch, assumeNoRecover, assumeSizeRolls, "no restart", assumeFileBatches},

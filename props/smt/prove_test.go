@@ -28,7 +28,11 @@ func TestProveKafkaRule(t *testing.T) {
 		"StrictlyIncreasing/one batch": Proved, "EntriesAtBatchBoundaries/one batch": Proved,
 		"ScanBound/one batch": Proved, "SegmentWithinBytes/one batch": Proved, "Plateau/one batch": Proved,
 		"MaxScanMonotoneInInterval/one batch": Violated, "DensityMonotone/one batch": Proved,
-		"DensityMonotone/one or two batches":        Proved,
+		"DensityMonotone/one or two batches": Proved,
+		"FirstBatchNeverIndexed/per-batch":   Proved, "EmptyAboveSegment/per-batch": Proved,
+		"StrictlyIncreasing/per-batch": Proved, "EntriesAtBatchBoundaries/per-batch": Proved,
+		"ScanBound/per-batch": Proved, "SegmentWithinBytes/per-batch": Proved, "Plateau/per-batch": Proved,
+		"DensityMonotone/per-batch":                 Proved,
 		"FirstBatchNeverIndexed/one or two batches": Proved, "EmptyAboveSegment/one or two batches": Proved,
 		"StrictlyIncreasing/one or two batches": Proved, "EntriesAtBatchBoundaries/one or two batches": Violated,
 		"ScanBound/one or two batches": Proved, "ScanBoundLargestAppend/one or two batches": Violated,
@@ -39,6 +43,9 @@ func TestProveKafkaRule(t *testing.T) {
 	}
 	for _, r := range rep.Properties {
 		key := r.Name + "/" + r.Appends
+		if r.Appends != "one batch" && r.Rules[0] == "per-batch" {
+			key = r.Name + "/per-batch"
+		}
 		t.Logf("%s: %s (k = %d, %.2f s) %s", key, r.Result, r.K, r.Seconds, r.Note)
 		if r.Result != want[key] {
 			t.Errorf("%s: %s, want %s (%s)", key, r.Result, want[key], r.Note)

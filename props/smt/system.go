@@ -85,14 +85,19 @@ type System struct {
 	// over-approximates all of them, so a proof with Rolls covers them without modelling
 	// segment.index.bytes, timestamps or offsets' int32 range.
 	Rolls bool
-	// TwoBatchAppends switches to the per-append rule (docs/kafka.md §2.1) with appends of
-	// one or two batches: an append of Bytes and Records whose second batch, if any, starts
+	// TwoBatchAppends allows appends of one or two batches; with Rule model.PerAppend it is
+	// the per-append rule (docs/kafka.md §2.1): an append of Bytes and Records whose second batch, if any, starts
 	// SecondAt bytes in and holds Records - FirstRecords offsets. One index check per
 	// append, an entry names the append's last offset at the append's start. The state after
 	// an append depends only on its size and record count, and SecondAt is free, so the
 	// scan claims cover the last batch of an append of any number of batches. PrevBatch and
 	// MaxBatch are then the previous and the largest append.
 	TwoBatchAppends bool
+	// Rule is the append rule of two-batch appends: model.PerAppend as above, or
+	// model.PerBatch (KAFKA-806: one check per batch, as for a follower's fetched chunk,
+	// docs/kafka.md §2.2), where PrevBatch and MaxBatch stay batches. Ignored for one-batch
+	// appends, where the rules coincide.
+	Rule model.AppendRule
 	// FileBatches keeps to batches a file can hold (model.Batch.Possible: at least
 	// model.MinBatchBytes for their record count, none of a 1-record batch's impossible
 	// sizes), so that a counterexample is a workload Kafka could have written. Proofs leave it
@@ -249,6 +254,13 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 		d.f("(declare-const %s Int)", hops)
 		d.f("(declare-const %s Int)", c.v("scan1", i))
 		d.f("(declare-const %s Int)", c.v("hops1", i))
+		// e1, e2: the checks of the first and second batch added an entry; lpos1, loff1:
+		// the latest entry after the first batch (one check per step but per-batch
+		// two-batch appends: e1 is the step's entry, e2 false).
+		d.f("(declare-const %s Bool)", c.v("e1", i))
+		d.f("(declare-const %s Bool)", c.v("e2", i))
+		d.f("(declare-const %s Int)", c.v("lpos1", i))
+		d.f("(declare-const %s Int)", c.v("loff1", i))
 		for _, f := range preFields {
 			sort := "Int"
 			if f == "fresh" {
@@ -268,56 +280,144 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 			}
 			w.f("(assert (= %s (ite %s %s %s)))", pre(f), roll, fresh, c.v(f, i))
 		}
-		counter := pre("counter")
-		if s.Mutant == model.MutantIncrementBeforeCheck {
-			counter = fmt.Sprintf("(+ %s %s)", pre("counter"), b)
-		}
-		cmp := ">"
-		if s.Mutant == model.MutantGreaterOrEqual {
-			cmp = ">="
-		}
-		w.f("(assert (= %s (and %s (%s %s %s))))", entry, ok, cmp, counter, c.interval())
-		pos := pre("size")
-		base := fmt.Sprintf("(+ %s %s)", c.v("next", i), g)
-		last := fmt.Sprintf("(+ %s %s %s -1)", c.v("next", i), g, r)
-		entryOff, entryPos := last, pos
-		switch s.Mutant {
-		case model.MutantEntryNamesBaseOffset:
-			entryOff = base
-		case model.MutantEntryPositionAfterBatch:
-			entryPos = fmt.Sprintf("(+ %s %s)", pos, b)
-		}
-		newCounter := fmt.Sprintf("(+ (ite %s 0 %s) %s)", entry, pre("counter"), b)
-		if s.Mutant == model.MutantIncrementBeforeCheck {
-			newCounter = fmt.Sprintf("(ite %s 0 (+ %s %s))", entry, pre("counter"), b)
-		}
 		eq := func(f, expr string) { w.f("(assert (= %s %s))", c.v(f, n), expr) }
+		last := fmt.Sprintf("(+ %s %s %s -1)", c.v("next", i), g, r)
 		eq("size", fmt.Sprintf("(ite %s (+ %s %s) %s)", ok, pre("size"), b, c.v("size", i)))
-		eq("counter", fmt.Sprintf("(ite %s 0 (ite %s %s %s))", inName("restart", i), ok, newCounter, c.v("counter", i)))
-		eq("lpos", fmt.Sprintf("(ite %s %s %s)", entry, entryPos, pre("lpos")))
-		eq("loff", fmt.Sprintf("(ite %s %s %s)", entry, entryOff, pre("loff")))
-		eq("entries", fmt.Sprintf("(+ %s (ite %s 1 0))", pre("entries"), entry))
-		eq("prev", fmt.Sprintf("(ite %s %s %s)", ok, b, c.v("prev", i)))
-		eq("nbatch", fmt.Sprintf("(ite %s (+ %s (ite %s 2 1)) %s)", ok, pre("nbatch"), two, c.v("nbatch", i)))
-		eq("ebatch", fmt.Sprintf("(ite %s %s %s)", entry, pre("nbatch"), pre("ebatch")))
 		eq("next", fmt.Sprintf("(ite %s (+ %s 1) %s)", ok, last, c.v("next", i)))
 		eq("fresh", fmt.Sprintf("(ite %s true (ite %s false %s))", inName("restart", i), ok, c.v("fresh", i)))
-		w.f("; the largest lookup cost of the (last) batch's offsets (docs/contract.md §5): an entry names the")
-		w.f("; batch's (append's) last offset, so its other offsets still start at the previous entry")
-		w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) %s (- (+ %s %s) %s)) 0)))", scan, ok, entry, rHit, dd, pos, dd, pre("lpos"))
-		w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) (ite %s 2 1) (+ (- (+ %s (ite %s 1 0)) %s) 1)) 0)))",
-			hops, ok, entry, rHit, two, pre("nbatch"), two, pre("ebatch"))
-		w.f("; the first batch of a two-batch append: all its offsets precede the entry's (the append's last)")
-		w.f("(assert (= %s (ite (and %s %s) (- %s %s) %s)))", c.v("scan1", i), ok, two, pos, pre("lpos"), scan)
-		w.f("(assert (= %s (ite (and %s %s) (+ (- %s %s) 1) %s)))", c.v("hops1", i), ok, two, pre("nbatch"), pre("ebatch"), hops)
-		maxOf := func(a, b, c string) string {
-			ab := fmt.Sprintf("(ite (> %s %s) %s %s)", a, b, a, b)
-			return fmt.Sprintf("(ite (> %s %s) %s %s)", ab, c, ab, c)
+		eq("nbatch", fmt.Sprintf("(ite %s (+ %s (ite %s 2 1)) %s)", ok, pre("nbatch"), two, c.v("nbatch", i)))
+		if s.TwoBatchAppends && s.Rule == model.PerBatch {
+			s.perBatchChecks(d, w, c, i, dd, r1)
+		} else {
+			counter := pre("counter")
+			if s.Mutant == model.MutantIncrementBeforeCheck {
+				counter = fmt.Sprintf("(+ %s %s)", pre("counter"), b)
+			}
+			cmp := ">"
+			if s.Mutant == model.MutantGreaterOrEqual {
+				cmp = ">="
+			}
+			w.f("(assert (= %s (and %s (%s %s %s))))", entry, ok, cmp, counter, c.interval())
+			pos := pre("size")
+			base := fmt.Sprintf("(+ %s %s)", c.v("next", i), g)
+			entryOff, entryPos := last, pos
+			switch s.Mutant {
+			case model.MutantEntryNamesBaseOffset:
+				entryOff = base
+			case model.MutantEntryPositionAfterBatch:
+				entryPos = fmt.Sprintf("(+ %s %s)", pos, b)
+			}
+			newCounter := fmt.Sprintf("(+ (ite %s 0 %s) %s)", entry, pre("counter"), b)
+			if s.Mutant == model.MutantIncrementBeforeCheck {
+				newCounter = fmt.Sprintf("(ite %s 0 (+ %s %s))", entry, pre("counter"), b)
+			}
+			eq("counter", fmt.Sprintf("(ite %s 0 (ite %s %s %s))", inName("restart", i), ok, newCounter, c.v("counter", i)))
+			eq("lpos", fmt.Sprintf("(ite %s %s %s)", entry, entryPos, pre("lpos")))
+			eq("loff", fmt.Sprintf("(ite %s %s %s)", entry, entryOff, pre("loff")))
+			eq("entries", fmt.Sprintf("(+ %s (ite %s 1 0))", pre("entries"), entry))
+			eq("prev", fmt.Sprintf("(ite %s %s %s)", ok, b, c.v("prev", i)))
+			eq("ebatch", fmt.Sprintf("(ite %s %s %s)", entry, pre("nbatch"), pre("ebatch")))
+			w.f("; the largest lookup cost of the (last) batch's offsets (docs/contract.md §5): an entry names the")
+			w.f("; batch's (append's) last offset, so its other offsets still start at the previous entry")
+			w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) %s (- (+ %s %s) %s)) 0)))", scan, ok, entry, rHit, dd, pos, dd, pre("lpos"))
+			w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) (ite %s 2 1) (+ (- (+ %s (ite %s 1 0)) %s) 1)) 0)))",
+				hops, ok, entry, rHit, two, pre("nbatch"), two, pre("ebatch"))
+			w.f("; the first batch of a two-batch append: all its offsets precede the entry's (the append's last)")
+			w.f("(assert (= %s (ite (and %s %s) (- %s %s) %s)))", c.v("scan1", i), ok, two, pos, pre("lpos"), scan)
+			w.f("(assert (= %s (ite (and %s %s) (+ (- %s %s) 1) %s)))", c.v("hops1", i), ok, two, pre("nbatch"), pre("ebatch"), hops)
+			maxOf := func(a, b, c string) string {
+				ab := fmt.Sprintf("(ite (> %s %s) %s %s)", a, b, a, b)
+				return fmt.Sprintf("(ite (> %s %s) %s %s)", ab, c, ab, c)
+			}
+			eq("maxscan", maxOf(scan, c.v("scan1", i), c.v("maxscan", i)))
+			eq("maxhops", maxOf(hops, c.v("hops1", i), c.v("maxhops", i)))
+			w.f("(assert (and (= %s %s) (not %s) (= %s %s) (= %s %s)))", c.v("e1", i), entry, c.v("e2", i),
+				c.v("lpos1", i), c.v("lpos", n), c.v("loff1", i), c.v("loff", n))
+			eq("maxbatch", fmt.Sprintf("(ite (and %s (> %s %s)) %s %s)", ok, b, c.v("maxbatch", i), b, c.v("maxbatch", i)))
 		}
-		eq("maxscan", maxOf(scan, c.v("scan1", i), c.v("maxscan", i)))
-		eq("maxhops", maxOf(hops, c.v("hops1", i), c.v("maxhops", i)))
-		eq("maxbatch", fmt.Sprintf("(ite (and %s (> %s %s)) %s %s)", ok, b, c.v("maxbatch", i), b, c.v("maxbatch", i)))
 	}
+}
+
+// perBatchChecks writes the per-batch rule (KAFKA-806 LogSegment.append, docs/kafka.md §2.2)
+// over an append of one or two batches: the first batch (dd bytes, or the whole append when
+// dd = 0) is checked, then the second (the rest) with the counter the first left, each
+// check before its batch's bytes are added, each entry naming its own batch's last offset at
+// the batch's start. The roll and the rejection (whole append) are the caller's.
+func (s System) perBatchChecks(d, w *script, c copyOf, i int, dd, r1 string) {
+	n := i + 1
+	pre := func(f string) string { return c.v("pre"+f, i) }
+	b, r, g, ok := inName("b", i), inName("r", i), inName("g", i), inName("ok", i)
+	two := fmt.Sprintf("(> %s 0)", dd)
+	b1 := fmt.Sprintf("(ite %s %s %s)", two, dd, b)
+	b2 := fmt.Sprintf("(- %s %s)", b, dd)
+	r2 := fmt.Sprintf("(- %s %s)", r, r1)
+	pos := pre("size")
+	pos2 := fmt.Sprintf("(+ %s %s)", pos, dd)
+	base1 := fmt.Sprintf("(+ %s %s)", c.v("next", i), g)
+	last1 := fmt.Sprintf("(+ %s %s %s -1)", c.v("next", i), g, r1)
+	base2 := fmt.Sprintf("(+ %s %s %s)", c.v("next", i), g, r1)
+	last := fmt.Sprintf("(+ %s %s %s -1)", c.v("next", i), g, r)
+	e1, e2, lpos1, loff1 := c.v("e1", i), c.v("e2", i), c.v("lpos1", i), c.v("loff1", i)
+	c1, eb1 := c.v("c1", i), c.v("eb1", i)
+	// The mutants as model.Mutant breaks the rule, per batch.
+	due := func(counter, size string) string {
+		switch s.Mutant {
+		case model.MutantGreaterOrEqual:
+			return fmt.Sprintf("(>= %s %s)", counter, c.interval())
+		case model.MutantIncrementBeforeCheck:
+			return fmt.Sprintf("(> (+ %s %s) %s)", counter, size, c.interval())
+		}
+		return fmt.Sprintf("(> %s %s)", counter, c.interval())
+	}
+	after := func(entry, counter, size string) string {
+		if s.Mutant == model.MutantIncrementBeforeCheck {
+			return fmt.Sprintf("(ite %s 0 (+ %s %s))", entry, counter, size)
+		}
+		return fmt.Sprintf("(+ (ite %s 0 %s) %s)", entry, counter, size)
+	}
+	entryAt := func(base, lastOff, at, size string) (string, string) {
+		switch s.Mutant {
+		case model.MutantEntryNamesBaseOffset:
+			return base, at
+		case model.MutantEntryPositionAfterBatch:
+			return lastOff, fmt.Sprintf("(+ %s %s)", at, size)
+		}
+		return lastOff, at
+	}
+	d.f("(declare-const %s Int)", c1)
+	d.f("(declare-const %s Int)", eb1)
+	w.f("; per-batch: the first batch's check, then the second's")
+	w.f("(assert (= %s (and %s %s)))", e1, ok, due(pre("counter"), b1))
+	w.f("(assert (= %s %s))", c1, after(e1, pre("counter"), b1))
+	off1, at1 := entryAt(base1, last1, pos, b1)
+	w.f("(assert (= %s (ite %s %s %s)))", lpos1, e1, at1, pre("lpos"))
+	w.f("(assert (= %s (ite %s %s %s)))", loff1, e1, off1, pre("loff"))
+	w.f("(assert (= %s (ite %s %s %s)))", eb1, e1, pre("nbatch"), pre("ebatch"))
+	w.f("(assert (= %s (and %s %s %s)))", e2, ok, two, due(c1, b2))
+	w.f("(assert (= %s (or %s %s)))", c.v("entry", i), e1, e2)
+	off2, at2 := entryAt(base2, last, pos2, b2)
+	eq := func(f, expr string) { w.f("(assert (= %s %s))", c.v(f, n), expr) }
+	eq("counter", fmt.Sprintf("(ite %s 0 (ite %s (ite %s %s %s) %s))", inName("restart", i), ok, two, after(e2, c1, b2), c1, c.v("counter", i)))
+	eq("lpos", fmt.Sprintf("(ite %s %s %s)", e2, at2, lpos1))
+	eq("loff", fmt.Sprintf("(ite %s %s %s)", e2, off2, loff1))
+	eq("entries", fmt.Sprintf("(+ %s (ite %s 1 0) (ite %s 1 0))", pre("entries"), e1, e2))
+	eq("ebatch", fmt.Sprintf("(ite %s (+ %s 1) %s)", e2, pre("nbatch"), eb1))
+	eq("prev", fmt.Sprintf("(ite %s (ite %s %s %s) %s)", ok, two, b2, b, c.v("prev", i)))
+	w.f("; lookup costs: the first batch's offsets from the previous entry (0 for a 1-record batch")
+	w.f("; that got the entry), the second's from the entry the first batch left")
+	scan1, hops1, scan, hops := c.v("scan1", i), c.v("hops1", i), c.v("scan", i), c.v("hops", i)
+	w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) 0 (- %s %s)) 0)))", scan1, ok, e1, r1, pos, pre("lpos"))
+	w.f("(assert (= %s (ite %s (ite (and %s (= %s 1)) 1 (+ (- %s %s) 1)) 0)))", hops1, ok, e1, r1, pre("nbatch"), pre("ebatch"))
+	w.f("(assert (= %s (ite (and %s %s) (ite (and %s (= %s 1)) 0 (- %s %s)) %s)))", scan, ok, two, e2, r2, pos2, lpos1, scan1)
+	w.f("(assert (= %s (ite (and %s %s) (ite (and %s (= %s 1)) 1 (+ (- (+ %s 1) %s) 1)) %s)))", hops, ok, two, e2, r2, pre("nbatch"), eb1, hops1)
+	maxOf := func(a, b, c string) string {
+		ab := fmt.Sprintf("(ite (> %s %s) %s %s)", a, b, a, b)
+		return fmt.Sprintf("(ite (> %s %s) %s %s)", ab, c, ab, c)
+	}
+	eq("maxscan", maxOf(scan, scan1, c.v("maxscan", i)))
+	eq("maxhops", maxOf(hops, hops1, c.v("maxhops", i)))
+	largest := fmt.Sprintf("(ite %s (ite (> %s %s) %s %s) %s)", two, dd, b2, dd, b2, b)
+	eq("maxbatch", fmt.Sprintf("(ite (and %s (> %s %s)) %s %s)", ok, largest, c.v("maxbatch", i), largest, c.v("maxbatch", i)))
 }
 
 // header starts a script: logic, options, the parameters and state 0 of every copy.
