@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// EmitSMT writes each proof obligation of rep as DIR/NAME.smt2 (NAME.per-append.smt2 for
-// the two-batch per-append ones), at the depth k its proof
+// EmitSMT writes each proof obligation of rep as DIR/NAME.smt2 (NAME.per-append-two-batch.smt2
+// and NAME.per-batch-two-batch.smt2 for the two-batch systems), at the depth k its proof
 // used: a standalone SMT-LIB 2 script (QF_LIA, push/pop, no solver-specific command) that
 // any SMT-LIB solver re-checks. Before each (check-sat) a comment says which answer means
 // the property holds; the header says what kidx concluded. Each file is written atomically

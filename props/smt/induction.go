@@ -22,7 +22,8 @@ type obligation struct {
 	assumptions      []string
 	sys              System
 	// rule is the append rule the replay runs (PerBatch for single-batch appends, where
-	// both rules coincide); variant names the two-batch obligations ("per-append").
+	// both rules coincide); variant names the two-batch obligations ("per-append-two-batch",
+	// "per-batch-two-batch").
 	rule    model.AppendRule
 	variant string
 	copies  []copyOf

@@ -60,7 +60,7 @@ func perBatch(m model.Mutant, two bool) []*obligation {
 	}
 	variant := ""
 	if two {
-		variant = "per-batch"
+		variant = "per-batch-two-batch"
 	}
 	out := []*obligation{
 		{
@@ -312,7 +312,7 @@ func twoBatch(m model.Mutant) []*obligation {
 		default:
 			continue
 		}
-		o.sys.TwoBatchAppends, o.sys.Rule, o.rule, o.variant = true, model.PerAppend, model.PerAppend, "per-append"
+		o.sys.TwoBatchAppends, o.sys.Rule, o.rule, o.variant = true, model.PerAppend, model.PerAppend, "per-append-two-batch"
 		o.assumptions = append([]string{assumeTwoBatch}, o.assumptions[1:]...)
 		out = append(out, o)
 		switch o.name {
@@ -347,7 +347,7 @@ func twoBatch(m model.Mutant) []*obligation {
 func largestAppend(sb *obligation) *obligation {
 	return &obligation{
 		name: "ScanBoundLargestAppend", kind: "question", sys: System{Mutant: sb.sys.Mutant, TwoBatchAppends: true, Rule: model.PerAppend, FileBatches: true},
-		rule: model.PerAppend, variant: "per-append", copies: []copyOf{one}, maxK: 4, smallFirst: true,
+		rule: model.PerAppend, variant: "per-append-two-batch", copies: []copyOf{one}, maxK: 4, smallFirst: true,
 		says:        "for every I, S in Kafka's ranges and appends of 61 B to M: the lookup of any offset scans at most min(I + the largest append of the workload, S) bytes",
 		assumptions: []string{assumeTwoBatch, assumeNoRecover, assumeSizeRolls, "no restart", assumeFileBatches},
 		prop: func(i int) string {

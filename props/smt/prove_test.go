@@ -162,7 +162,8 @@ func TestEmitSMTRechecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(dir, "ScanBound.smt2"), filepath.Join(dir, "ScanBound.per-append.smt2"),
+	want := []string{filepath.Join(dir, "ScanBound.smt2"), filepath.Join(dir, "ScanBound.per-append-two-batch.smt2"),
+		filepath.Join(dir, "ScanBound.per-batch-two-batch.smt2"),
 		filepath.Join(dir, "MaxScanMonotoneInInterval.smt2")}
 	if !slices.Equal(paths, want) {
 		t.Fatalf("wrote %v, want %v", paths, want)

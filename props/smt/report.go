@@ -25,7 +25,8 @@ type Result struct {
 	// Rules are the append rules the proof covers: both, since with one batch per append
 	// they coincide (docs/kafka.md §2.2).
 	Rules []string `json:"rules"`
-	// Appends is the shape of the appends: "one batch", or "one or two batches" (per-append).
+	// Appends is the shape of the appends: "one batch" (both rules), or "one or two batches"
+	// (the rule in Rules).
 	Appends string  `json:"appends"`
 	Result  string  `json:"result"`
 	Seconds float64 `json:"seconds"`
