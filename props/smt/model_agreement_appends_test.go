@@ -35,7 +35,7 @@ func randomAppend(r *rand.Rand, p Params) Input {
 
 // appendStep applies a one- or two-batch append (or a restart) to the model; it observes
 // the lookup cost of the append's last batch.
-func appendStep(t *testing.T, l *model.Log, in Input, tr appendTracker) (appendTracker, Observed) {
+func appendStep(t *testing.T, l *model.Log, in Input, tr appendTracker, lookups bool) (appendTracker, Observed) {
 	t.Helper()
 	if in.Restart {
 		if err := l.Restart(); err != nil {
@@ -68,6 +68,8 @@ func appendStep(t *testing.T, l *model.Log, in Input, tr appendTracker) (appendT
 	}
 	if !obs.Rejected {
 		tr.lastAppend, tr.maxAppend = in.Bytes, max(tr.maxAppend, in.Bytes)
+	}
+	if lookups && !obs.Rejected {
 		a := l.Active()
 		last := a.Batches()[len(a.Batches())-1]
 		for _, o := range []int64{last.BaseOffset, last.LastOffset} {
@@ -81,6 +83,43 @@ func appendStep(t *testing.T, l *model.Log, in Input, tr appendTracker) (appendT
 	return tr, obs
 }
 
+// twoBatchWalks runs random walks of one- and two-batch appends through model.Log under rule
+// with mutant m, counting the two-batch appends written and the entries added.
+func twoBatchWalks(t *testing.T, r *rand.Rand, n int, rule model.AppendRule, m model.Mutant) (walks []walk, twos, entries int) {
+	for range n {
+		p := randomParams(r)
+		w := walk{rule: rule, run: EvalRun{Params: p, Start: r.Int64N(3) * 1000}}
+		cfg := model.DefaultConfig()
+		cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.MaxMessageBytes = p.Interval, p.SegmentBytes, p.MaxBatch
+		l, err := model.NewLog(cfg, rule, model.LogOptions{KeepSegments: true, StartOffset: w.run.Start, Mutant: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr appendTracker
+		for range 1 + r.IntN(12) {
+			in := randomAppend(r, p)
+			entriesBefore := l.Active().OffsetIndex().Entries()
+			var obs Observed
+			tr, obs = appendStep(t, l, in, tr, m == model.Exact)
+			if in.SecondAt > 0 && !obs.Rejected {
+				twos++
+			}
+			if l.Active().OffsetIndex().Entries() > entriesBefore {
+				entries++
+			}
+			w.run.Inputs = append(w.run.Inputs, in)
+			st := abstraction(l, tr.resetPos)
+			if rule == model.PerAppend {
+				st = tr.state(l)
+			}
+			w.after = append(w.after, st)
+			w.obs = append(w.obs, obs)
+		}
+		walks = append(walks, w)
+	}
+	return walks, twos, entries
+}
+
 // TestTwoBatchEncodingAgreesWithModel is issue 12's Build item 2 for appends of one or two
 // batches, under each rule: whole runs evaluated in the encoding give model's state after
 // every step, and the lookup cost of each append's last batch. Under per-append the previous
@@ -89,40 +128,7 @@ func TestTwoBatchEncodingAgreesWithModel(t *testing.T) {
 	z := needZ3(t)
 	for _, rule := range []model.AppendRule{model.PerAppend, model.PerBatch} {
 		t.Run(rule.String(), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(12, 4+uint64(rule)))
-			var walks []walk
-			twos, entries := 0, 0
-			for range 400 {
-				p := randomParams(r)
-				w := walk{rule: rule, run: EvalRun{Params: p, Start: r.Int64N(3) * 1000}}
-				cfg := model.DefaultConfig()
-				cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.MaxMessageBytes = p.Interval, p.SegmentBytes, p.MaxBatch
-				l, err := model.NewLog(cfg, rule, model.LogOptions{KeepSegments: true, StartOffset: w.run.Start})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var tr appendTracker
-				for range 1 + r.IntN(12) {
-					in := randomAppend(r, p)
-					entriesBefore := l.Active().OffsetIndex().Entries()
-					var obs Observed
-					tr, obs = appendStep(t, l, in, tr)
-					if in.SecondAt > 0 && !obs.Rejected {
-						twos++
-					}
-					if l.Active().OffsetIndex().Entries() > entriesBefore {
-						entries++
-					}
-					w.run.Inputs = append(w.run.Inputs, in)
-					st := abstraction(l, tr.resetPos)
-					if rule == model.PerAppend {
-						st = tr.state(l)
-					}
-					w.after = append(w.after, st)
-					w.obs = append(w.obs, obs)
-				}
-				walks = append(walks, w)
-			}
+			walks, twos, entries := twoBatchWalks(t, rand.New(rand.NewPCG(12, 4+uint64(rule))), 400, rule, model.Exact)
 			sys := System{Restarts: true, Rolls: true, TwoBatchAppends: true, Rule: rule}
 			if bad := runDisagreement(t, z, sys, walks, true); bad != "" {
 				t.Fatal(bad)
@@ -131,6 +137,28 @@ func TestTwoBatchEncodingAgreesWithModel(t *testing.T) {
 				t.Fatalf("weak sample: %d two-batch appends, %d entries", twos, entries)
 			}
 			t.Logf("%d walks agree (%d two-batch appends, %d entries)", len(walks), twos, entries)
+		})
+	}
+}
+
+// TestTwoBatchMutantEncodings: the per-batch rule's two checks per append break each rule as
+// model's mutant does (what the segment and its index show agrees), and differ from Kafka's.
+func TestTwoBatchMutantEncodings(t *testing.T) {
+	z := needZ3(t)
+	for _, m := range model.Mutants {
+		sys := System{Mutant: m, Restarts: true, Rolls: true, TwoBatchAppends: true, Rule: model.PerBatch}
+		if sys.check() != nil {
+			continue
+		}
+		t.Run(m.String(), func(t *testing.T) {
+			walks, _, _ := twoBatchWalks(t, rand.New(rand.NewPCG(uint64(m), 9)), 40, model.PerBatch, m)
+			if bad := runDisagreement(t, z, sys, walks, false); bad != "" {
+				t.Fatal(bad)
+			}
+			exact, _, _ := twoBatchWalks(t, rand.New(rand.NewPCG(uint64(m), 10)), 40, model.PerBatch, model.Exact)
+			if runDisagreement(t, z, sys, exact, false) == "" {
+				t.Fatalf("the %s encoding agrees with Kafka's rule on 40 random runs", m)
+			}
 		})
 	}
 }
