@@ -8,8 +8,9 @@
 // Files, one idea each:
 //
 //   - system.go: the transition system (System, Params, Input, State, Observed): one
-//     partition's active segment with single-batch appends (both rules), or the per-append
-//     rule with appends of one or two batches (System.TwoBatchAppends); model's mutants.
+//     partition's active segment with single-batch appends (both rules), or appends of one
+//     or two batches under either rule (System.TwoBatchAppends, System.Rule); model's
+//     mutants.
 //   - eval.go: concrete steps and runs evaluated in the SMT text itself (System.Eval,
 //     System.EvalRuns), which the tests compare with model.Log.
 //   - induction.go: k-induction of one obligation (base case per path length, inductive
@@ -18,6 +19,7 @@
 //   - counterexample.go: a failed base case's model as a model.Workload, replayed
 //     through props' checks (or model directly).
 //   - report.go: Prove, Options, Report, Result: the API `kidx prove --parametric` calls.
+//   - text.go: Report.WriteText, the report in words for a terminal.
 //   - emit.go: EmitSMT, each obligation as a standalone .smt2 file.
 //   - solver.go, session.go, sexpr.go: running z3 (whole scripts, or an interactive
 //     session) and reading its S-expression answers.
