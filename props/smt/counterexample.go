@@ -18,6 +18,9 @@ type Counterexample struct {
 	// reports the violation (Replay is what it said).
 	Confirmed bool   `json:"confirmed"`
 	Replay    string `json:"replay"`
+	// Length is the number of transitions (workload steps, a roll and its append counted
+	// once): the shortest the search found, with small values first for questions.
+	Length int `json:"length"`
 
 	propsCase *props.Case
 }
@@ -106,7 +109,7 @@ func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 		return attempt{result: Unknown, note: fmt.Sprintf("a strengthening invariant is false after %d steps:%s", n, failedLemmas)}, nil
 	}
 	pc := &props.Case{Steps: steps, StartOffset: start, Config: cfg, Rule: o.rule, Mutant: o.sys.Mutant}
-	cx := &Counterexample{propsCase: pc}
+	cx := &Counterexample{propsCase: pc, Length: n}
 	if len(o.copies) > 1 {
 		i2 := get(o.copies[1].interval())
 		pc.Compare = i2

@@ -147,7 +147,7 @@ func perBatch(m model.Mutant, two bool) []*obligation {
 				{"the counter is the bytes since the latest entry's position (0 before the first)", func(j int) string {
 					return fmt.Sprintf("(= %s (- %s %s))", one.v("counter", j), one.v("size", j), one.v("lpos", j))
 				}},
-				{"the counter is at most I + the segment's last batch", func(j int) string {
+				{"the counter is at most I + the segment's last batch (append, under per-append)", func(j int) string {
 					return fmt.Sprintf("(<= %s (+ %s %s))", one.v("counter", j), one.interval(), one.v("prev", j))
 				}},
 				{"entry positions are not negative", func(j int) string { return fmt.Sprintf("(<= 0 %s)", one.v("lpos", j)) }},

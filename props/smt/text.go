@@ -26,7 +26,9 @@ func (r Report) WriteText(w io.Writer) error {
 		case Proved:
 			fmt.Fprintf(&b, " by k-induction, k = %d", p.K)
 		case Violated:
-			fmt.Fprintf(&b, ", counterexample of length <= %d", p.K)
+			if p.Counterexample != nil {
+				fmt.Fprintf(&b, ", counterexample of %d steps", p.Counterexample.Length)
+			}
 		}
 		fmt.Fprintf(&b, ", %.2f s\n  says: %s\n", p.Seconds, p.Says)
 		for _, a := range p.Assumptions {

@@ -22,7 +22,7 @@ func TestWriteText(t *testing.T) {
 					Workload: model.Workload{Config: map[string]int64{"index.interval.bytes": 86, "segment.bytes": 5000},
 						Steps: []model.Step{model.AppendStep(model.Batch{Records: 2, Bytes: 127}), {Restart: true}}},
 					Compare:   map[string][2]int64{"index.interval.bytes": {86, 212}},
-					Confirmed: true, Replay: "max scanBytes falls from 300 B to 214 B"}},
+					Confirmed: true, Replay: "max scanBytes falls from 300 B to 214 B", Length: 2}},
 		}}
 	var b strings.Builder
 	if err := rep.WriteText(&b); err != nil {
@@ -35,7 +35,7 @@ func TestWriteText(t *testing.T) {
 		"  says: scans at most min(I + previous batch, S)\n",
 		"  assuming: one process lifetime\n",
 		"  strengthened by: counter <= I + last batch\n",
-		"MaxScanMonotoneInInterval (question; per-batch, per-append; one batch): FINDING, counterexample of length <= 4, 0.80 s\n",
+		"MaxScanMonotoneInInterval (question; per-batch, per-append; one batch): FINDING, counterexample of 2 steps, 0.80 s\n",
 		"  counterexample: index.interval.bytes=86 segment.bytes=5000 (compared with index.interval.bytes=212), 2 steps: [127 B/2] restart\n",
 		"  replayed, confirmed by model: max scanBytes falls from 300 B to 214 B\n",
 	} {
