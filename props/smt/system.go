@@ -10,9 +10,10 @@ import (
 
 // The symbolic transition system: one partition's active segment under the per-batch rule
 // with single-batch appends (per-append gives the same index then: one batch is one append,
-// docs/kafka.md §2.2 "on a leader the old and the new rule give the same index"). One step
-// is one workload step: an append of one batch (rejected when larger than segment.bytes,
-// rolled first when it does not fit), or a clean restart. The rule is Kafka's KAFKA-806
+// docs/kafka.md §2.2 "on a leader the old and the new rule give the same index"), or with
+// appends of one or two batches under either rule (System.TwoBatchAppends). One step is one
+// workload step: an append (rejected when larger than segment.bytes, rolled first when it
+// does not fit), or a clean restart. The rule is Kafka's KAFKA-806
 // LogSegment.append (docs/kafka.md §2.2): check bytesSinceLastIndexEntry > index.interval.bytes
 // before adding the batch; on an entry (the batch's last offset at its first byte) reset the
 // counter to 0; then add the batch's size. The roll is LogSegment.shouldRoll's size test as
@@ -85,13 +86,13 @@ type System struct {
 	// over-approximates all of them, so a proof with Rolls covers them without modelling
 	// segment.index.bytes, timestamps or offsets' int32 range.
 	Rolls bool
-	// TwoBatchAppends allows appends of one or two batches; with Rule model.PerAppend it is
-	// the per-append rule (docs/kafka.md §2.1): an append of Bytes and Records whose second batch, if any, starts
-	// SecondAt bytes in and holds Records - FirstRecords offsets. One index check per
-	// append, an entry names the append's last offset at the append's start. The state after
-	// an append depends only on its size and record count, and SecondAt is free, so the
-	// scan claims cover the last batch of an append of any number of batches. PrevBatch and
-	// MaxBatch are then the previous and the largest append.
+	// TwoBatchAppends allows appends of one or two batches: Bytes and Records in all, the
+	// second batch, if any, starting SecondAt bytes in and holding Records - FirstRecords
+	// offsets. With Rule model.PerAppend (docs/kafka.md §2.1): one index check per append, an
+	// entry names the append's last offset at the append's start; the state after an append
+	// depends only on its size and record count, and SecondAt is free, so the scan claims
+	// cover the last batch of an append of any number of batches; PrevBatch and MaxBatch are
+	// then the previous and the largest append.
 	TwoBatchAppends bool
 	// Rule is the append rule of two-batch appends: model.PerAppend as above, or
 	// model.PerBatch (KAFKA-806: one check per batch, as for a follower's fetched chunk,
@@ -108,13 +109,13 @@ type System struct {
 // fileBatch says a v2 batch of bytes bytes and records records can exist
 // (model.MinBatchBytes and oneRecordHole, written in SMT).
 func fileBatch(bytes, records string) string {
-	min := fmt.Sprintf("(+ %d (* 7 %s)", MinBatchBytes, records)
+	least := fmt.Sprintf("(+ %d (* 7 %s)", MinBatchBytes, records)
 	for _, at := range []int64{64, 8192, 1 << 20, 1 << 27} {
-		min += fmt.Sprintf(" (ite (> %s %d) (- %s %d) 0)", records, at, records, at)
+		least += fmt.Sprintf(" (ite (> %s %d) (- %s %d) 0)", records, at, records, at)
 	}
-	min += ")"
+	least += ")"
 	return fmt.Sprintf("(and (<= %s %s) (=> (= %s 1) (not (or (= %s 126) (= %s 8255) (= %s 1048640) (= %s 134217793)))))",
-		min, bytes, records, bytes, bytes, bytes, bytes)
+		least, bytes, records, bytes, bytes, bytes, bytes)
 }
 
 func (s System) check() error {
