@@ -20,15 +20,15 @@ func EmitSMT(dir string, rep Report) ([]string, error) {
 	}
 	var paths []string
 	for _, r := range rep.Properties {
-		o, err := obligationFor(r)
-		if err != nil {
-			return paths, err
+		o := r.ob
+		if o == nil {
+			return paths, fmt.Errorf("%s: the result does not come from Prove", r.Name)
 		}
 		text := fmt.Sprintf("; kidx's result: %s (%s)\n; z3's answers at this depth: %s\n", r.Result, r.Note, strings.Join(r.answers, " ")) +
 			o.script(max(r.K, 1))
 		name := r.Name
-		if r.variant != "" {
-			name += "." + r.variant
+		if o.variant != "" {
+			name += "." + o.variant
 		}
 		path := filepath.Join(dir, name+".smt2")
 		if err := writeAtomic(path, []byte(text)); err != nil {
@@ -37,16 +37,6 @@ func EmitSMT(dir string, rep Report) ([]string, error) {
 		paths = append(paths, path)
 	}
 	return paths, nil
-}
-
-// obligationFor finds the obligation a result proved.
-func obligationFor(r Result) (*obligation, error) {
-	for _, o := range obligations(r.mutant) {
-		if o.name == r.Name && o.variant == r.variant {
-			return o, nil
-		}
-	}
-	return nil, fmt.Errorf("no parametric proof of %q", r.Name)
 }
 
 func writeAtomic(path string, data []byte) error {

@@ -179,13 +179,14 @@ type attempt struct {
 // (proved), or z3 answers unknown.
 func (o *obligation) prove(ctx context.Context, z Solver) (Result, error) {
 	start := time.Now()
-	res := Result{Name: o.name, Kind: o.kind, Rules: o.rules(), Appends: o.appends(), Says: o.says, Assumptions: o.assumptions, mutant: o.sys.Mutant, variant: o.variant}
+	res := Result{Name: o.name, Kind: o.kind, Rules: o.rules(), Appends: o.appends(), Says: o.says, Assumptions: o.assumptions, ob: o}
 	for _, l := range o.lemmas {
 		res.Strengthening = append(res.Strengthening, l.says)
 	}
 	if o.smallFirst {
 		small := *o
 		small.smallFirst = false
+		small.says = o.says + " [searched first with segment.bytes <= 5000, at most 4 records per batch, no offset gaps]"
 		small.params = and(nonEmpty(o.params, "(<= S 5000)"))
 		small.assume = func(i int) string {
 			extra := fmt.Sprintf("(and (<= %s 4) (= %s 0))", inName("r", i), inName("g", i))
@@ -199,6 +200,7 @@ func (o *obligation) prove(ctx context.Context, z Solver) (Result, error) {
 			return r, err
 		}
 		if r.Result == Violated {
+			r.Says = o.says
 			r.Seconds = time.Since(start).Seconds()
 			r.Note += " (searched with segment.bytes <= 5000 first, for small values)"
 			return r, nil

@@ -43,8 +43,9 @@ type Result struct {
 	// answers are z3's check-sat answers at depth K, up to the deciding one (EmitSMT's files
 	// give the same when re-checked).
 	answers []string
-	mutant  model.Mutant
-	variant string
+	// ob is the obligation that decided: for a question searched with small values first,
+	// the restricted one (EmitSMT writes that one, so that its answers are the same).
+	ob *obligation
 }
 
 // Verdict is the result in `kidx check`'s words (docs/contract.md §9): a violated question is
