@@ -1,0 +1,400 @@
+package props
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"kidx/model"
+)
+
+// Sometimes is the third kind of property, for the prover only (Stateright's term): a hazard
+// that some workload of the space reaches. A witness is a finding, not a failure.
+const Sometimes Kind = "sometimes"
+
+// Proof results (docs/proofs.md, "Results").
+const (
+	Proved  = "proved"  // an invariant or question holds on every workload of the space, of any length
+	Witness = "witness" // a sometimes property is reached: the counterexample shows how
+	Unknown = "unknown" // the exploration stopped before its fixpoint (--max-states)
+	// Violated and Finding (check.go) keep their meaning: an invariant's counterexample, a
+	// question's. A sometimes property with no witness in a complete exploration is Violated:
+	// the hazard is unreachable in the space.
+)
+
+// IndexFullRoll (sometimes): a segment rolls because its offset or time index is full.
+var IndexFullRoll = &Property{
+	Name:    "IndexFullRoll",
+	Kafka:   "LogSegment.shouldRoll: offsetIndex.isFull() || timeIndex.isFull() (docs/kafka.md §8)",
+	KindFor: always(Sometimes),
+	Check: func(c *Case) *Violation {
+		for _, s := range c.Run().Segments {
+			if s.RollReason() == model.RollOffsetIndexFull || s.RollReason() == model.RollTimeIndexFull {
+				return violation("shouldRoll rolls on a full index", "segment %d rolled: %s (segment.index.bytes=%d)",
+					s.BaseOffset(), s.RollReason(), c.Config.SegmentIndexBytes)
+			}
+		}
+		return nil
+	},
+}
+
+// MidAppendOverflow (sometimes): an index overflows inside one append, and Kafka throws.
+var MidAppendOverflow = &Property{
+	Name:    "MidAppendOverflow",
+	Kafka:   NoIndexOverflowMidAppend.Kafka,
+	KindFor: always(Sometimes),
+	Check:   NoIndexOverflowMidAppend.Check,
+}
+
+// Cliff (sometimes): a segment holds two or more batches and its offset index is empty, so
+// every lookup in it scans from the segment's start.
+var Cliff = &Property{
+	Name:    "Cliff",
+	Kafka:   "no entry until bytesSinceLastIndexEntry > index.interval.bytes (docs/kafka.md §2.2): with I >= the segment's bytes before its last batch, the index stays empty",
+	KindFor: always(Sometimes),
+	Check: func(c *Case) *Violation {
+		for _, s := range c.Run().Segments {
+			if len(s.Batches()) > 1 && s.OffsetIndex().Entries() == 0 {
+				return violation("no entry until the counter passes the interval", "segment %d: %d batches, %d bytes, an empty offset index (index.interval.bytes=%d)",
+					s.BaseOffset(), len(s.Batches()), s.Size(), c.Config.IndexIntervalBytes)
+			}
+		}
+		return nil
+	},
+}
+
+// ProvedProperties are the properties the fixpoint decides, in docs/contract.md §6's order,
+// then the sometimes properties. The others compare two runs of the whole log (Plateau,
+// DensityMonotone, MaxScanMonotoneInInterval) or need recover steps
+// (RecoveryRebuildsSameIndex); NotProved says so.
+func ProvedProperties() []*Property {
+	return []*Property{FirstBatchNeverIndexed, ScanBound, EmptyAboveSegment, EntriesAtBatchBoundaries,
+		StrictlyIncreasing, LookupHitsTarget, NoIndexOverflowMidAppend,
+		IndexFullRoll, MidAppendOverflow, Cliff}
+}
+
+// NotProved names the properties of All that the fixpoint does not decide, with the reason.
+var NotProved = map[string]string{
+	"Plateau":                   "compares the run with one at index.interval.bytes=0 over the whole log: a product of two explorations, not built",
+	"DensityMonotone":           "compares the total entries of two runs over the whole log, which no finite state bounds",
+	"MaxScanMonotoneInInterval": "compares the maximum scan of two runs over the whole log: a product of two explorations, not built",
+	"RecoveryRebuildsSameIndex": "needs recover steps, which the space leaves out",
+	"WarmSearchAgrees":          "is about the index search over n entries, for every n; the abstract state leaves n out (an assumption of the proof, checked by kidx check and model's search tests)",
+}
+
+// ProveOptions are the space of a fixpoint proof (docs/proofs.md, "The space").
+type ProveOptions struct {
+	Rule       model.AppendRule
+	Alphabet   []int64 // batch sizes (default DefaultAlphabet)
+	MaxAppend  int     // batches per append, 1..k (default 1)
+	Intervals  []int64 // index.interval.bytes values (default DefaultIntervals)
+	Segments   []int64 // segment.bytes values (default DefaultSegments)
+	IndexBytes []int64 // segment.index.bytes values (default Kafka's 10 MiB)
+	Mutant     model.Mutant
+	// MaxStates stops the exploration of a config past this many states (default 20 M): its
+	// undecided properties are then Unknown.
+	MaxStates int64
+	Workers   int // default GOMAXPROCS
+}
+
+func (o *ProveOptions) defaults() {
+	if len(o.Alphabet) == 0 {
+		o.Alphabet = DefaultAlphabet
+	}
+	if o.MaxAppend == 0 {
+		o.MaxAppend = 1
+	}
+	if len(o.Intervals) == 0 {
+		o.Intervals = DefaultIntervals
+	}
+	if len(o.Segments) == 0 {
+		o.Segments = DefaultSegments
+	}
+	if len(o.IndexBytes) == 0 {
+		o.IndexBytes = []int64{model.DefaultSegmentIndexBytes}
+	}
+	if o.MaxStates == 0 {
+		o.MaxStates = 20_000_000
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+}
+
+// Validate checks the space and the assumptions the abstraction rests on (docs/proofs.md,
+// "Assumptions"); a space that breaks one is refused rather than proved.
+func (o ProveOptions) Validate() error {
+	o.defaults()
+	if err := AlphabetError(o.Alphabet); err != nil {
+		return err
+	}
+	if o.MaxAppend < 1 || o.MaxAppend > 4 {
+		return fmt.Errorf("batches per append %d: want 1..4", o.MaxAppend)
+	}
+	smallest, most := slices.Min(o.Alphabet), int64(0)
+	for k := range o.Alphabet {
+		most = max(most, exhaustiveBatch(o.Alphabet, k, 0).Records)
+	}
+	for _, S := range o.Segments {
+		for _, I := range o.Intervals {
+			for _, ib := range o.IndexBytes {
+				cfg := model.DefaultConfig()
+				cfg.SegmentBytes, cfg.IndexIntervalBytes, cfg.SegmentIndexBytes = S, I, ib
+				if err := cfg.Validate(); err != nil {
+					return err
+				}
+			}
+		}
+		// A segment holds at most S/smallest batches (shouldRoll keeps it within S, a larger
+		// append is rejected). Their timestamps are consecutive milliseconds, so a segment
+		// spans fewer than segment.ms: no time-based roll. Their offsets stay far below 2^31:
+		// no relative-offset overflow. Neither is in the abstract state, so both must be
+		// impossible.
+		batches := S/smallest + 1
+		if batches >= model.DefaultSegmentMs {
+			return fmt.Errorf("segment.bytes %d holds up to %d batches, whose timestamps would span segment.ms: the space would reach time-based rolls, which the abstraction leaves out", S, batches)
+		}
+		if batches*most >= math.MaxInt32 {
+			return fmt.Errorf("segment.bytes %d holds up to %d offsets: relative offsets could overflow, which the abstraction leaves out", S, batches*most)
+		}
+	}
+	return nil
+}
+
+// Proof is the outcome of Prove over one rule's space.
+type Proof struct {
+	Options     ProveOptions
+	States      int64 // distinct abstract states, over every config
+	Transitions int64 // (state, step) pairs explored, over every config
+	Diameter    int   // the largest BFS depth of a state, over every config
+	Complete    bool  // every config reached its fixpoint
+	Elapsed     time.Duration
+	Results     []ProofResult
+}
+
+// ProofResult is one property's outcome. Counterexample is the shortest workload (fewest
+// steps; the first config in the space's order among equals) that violates the property
+// or witnesses it.
+type ProofResult struct {
+	Property       *Property
+	Kind           Kind
+	Result         string
+	Counterexample *Counterexample
+}
+
+// Prove explores, breadth first, every abstract state the space's workloads reach, for each
+// config, and checks every property on every transition (docs/proofs.md). At the fixpoint
+// (no new state), a property never violated holds for workloads of any length over the space.
+// A transition's verdict is computed by the property's own Check on the concrete workload
+// that reaches it (the state's representative, the first found, extended by the step), so a
+// counterexample is a real, replayable workload whatever the abstraction.
+func Prove(o ProveOptions) (*Proof, error) {
+	o.defaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	ps := ProvedProperties()
+	pf := &Proof{Options: o, Complete: true}
+	best := make([]*Counterexample, len(ps))
+	bestDepth := make([]int, len(ps))
+	for _, S := range o.Segments {
+		for _, I := range o.Intervals {
+			for _, ib := range o.IndexBytes {
+				cfg := model.DefaultConfig()
+				cfg.SegmentBytes, cfg.IndexIntervalBytes, cfg.SegmentIndexBytes = S, I, ib
+				cr := proveConfig(ps, o, cfg)
+				pf.States += cr.states
+				pf.Transitions += cr.transitions
+				pf.Diameter = max(pf.Diameter, cr.diameter)
+				pf.Complete = pf.Complete && cr.complete
+				for i, cx := range cr.cex {
+					if cx != nil && (best[i] == nil || cr.depth[i] < bestDepth[i]) {
+						best[i], bestDepth[i] = cx, cr.depth[i]
+					}
+				}
+			}
+		}
+	}
+	for i, p := range ps {
+		k := p.KindFor(o.Rule)
+		r := ProofResult{Property: p, Kind: k, Counterexample: best[i]}
+		switch {
+		case best[i] != nil && k == Sometimes:
+			r.Result = Witness
+		case best[i] != nil:
+			r.Result = outcome(k, true)
+		case !pf.Complete:
+			r.Result = Unknown
+		case k == Sometimes:
+			r.Result = Violated
+		default:
+			r.Result = Proved
+		}
+		pf.Results = append(pf.Results, r)
+	}
+	pf.Elapsed = time.Since(start)
+	return pf, nil
+}
+
+// proofNode is a state of the frontier with its representative: the workload that first
+// reached it and that workload's log, not closed.
+type proofNode struct {
+	steps   []model.Step
+	batches int // batches in steps: the next batch's timestamp is base + batches
+	run     *partialRun
+}
+
+// configResult is one config's exploration.
+type configResult struct {
+	states, transitions int64
+	diameter            int
+	complete            bool
+	cex                 []*Counterexample
+	depth               []int
+}
+
+// proofChild is one transition: the extended workload, its state and log, and the
+// properties it violates (or witnesses).
+type proofChild struct {
+	node  proofNode
+	state abstractState
+	fresh bool // not in the visited set of earlier levels (the merge decides within the level)
+	fails []int
+	why   []*Violation
+}
+
+// proveConfig is the breadth-first exploration of one config. Each level's nodes are
+// expanded by o.Workers goroutines; the merge then walks the children in (node, step) order,
+// so the visited set, the representatives and the counterexamples are those of a
+// sequential BFS whatever the scheduling.
+func proveConfig(ps []*Property, o ProveOptions, cfg model.Config) configResult {
+	cr := configResult{complete: true, cex: make([]*Counterexample, len(ps)), depth: make([]int, len(ps))}
+	steps := proofSteps(len(o.Alphabet), o.MaxAppend)
+	root := proofNode{run: newPartialRun(0, cfg, o.Rule, o.Mutant)}
+	slotCap := slotCapFor(cfg, o.Alphabet)
+	visited := map[abstractState]struct{}{abstractOf(root.run, o.Rule, slotCap): {}}
+	open := func(i int) bool { return cr.cex[i] == nil }
+	// depth 0: the empty workload is a workload too.
+	for i, v := range verdicts(ps, o, cfg, root, open) {
+		if v != nil {
+			cr.cex[i] = &Counterexample{Workload: (&Case{Config: cfg, Rule: o.Rule}).Workload(), Explanation: v.Explanation, Compare: v.Compare}
+		}
+	}
+	level := []proofNode{root}
+	for depth := 1; len(level) > 0; depth++ {
+		children := make([][]proofChild, len(level))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(o.Workers, len(level)) {
+			wg.Go(func() {
+				for {
+					n := int(next.Add(1) - 1)
+					if n >= len(level) {
+						return
+					}
+					children[n] = expand(ps, o, cfg, slotCap, level[n], steps, visited, open)
+				}
+			})
+		}
+		wg.Wait()
+		var nextLevel []proofNode
+		for n := range level {
+			for _, ch := range children[n] {
+				cr.transitions++
+				for j, i := range ch.fails {
+					if cr.cex[i] == nil {
+						c := Case{Steps: ch.node.steps, Config: cfg, Rule: o.Rule}
+						cr.cex[i] = &Counterexample{Workload: c.Workload(), Explanation: ch.why[j].Explanation, Compare: ch.why[j].Compare}
+						cr.depth[i] = depth
+					}
+				}
+				if !ch.fresh {
+					continue
+				}
+				if _, seen := visited[ch.state]; seen {
+					continue
+				}
+				visited[ch.state] = struct{}{}
+				cr.diameter = depth
+				if !ch.state.stopped {
+					nextLevel = append(nextLevel, ch.node)
+				}
+			}
+			children[n] = nil
+		}
+		level = nextLevel
+		if int64(len(visited)) > o.MaxStates && len(level) > 0 {
+			cr.complete = false
+			break
+		}
+	}
+	cr.states = int64(len(visited))
+	return cr
+}
+
+// proofSteps lists every append of 1..k batches as alphabet indexes, shortest first.
+func proofSteps(alphabet, k int) [][]int {
+	var out [][]int
+	var gen func(prefix []int, n int)
+	gen = func(prefix []int, n int) {
+		if len(prefix) == n {
+			out = append(out, slices.Clone(prefix))
+			return
+		}
+		for a := range alphabet {
+			gen(append(prefix, a), n)
+		}
+	}
+	for n := 1; n <= k; n++ {
+		gen(nil, n)
+	}
+	return out
+}
+
+// expand computes every transition of one node. visited is only read (the merge writes it
+// between levels).
+func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd proofNode, steps [][]int, visited map[abstractState]struct{}, open func(int) bool) []proofChild {
+	out := make([]proofChild, 0, len(steps))
+	for _, st := range steps {
+		batches := make([]model.Batch, len(st))
+		for j, k := range st {
+			batches[j] = exhaustiveBatch(o.Alphabet, k, nd.batches+j)
+		}
+		ws := append(slices.Clip(nd.steps), model.AppendStep(batches...))
+		child := proofNode{steps: ws, batches: nd.batches + len(st), run: nd.run.extend(ws[len(ws)-1])}
+		ch := proofChild{node: child, state: abstractOf(child.run, o.Rule, slotCap)}
+		_, seen := visited[ch.state]
+		ch.fresh = !seen
+		for i, v := range verdicts(ps, o, cfg, child, open) {
+			if v != nil {
+				ch.fails, ch.why = append(ch.fails, i), append(ch.why, v)
+			}
+		}
+		if !ch.fresh {
+			ch.node.run = nil // never expanded: let the log go
+			if len(ch.fails) == 0 {
+				ch.node.steps = nil
+			}
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// verdicts evaluates the open properties on the node's workload, whose run is its log
+// closed (on a copy).
+func verdicts(ps []*Property, o ProveOptions, cfg model.Config, nd proofNode, open func(int) bool) []*Violation {
+	out := make([]*Violation, len(ps))
+	c := Case{Steps: nd.steps, Config: cfg, Rule: o.Rule, Mutant: o.Mutant, run: nd.run.fork().finish()}
+	for i, p := range ps {
+		if open(i) {
+			out[i] = evaluate(p, &c)
+		}
+	}
+	return out
+}
