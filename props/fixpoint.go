@@ -280,7 +280,7 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config) configResult 
 	visited := map[abstractState]struct{}{abstractOf(root.run, o.Rule, slotCap): {}}
 	open := func(i int) bool { return cr.cex[i] == nil }
 	// depth 0: the empty workload is a workload too.
-	for i, v := range verdicts(ps, o, cfg, root, open) {
+	for i, v := range verdicts(ps, o, cfg, root, open, false) {
 		if v != nil {
 			cr.cex[i] = &Counterexample{Workload: (&Case{Config: cfg, Rule: o.Rule}).Workload(), Explanation: v.Explanation, Compare: v.Compare}
 		}
@@ -370,13 +370,15 @@ func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd 
 		ch := proofChild{node: child, state: abstractOf(child.run, o.Rule, slotCap)}
 		_, seen := visited[ch.state]
 		ch.fresh = !seen
-		for i, v := range verdicts(ps, o, cfg, child, open) {
+		// A state seen on an earlier level is never expanded from here: its log is closed in
+		// place rather than copied first.
+		for i, v := range verdicts(ps, o, cfg, child, open, !ch.fresh) {
 			if v != nil {
 				ch.fails, ch.why = append(ch.fails, i), append(ch.why, v)
 			}
 		}
 		if !ch.fresh {
-			ch.node.run = nil // never expanded: let the log go
+			ch.node.run = nil
 			if len(ch.fails) == 0 {
 				ch.node.steps = nil
 			}
@@ -387,10 +389,14 @@ func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd 
 }
 
 // verdicts evaluates the open properties on the node's workload, whose run is its log
-// closed (on a copy).
-func verdicts(ps []*Property, o ProveOptions, cfg model.Config, nd proofNode, open func(int) bool) []*Violation {
+// closed: on a copy, unless last says the node's log is not needed afterwards.
+func verdicts(ps []*Property, o ProveOptions, cfg model.Config, nd proofNode, open func(int) bool, last bool) []*Violation {
 	out := make([]*Violation, len(ps))
-	c := Case{Steps: nd.steps, Config: cfg, Rule: o.Rule, Mutant: o.Mutant, run: nd.run.fork().finish()}
+	run := nd.run
+	if !last {
+		run = run.fork()
+	}
+	c := Case{Steps: nd.steps, Config: cfg, Rule: o.Rule, Mutant: o.Mutant, run: run.finish()}
 	for i, p := range ps {
 		if open(i) {
 			out[i] = evaluate(p, &c)
