@@ -44,6 +44,9 @@ type abstractState struct {
 	// timePending: the max timestamp so far is above the time index's last entry, so the
 	// segment's close (a roll, or the end of the workload) adds a final time-index entry.
 	timePending bool
+	// midReset: a restart reset the counter after the segment's first batch, so ScanBound's
+	// premise (one process lifetime) no longer holds for the segment.
+	midReset bool
 }
 
 // abstractOf maps a log (a workload prefix's partial run) to its abstract state.
@@ -72,6 +75,7 @@ func abstractOf(p *partialRun, rule model.AppendRule, slotCap int64) abstractSta
 		}
 	}
 	a.timePending = s.MaxTimestamp() > ti.LastEntry().Timestamp
+	a.midReset = p.traces[len(p.traces)-1].MidReset
 	return a
 }
 

@@ -94,7 +94,11 @@ type ProveOptions struct {
 	Intervals  []int64 // index.interval.bytes values (default DefaultIntervals)
 	Segments   []int64 // segment.bytes values (default DefaultSegments)
 	IndexBytes []int64 // segment.index.bytes values (default Kafka's 10 MiB)
-	Mutant     model.Mutant
+	// Restarts adds a clean broker restart (model.Step{Restart: true}) to the steps: the
+	// active segment is closed and reopened by a new LogSegment object, whose byte counter
+	// is 0 (docs/kafka.md §2.3).
+	Restarts bool
+	Mutant   model.Mutant
 	// MaxStates stops the exploration of a config past this many states (default 20 M): its
 	// undecided properties are then Unknown.
 	MaxStates int64
@@ -274,7 +278,7 @@ type proofChild struct {
 // sequential BFS whatever the scheduling.
 func proveConfig(ps []*Property, o ProveOptions, cfg model.Config) configResult {
 	cr := configResult{complete: true, cex: make([]*Counterexample, len(ps)), depth: make([]int, len(ps))}
-	steps := proofSteps(len(o.Alphabet), o.MaxAppend)
+	steps := proofSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
 	root := proofNode{run: newPartialRun(0, cfg, o.Rule, o.Mutant)}
 	slotCap := slotCapFor(cfg, o.Alphabet)
 	visited := map[abstractState]struct{}{abstractOf(root.run, o.Rule, slotCap): {}}
@@ -337,8 +341,12 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config) configResult 
 	return cr
 }
 
-// proofSteps lists every append of 1..k batches as alphabet indexes, shortest first.
-func proofSteps(alphabet, k int) [][]int {
+// restartStep marks a restart in proofSteps' lists.
+const restartStep = -1
+
+// proofSteps lists every append of 1..k batches as alphabet indexes, shortest first, then
+// a restart ([restartStep]) when restarts are in the space.
+func proofSteps(alphabet, k int, restarts bool) [][]int {
 	var out [][]int
 	var gen func(prefix []int, n int)
 	gen = func(prefix []int, n int) {
@@ -353,7 +361,24 @@ func proofSteps(alphabet, k int) [][]int {
 	for n := 1; n <= k; n++ {
 		gen(nil, n)
 	}
+	if restarts {
+		out = append(out, []int{restartStep})
+	}
 	return out
+}
+
+// proofStep is the workload step of a proofSteps entry when the workload has written
+// batches batches so far (the next batch's timestamp is base + batches), and the batches it
+// adds.
+func proofStep(alphabet []int64, st []int, batches int) (model.Step, int) {
+	if len(st) == 1 && st[0] == restartStep {
+		return model.Step{Restart: true}, 0
+	}
+	bs := make([]model.Batch, len(st))
+	for j, k := range st {
+		bs[j] = exhaustiveBatch(alphabet, k, batches+j)
+	}
+	return model.AppendStep(bs...), len(bs)
 }
 
 // expand computes every transition of one node. visited is only read (the merge writes it
@@ -361,12 +386,9 @@ func proofSteps(alphabet, k int) [][]int {
 func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd proofNode, steps [][]int, visited map[abstractState]struct{}, open func(int) bool) []proofChild {
 	out := make([]proofChild, 0, len(steps))
 	for _, st := range steps {
-		batches := make([]model.Batch, len(st))
-		for j, k := range st {
-			batches[j] = exhaustiveBatch(o.Alphabet, k, nd.batches+j)
-		}
-		ws := append(slices.Clip(nd.steps), model.AppendStep(batches...))
-		child := proofNode{steps: ws, batches: nd.batches + len(st), run: nd.run.extend(ws[len(ws)-1])}
+		step, added := proofStep(o.Alphabet, st, nd.batches)
+		ws := append(slices.Clip(nd.steps), step)
+		child := proofNode{steps: ws, batches: nd.batches + added, run: nd.run.extend(step)}
 		ch := proofChild{node: child, state: abstractOf(child.run, o.Rule, slotCap)}
 		_, seen := visited[ch.state]
 		ch.fresh = !seen

@@ -35,7 +35,7 @@ func TestAbstractionIsExact(t *testing.T) {
 // exactSpace is the space the exactness test draws from.
 var exactSpace = ProveOptions{Alphabet: []int64{68, 100, 168, 4096}, MaxAppend: 3,
 	Intervals: []int64{0, 67, 100, 168, 300, 4096}, Segments: []int64{1000, 4300, 8400},
-	IndexBytes: []int64{24, 40, model.DefaultSegmentIndexBytes}}
+	IndexBytes: []int64{24, 40, model.DefaultSegmentIndexBytes}, Restarts: true}
 
 // exactWorkload is a workload of the space as alphabet indexes per append; materialize turns
 // it into steps with the exhaustive walk's convention (batch i has timestamp base+i).
@@ -45,12 +45,9 @@ func (w exactWorkload) materialize(alphabet []int64) []model.Step {
 	var out []model.Step
 	i := 0
 	for _, st := range w {
-		bs := make([]model.Batch, len(st))
-		for j, k := range st {
-			bs[j] = exhaustiveBatch(alphabet, k, i)
-			i++
-		}
-		out = append(out, model.AppendStep(bs...))
+		s, n := proofStep(alphabet, st, i)
+		i += n
+		out = append(out, s)
 	}
 	return out
 }
@@ -61,7 +58,7 @@ func exactnessPairs(t *testing.T, rule model.AppendRule, want int) {
 	o.Rule = rule
 	o.defaults()
 	ps := ProvedProperties()
-	steps := proofSteps(len(o.Alphabet), o.MaxAppend)
+	steps := proofSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
 	found, differentLength, compared := 0, 0, 0
 	for found < want {
 		cfg := model.DefaultConfig()
@@ -77,8 +74,12 @@ func exactnessPairs(t *testing.T, rule model.AppendRule, want int) {
 			p := newPartialRun(0, cfg, rule, model.Exact)
 			for range 1 + rng.IntN(60) {
 				st := steps[rng.IntN(len(steps))]
-				// Mostly single batches, so that segments fill slowly and states repeat.
-				if rng.IntN(3) > 0 {
+				// Mostly single batches, so that segments fill slowly and states repeat, and
+				// a restart one step in eight (the last of steps).
+				switch r := rng.IntN(8); {
+				case r == 0:
+					st = steps[len(steps)-1]
+				case r > 2:
 					st = steps[rng.IntN(len(o.Alphabet))]
 				}
 				w = append(w, st)
@@ -225,7 +226,10 @@ func observeLast(o ProveOptions, cfg model.Config, w exactWorkload) string {
 	bs := s.Batches()
 	j := sort.Search(len(bs), func(k int) bool { return bs[k].Position >= start })
 	if j == len(bs) {
-		return b.String() + "nothing written"
+		// A rejected append, or a restart: what closing and reopening the segment did.
+		bt, at := before.log.Active().TimeIndex(), s.TimeIndex()
+		fmt.Fprintf(&b, "nothing written; time entries %+d, last moved %v", len(at.All())-len(bt.All()), bt.LastEntry() != at.LastEntry())
+		return b.String()
 	}
 	firstOff, firstTs := bs[j].BaseOffset, bs[j].MaxTimestamp
 	for _, e := range s.OffsetIndex().All() {

@@ -36,6 +36,11 @@ func TestProveJSONAndReplay(t *testing.T) {
 	if want := []string{"diameter", "method", "properties", "rule", "seconds", "space", "states", "transitions"}; !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}
+	if want := `{"alphabet":[68,100,700],"maxAppend":2,"index.interval.bytes":[0,100,700],"segment.bytes":[600,1000],"segment.index.bytes":[24,10485760],"restarts":false}`; string(doc["space"]) != want {
+		if compact := new(bytes.Buffer); json.Compact(compact, doc["space"]) != nil || compact.String() != want {
+			t.Errorf("space %s, want %s", doc["space"], want)
+		}
+	}
 	var pf struct {
 		Method, Rule        string
 		States, Transitions int64
