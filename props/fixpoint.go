@@ -68,18 +68,19 @@ var Cliff = &Property{
 }
 
 // ProvedProperties are the properties the fixpoint decides, in docs/contract.md §6's order,
-// then the sometimes properties. The others compare two runs of the whole log (Plateau,
-// DensityMonotone, MaxScanMonotoneInInterval) or need recover steps
-// (RecoveryRebuildsSameIndex); NotProved says so.
+// then the sometimes properties. Plateau, which compares the run with one at interval 0, is
+// decided by a second exploration over the product of both runs (proveConfig's product
+// mode). The others compare two runs over the whole log with no finite state
+// (DensityMonotone), need a product not built (MaxScanMonotoneInInterval) or need recover
+// steps (RecoveryRebuildsSameIndex); NotProved says so.
 func ProvedProperties() []*Property {
-	return []*Property{FirstBatchNeverIndexed, ScanBound, EmptyAboveSegment, EntriesAtBatchBoundaries,
+	return []*Property{FirstBatchNeverIndexed, ScanBound, Plateau, EmptyAboveSegment, EntriesAtBatchBoundaries,
 		StrictlyIncreasing, LookupHitsTarget, NoIndexOverflowMidAppend,
 		IndexFullRoll, MidAppendOverflow, Cliff}
 }
 
 // NotProved names the properties of All that the fixpoint does not decide, with the reason.
 var NotProved = map[string]string{
-	"Plateau":                   "compares the run with one at index.interval.bytes=0 over the whole log: a product of two explorations, not built",
 	"DensityMonotone":           "compares the total entries of two runs over the whole log, which no finite state bounds",
 	"MaxScanMonotoneInInterval": "compares the maximum scan of two runs over the whole log: a product of two explorations, not built",
 	"RecoveryRebuildsSameIndex": "needs recover steps, which the space leaves out",
@@ -211,14 +212,21 @@ func Prove(o ProveOptions) (*Proof, error) {
 			for _, ib := range o.IndexBytes {
 				cfg := model.DefaultConfig()
 				cfg.SegmentBytes, cfg.IndexIntervalBytes, cfg.SegmentIndexBytes = S, I, ib
-				cr := proveConfig(ps, o, cfg)
-				pf.States += cr.states
-				pf.Transitions += cr.transitions
-				pf.Diameter = max(pf.Diameter, cr.diameter)
-				pf.Complete = pf.Complete && cr.complete
-				for i, cx := range cr.cex {
-					if cx != nil && (best[i] == nil || cr.depth[i] < bestDepth[i]) {
-						best[i], bestDepth[i] = cx, cr.depth[i]
+				// The config's own exploration, then, where Plateau's premise (0 < I < every
+				// batch) can hold, the product with the run at interval 0.
+				for _, product := range []bool{false, true} {
+					if product && (I == 0 || I >= slices.Max(o.Alphabet)) {
+						continue
+					}
+					cr := proveConfig(ps, o, cfg, product)
+					pf.States += cr.states
+					pf.Transitions += cr.transitions
+					pf.Diameter = max(pf.Diameter, cr.diameter)
+					pf.Complete = pf.Complete && cr.complete
+					for i, cx := range cr.cex {
+						if cx != nil && (best[i] == nil || cr.depth[i] < bestDepth[i]) {
+							best[i], bestDepth[i] = cx, cr.depth[i]
+						}
 					}
 				}
 			}
@@ -251,6 +259,31 @@ type proofNode struct {
 	steps   []model.Step
 	batches int // batches in steps: the next batch's timestamp is base + batches
 	run     *partialRun
+	// In product mode: the same workload's log at index.interval.bytes=0, and the smallest
+	// batch so far (0 before the first).
+	zero     *partialRun
+	smallest int64
+}
+
+// proofKey is a state of the visited set: the log's abstract state, and in product mode the
+// run at interval 0's and the smallest batch so far (Plateau's premise).
+type proofKey struct {
+	main, zero abstractState
+	smallest   int64
+}
+
+// terminal says no step leaves the state: Kafka stopped the log, or (product mode) a batch at
+// most the interval was written, so Plateau's premise never holds again on any extension.
+func (k proofKey) terminal(cfg model.Config, product bool) bool {
+	return k.main.stopped || product && (k.zero.stopped || k.smallest > 0 && k.smallest <= cfg.IndexIntervalBytes)
+}
+
+func (nd *proofNode) key(o ProveOptions, slotCap int64) proofKey {
+	k := proofKey{main: abstractOf(nd.run, o.Rule, slotCap)}
+	if nd.zero != nil {
+		k.zero, k.smallest = abstractOf(nd.zero, o.Rule, slotCap), nd.smallest
+	}
+	return k
 }
 
 // configResult is one config's exploration.
@@ -266,7 +299,7 @@ type configResult struct {
 // properties it violates (or witnesses).
 type proofChild struct {
 	node  proofNode
-	state abstractState
+	state proofKey
 	fresh bool // not in the visited set of earlier levels (the merge decides within the level)
 	fails []int
 	why   []*Violation
@@ -275,14 +308,21 @@ type proofChild struct {
 // proveConfig is the breadth-first exploration of one config. Each level's nodes are
 // expanded by o.Workers goroutines; the merge then walks the children in (node, step) order,
 // so the visited set, the representatives and the counterexamples are those of a
-// sequential BFS whatever the scheduling.
-func proveConfig(ps []*Property, o ProveOptions, cfg model.Config) configResult {
+// sequential BFS whatever the scheduling. In product mode the state is the product of the
+// log's and the same workload's at interval 0, and only Plateau is checked; otherwise every
+// property but Plateau.
+func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool) configResult {
 	cr := configResult{complete: true, cex: make([]*Counterexample, len(ps)), depth: make([]int, len(ps))}
 	steps := proofSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
 	root := proofNode{run: newPartialRun(0, cfg, o.Rule, o.Mutant)}
+	if product {
+		zc := cfg
+		zc.IndexIntervalBytes = 0
+		root.zero = newPartialRun(0, zc, o.Rule, o.Mutant)
+	}
 	slotCap := slotCapFor(cfg, o.Alphabet)
-	visited := map[abstractState]struct{}{abstractOf(root.run, o.Rule, slotCap): {}}
-	open := func(i int) bool { return cr.cex[i] == nil }
+	visited := map[proofKey]struct{}{root.key(o, slotCap): {}}
+	open := func(i int) bool { return cr.cex[i] == nil && (ps[i] == Plateau) == product }
 	// depth 0: the empty workload is a workload too.
 	for i, v := range verdicts(ps, o, cfg, root, open, false) {
 		if v != nil {
@@ -301,7 +341,7 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config) configResult 
 					if n >= len(level) {
 						return
 					}
-					children[n] = expand(ps, o, cfg, slotCap, level[n], steps, visited, open)
+					children[n] = expand(ps, o, cfg, slotCap, level[n], steps, visited, open, product)
 				}
 			})
 		}
@@ -325,7 +365,7 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config) configResult 
 				}
 				visited[ch.state] = struct{}{}
 				cr.diameter = depth
-				if !ch.state.stopped {
+				if !ch.state.terminal(cfg, product) {
 					nextLevel = append(nextLevel, ch.node)
 				}
 			}
@@ -383,13 +423,21 @@ func proofStep(alphabet []int64, st []int, batches int) (model.Step, int) {
 
 // expand computes every transition of one node. visited is only read (the merge writes it
 // between levels).
-func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd proofNode, steps [][]int, visited map[abstractState]struct{}, open func(int) bool) []proofChild {
+func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd proofNode, steps [][]int, visited map[proofKey]struct{}, open func(int) bool, product bool) []proofChild {
 	out := make([]proofChild, 0, len(steps))
 	for _, st := range steps {
 		step, added := proofStep(o.Alphabet, st, nd.batches)
 		ws := append(slices.Clip(nd.steps), step)
 		child := proofNode{steps: ws, batches: nd.batches + added, run: nd.run.extend(step)}
-		ch := proofChild{node: child, state: abstractOf(child.run, o.Rule, slotCap)}
+		if product {
+			child.zero, child.smallest = nd.zero.extend(step), nd.smallest
+			for _, b := range step.Append {
+				if child.smallest == 0 || b.Bytes < child.smallest {
+					child.smallest = b.Bytes
+				}
+			}
+		}
+		ch := proofChild{node: child, state: child.key(o, slotCap)}
 		_, seen := visited[ch.state]
 		ch.fresh = !seen
 		// A state seen on an earlier level is never expanded from here: its log is closed in
@@ -400,7 +448,7 @@ func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd 
 			}
 		}
 		if !ch.fresh {
-			ch.node.run = nil
+			ch.node.run, ch.node.zero = nil, nil
 			if len(ch.fails) == 0 {
 				ch.node.steps = nil
 			}

@@ -119,6 +119,15 @@ func exactnessPairs(t *testing.T, rule model.AppendRule, want int) {
 // abstract states and verdicts; it returns the number of verdicts compared.
 func compareFutures(t *testing.T, ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, w1, w2, suffix exactWorkload) int {
 	t.Helper()
+	return compareFuturesOf(t, ps, o, cfg, w1, w2, suffix,
+		func(w exactWorkload) any { return exactState(o, cfg, slotCap, w) },
+		func(w exactWorkload) string { return observeLast(o, cfg, w) })
+}
+
+// compareFuturesOf is compareFutures with the state and the step's observation given.
+func compareFuturesOf(t *testing.T, ps []*Property, o ProveOptions, cfg model.Config, w1, w2, suffix exactWorkload,
+	state func(exactWorkload) any, observe func(exactWorkload) string) int {
+	t.Helper()
 	// clean[i]: property i held on both workloads so far.
 	clean := make([]bool, len(ps))
 	v1, v2 := exactVerdicts(ps, o, cfg, w1), exactVerdicts(ps, o, cfg, w2)
@@ -128,7 +137,7 @@ func compareFutures(t *testing.T, ps []*Property, o ProveOptions, cfg model.Conf
 	n := 0
 	for j := range suffix {
 		x1, x2 := append(slices.Clone(w1), suffix[:j+1]...), append(slices.Clone(w2), suffix[:j+1]...)
-		a1, a2 := exactState(o, cfg, slotCap, x1), exactState(o, cfg, slotCap, x2)
+		a1, a2 := state(x1), state(x2)
 		if a1 != a2 {
 			t.Errorf("%s: same state, same suffix, different states:\n%+v after %v\n%+v after %v",
 				exactConfig(cfg), a1, x1, a2, x2)
@@ -137,7 +146,7 @@ func compareFutures(t *testing.T, ps []*Property, o ProveOptions, cfg model.Conf
 		// The invariants hold in Kafka's model, so their verdicts agree trivially; what the
 		// step does, relative to where it lands, must agree too: then every property of the
 		// step agrees, violated or not.
-		if b1, b2 := observeLast(o, cfg, x1), observeLast(o, cfg, x2); b1 != b2 {
+		if b1, b2 := observe(x1), observe(x2); b1 != b2 {
 			t.Errorf("%s: same state, same suffix, the last step differs:\n%s\n  after %v\n%s\n  after %v",
 				exactConfig(cfg), b1, x1, b2, x2)
 			return n
@@ -254,6 +263,89 @@ func observeLast(o ProveOptions, cfg model.Config, w exactWorkload) string {
 		fmt.Fprintf(&b, " (%d, %d)", e.Timestamp-firstTs, e.Offset-firstOff)
 	}
 	return b.String()
+}
+
+// Plateau's product (fixpoint.go's product mode) is exact too: workloads with the same
+// product state (the log's abstract state, the same workload's at interval 0, and the
+// smallest batch so far), extended by the same suffix, reach the same product states, their
+// last steps do the same in both runs, and Plateau's verdicts agree. Intervals below every
+// batch (67), between (100, 168) and above most (300), so the premise holds, fails later, or
+// never holds.
+func TestPlateauProductIsExact(t *testing.T) {
+	want := 1000
+	if testing.Short() {
+		want = 200
+	}
+	for _, rule := range []model.AppendRule{model.PerBatch, model.PerAppend} {
+		t.Run(rule.String(), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(13, uint64(rule)))
+			o := exactSpace
+			o.Rule = rule
+			o.defaults()
+			steps := proofSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
+			ps := []*Property{Plateau}
+			found := 0
+			for found < want {
+				cfg := model.DefaultConfig()
+				cfg.SegmentBytes = o.Segments[rng.IntN(len(o.Segments))]
+				cfg.IndexIntervalBytes = []int64{67, 100, 168, 300}[rng.IntN(4)]
+				cfg.SegmentIndexBytes = o.IndexBytes[rng.IntN(len(o.IndexBytes))]
+				zc := cfg
+				zc.IndexIntervalBytes = 0
+				slotCap := slotCapFor(cfg, o.Alphabet)
+				key := func(w exactWorkload) any {
+					k := proofKey{main: exactState(o, cfg, slotCap, w), zero: exactState(o, zc, slotCap, w)}
+					for _, s := range w.materialize(o.Alphabet) {
+						for _, b := range s.Append {
+							if k.smallest == 0 || b.Bytes < k.smallest {
+								k.smallest = b.Bytes
+							}
+						}
+					}
+					return k
+				}
+				observe := func(w exactWorkload) string { return observeLast(o, cfg, w) + " | at 0: " + observeLast(o, zc, w) }
+				seen := map[any]exactWorkload{}
+				for range 30 {
+					var w exactWorkload
+					for range 1 + rng.IntN(40) {
+						st := steps[rng.IntN(len(steps))]
+						switch r := rng.IntN(8); {
+						case r == 0:
+							st = steps[len(steps)-1]
+						case r > 2:
+							// Batches above the interval mostly, so that the premise holds.
+							st = steps[1+rng.IntN(len(o.Alphabet)-1)]
+						}
+						w = append(w, st)
+						k := key(w)
+						if k.(proofKey).terminal(cfg, true) {
+							break
+						}
+						other, ok := seen[k]
+						if !ok {
+							seen[k] = slices.Clone(w)
+							continue
+						}
+						if slices.EqualFunc(other, w, slices.Equal) {
+							continue
+						}
+						found++
+						suffix := make(exactWorkload, 1+rng.IntN(8))
+						for i := range suffix {
+							suffix[i] = steps[rng.IntN(len(steps))]
+						}
+						compareFuturesOf(t, ps, o, cfg, other, slices.Clone(w), suffix, key, observe)
+						if t.Failed() {
+							return
+						}
+					}
+				}
+			}
+			t.Logf("%d pairs", found)
+		})
+	}
 }
 
 func exactConfig(cfg model.Config) string {
