@@ -74,7 +74,7 @@ fuzz:
 
 # Long property runs: 100 000 rapid cases per property and rule, then the full exhaustive
 # default space (L = 7: measured 1060 s per-batch and 705 s per-append on 2 vCPUs), then
-# kidx prove's default space for any length (12 s), and a smaller one with restarts (7 s:
+# kidx prove's default space for any length (6 s), and a smaller one with restarts (4 s:
 # restarts make the default space too large, docs/proofs.md).
 check-long: build
 	RAPID_CHECKS=100000 $(GO) test -count=1 -timeout 60m ./props/ ./fuzz/
