@@ -132,7 +132,7 @@ short, 2 on a usage error.`,
 	}
 	cmd.Flags().StringVar(&rule, "rule", "both", "append rule: per-batch, per-append or both")
 	cmd.Flags().StringVar(&alphabet, "alphabet", proveAlphabet, "batch sizes (at least 68, the smallest batch)")
-	cmd.Flags().IntVar(&maxAppend, "max-append", 2, "batches per append, 1..4 (appends of 1..k batches)")
+	cmd.Flags().IntVar(&maxAppend, "max-append", 2, "batches per append, 1..3 (appends of 1..k batches)")
 	cmd.Flags().StringVar(&intervals, "intervals", proveIntervals, "index.interval.bytes values")
 	cmd.Flags().StringVar(&segments, "segments", proveSegments, "segment.bytes values")
 	cmd.Flags().StringVar(&indexBytes, "index-bytes", proveIndexBytes, "segment.index.bytes values (small ones make the index fill)")
