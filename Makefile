@@ -74,7 +74,9 @@ fuzz:
 	done
 
 # Long property runs: 100 000 rapid cases per property and rule, then the full exhaustive
-# default space (L = 7: measured 1060 s per-batch and 705 s per-append on 2 vCPUs).
+# default space (L = 7: measured 1060 s per-batch and 705 s per-append on 2 vCPUs), the
+# parametric proofs' benchmark, then kidx prove's default space for any length (6 s), and a
+# smaller one with restarts (4 s: restarts make the default space too large, docs/proofs.md).
 check-long: build z3
 	RAPID_CHECKS=100000 $(GO) test -count=1 -timeout 60m ./props/ ./fuzz/
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 5x ./props/smt/
@@ -82,6 +84,8 @@ check-long: build z3
 	./$(BIN) check --checks 100000 --rule per-append
 	./$(BIN) check --exhaustive --max-len 7 --rule per-batch
 	./$(BIN) check --exhaustive --max-len 7 --rule per-append
+	./$(BIN) prove
+	./$(BIN) prove --restarts --alphabet 68,100,700 --segments 600,1000 --intervals 0,100,700,1000
 
 # Renders the HTML reports (default whatif, a grid sweep, analyze of golden partitions) in
 # headless Chromium and fails on a broken page: a chart missing or of no size, a script error,

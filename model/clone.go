@@ -10,6 +10,12 @@ func (l *Log) Clone() *Log {
 	c.summaries = append([]SegmentSummary(nil), l.summaries...)
 	c.events = append([]Event(nil), l.events...)
 	c.active = l.active.clone()
+	// The interval range narrows with every index check: each copy narrows its own (shared,
+	// appending to one copy changed the other's IntervalRange, and copies extended on two
+	// goroutines raced).
+	d := *l.decisions
+	c.decisions = &d
+	c.active.decisions = c.decisions
 	return &c
 }
 

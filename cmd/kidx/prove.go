@@ -1,0 +1,351 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"kidx/model"
+	"kidx/props"
+)
+
+func init() { registerCommand(newProveCmd) }
+
+// Default space of kidx prove: small enough to reach its fixpoint in seconds on 2 cores
+// (docs/proofs.md gives the figures); the flags widen it.
+const (
+	proveAlphabet   = "68,100,4096"
+	proveIntervals  = "0,100,4096,4300"
+	proveSegments   = "1000,4300"
+	proveIndexBytes = "24,10485760"
+)
+
+func newProveCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		rule, alphabet, intervals, segments, indexBytes, format, out string
+		maxAppend                                                    int
+		maxStates                                                    int64
+		restarts                                                     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "prove",
+		Short: "Prove the properties for workloads of any length over a finite space (explicit-state fixpoint)",
+		Long: `prove explores, breadth first, every abstract state of the log that the space's workloads
+reach: appends of 1..--max-append batches whose sizes come from --alphabet (the k-th size with
+k+1 records, timestamps increasing by 1 ms per batch), for every index.interval.bytes in
+--intervals, segment.bytes in --segments and segment.index.bytes in --index-bytes. The
+abstract state is the part of the model's state that decides every future step and verdict
+(docs/proofs.md). Every property is checked on every transition, on the concrete workload
+that reaches it; when no new state is left (the fixpoint), an invariant never violated holds
+for every workload of ANY length over the space, under the assumptions docs/proofs.md lists
+(one process lifetime unless --restarts adds clean restarts; no recoveries; no time-based
+rolls).
+
+Results: an invariant or question is "proved" or has a shortest counterexample ("violated",
+"finding"); a sometimes property (a hazard: an index-full roll, a mid-append overflow, the
+cliff) has a shortest "witness", or is "violated" when the whole space never reaches it.
+"unknown" means --max-states stopped the exploration. Counterexamples and witnesses are
+printed and, with --out DIR, written as workload files that kidx sim --workload replays.
+
+Exit 0 when every invariant is proved, 1 when one is violated or the exploration was cut
+short, 2 on a usage error.`,
+		Example: `  kidx prove
+  kidx prove --rule per-append --format json
+  kidx prove --alphabet 68,100,700 --segments 600,1000 --intervals 0,100,700 --max-append 2 --out /tmp/proof`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := formatFlag(format, "text", "json"); err != nil {
+				return err
+			}
+			var rules []model.AppendRule
+			if rule == "both" {
+				rules = []model.AppendRule{model.PerBatch, model.PerAppend}
+			} else {
+				r, err := model.ParseRule(rule)
+				if err != nil {
+					return usageErr("--rule: %v (or both)", err)
+				}
+				rules = []model.AppendRule{r}
+			}
+			alpha, err := parseAlphabet(alphabet)
+			if err != nil {
+				return err
+			}
+			o := props.ProveOptions{Alphabet: alpha, MaxAppend: maxAppend, MaxStates: maxStates, Restarts: restarts}
+			if o.Intervals, err = parseInt64s("--intervals", intervals); err != nil {
+				return err
+			}
+			if o.Segments, err = parseInt64s("--segments", segments); err != nil {
+				return err
+			}
+			if o.IndexBytes, err = parseInt64s("--index-bytes", indexBytes); err != nil {
+				return err
+			}
+			if maxStates < 1 {
+				return usageErr("--max-states %d: want at least 1", maxStates)
+			}
+			if err := o.Validate(); err != nil {
+				return usageErr("%v", err)
+			}
+			var proofs []*props.Proof
+			for _, r := range rules {
+				o.Rule = r
+				pf, err := props.Prove(o)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				proofs = append(proofs, pf)
+			}
+			if out != "" {
+				if err := writeProofWorkloads(out, proofs); err != nil {
+					return err
+				}
+			}
+			if format == "json" {
+				if err := writeProveJSON(stdout, proofs); err != nil {
+					return err
+				}
+			} else {
+				for i, pf := range proofs {
+					if i > 0 {
+						fmt.Fprintln(stdout)
+					}
+					writeProveText(stdout, pf, out)
+				}
+			}
+			for _, pf := range proofs {
+				for _, r := range pf.Results {
+					if r.Kind == props.Invariant && r.Result != props.Proved {
+						return problemsFound
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&rule, "rule", "both", "append rule: per-batch, per-append or both")
+	cmd.Flags().StringVar(&alphabet, "alphabet", proveAlphabet, "batch sizes (at least 68, the smallest batch)")
+	cmd.Flags().IntVar(&maxAppend, "max-append", 2, "batches per append, 1..3 (appends of 1..k batches)")
+	cmd.Flags().StringVar(&intervals, "intervals", proveIntervals, "index.interval.bytes values")
+	cmd.Flags().StringVar(&segments, "segments", proveSegments, "segment.bytes values")
+	cmd.Flags().StringVar(&indexBytes, "index-bytes", proveIndexBytes, "segment.index.bytes values (small ones make the index fill)")
+	cmd.Flags().BoolVar(&restarts, "restarts", false, "add a clean broker restart to the steps (the byte counter restarts at 0 mid-segment)")
+	cmd.Flags().Int64Var(&maxStates, "max-states", 20_000_000, "stop a config's exploration past this many states (its open properties are then unknown)")
+	cmd.Flags().StringVar(&format, "format", "text", "output: text or json (docs/proofs.md)")
+	cmd.Flags().StringVar(&out, "out", "", "directory to write each counterexample and witness to as a replayable workload file")
+	return cmd
+}
+
+func parseInt64s(flag, s string) ([]int64, error) {
+	var out []int64
+	for _, f := range splitComma(s) {
+		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, usageErr("%s %q: %q is not an integer", flag, s, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// proveJSON is docs/proofs.md's JSON, one object per rule.
+type proveJSON struct {
+	Method      string              `json:"method"`
+	Rule        string              `json:"rule"`
+	Space       proveSpaceJSON      `json:"space"`
+	States      int64               `json:"states"`
+	Transitions int64               `json:"transitions"`
+	Diameter    int                 `json:"diameter"`
+	Seconds     float64             `json:"seconds"`
+	Properties  []proofPropertyJSON `json:"properties"`
+}
+
+type proveSpaceJSON struct {
+	Alphabet          []int64 `json:"alphabet"`
+	MaxAppend         int     `json:"maxAppend"`
+	Intervals         []int64 `json:"index.interval.bytes"`
+	Segments          []int64 `json:"segment.bytes"`
+	SegmentIndexBytes []int64 `json:"segment.index.bytes"`
+	Restarts          bool    `json:"restarts"`
+}
+
+type proofPropertyJSON struct {
+	Name           string        `json:"name"`
+	Kind           string        `json:"kind"`
+	Result         string        `json:"result"`
+	Counterexample *proofCexJSON `json:"counterexample"`
+}
+
+type proofCexJSON struct {
+	Workload json.RawMessage     `json:"workload"`
+	Compare  map[string][2]int64 `json:"compare"`
+}
+
+func proofDoc(pf *props.Proof) (proveJSON, error) {
+	o := pf.Options
+	doc := proveJSON{Method: "fixpoint", Rule: o.Rule.String(),
+		Space:  proveSpaceJSON{Alphabet: o.Alphabet, MaxAppend: o.MaxAppend, Intervals: o.Intervals, Segments: o.Segments, SegmentIndexBytes: o.IndexBytes, Restarts: o.Restarts},
+		States: pf.States, Transitions: pf.Transitions, Diameter: pf.Diameter, Seconds: pf.Elapsed.Seconds(),
+		Properties: []proofPropertyJSON{}}
+	for _, r := range pf.Results {
+		pj := proofPropertyJSON{Name: r.Property.Name, Kind: string(r.Kind), Result: r.Result}
+		if c := r.Counterexample; c != nil {
+			wl, err := c.Workload.MarshalJSON()
+			if err != nil {
+				return doc, err
+			}
+			pj.Counterexample = &proofCexJSON{Workload: wl, Compare: c.Compare}
+		}
+		doc.Properties = append(doc.Properties, pj)
+	}
+	return doc, nil
+}
+
+// writeProveJSON writes one object for one rule, an array of them for both.
+func writeProveJSON(w io.Writer, proofs []*props.Proof) error {
+	var docs []proveJSON
+	for _, pf := range proofs {
+		d, err := proofDoc(pf)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, d)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if len(docs) == 1 {
+		return enc.Encode(docs[0])
+	}
+	return enc.Encode(docs)
+}
+
+func writeProveText(w io.Writer, pf *props.Proof, out string) {
+	o := pf.Options
+	fmt.Fprintf(w, "kidx prove: rule %s, method fixpoint (explicit-state, breadth first)\n", o.Rule)
+	fmt.Fprintf(w, "space: appends of 1..%d batches of %s bytes (the k-th size with k+1 records, timestamps +1 ms per batch),\n",
+		o.MaxAppend, joinInt64s(o.Alphabet))
+	fmt.Fprintf(w, "       index.interval.bytes in {%s}, segment.bytes in {%s}, segment.index.bytes in {%s}\n",
+		joinInt64s(o.Intervals), joinInt64s(o.Segments), joinInt64s(o.IndexBytes))
+	if o.Restarts {
+		fmt.Fprintf(w, "steps: the appends and a clean restart between any two (ScanBound's premise leaves out a segment restarted after its first batch)\n")
+		fmt.Fprintf(w, "assumptions: no recover steps, no time-based rolls, Kafka's exact rules\n")
+	} else {
+		fmt.Fprintf(w, "assumptions: one process lifetime (no restart or recover steps), no time-based rolls, Kafka's exact rules\n")
+	}
+	if pf.Complete {
+		fmt.Fprintf(w, "fixpoint reached: %d states, %d transitions, diameter %d, %.2f s\n", pf.States, pf.Transitions, pf.Diameter, pf.Elapsed.Seconds())
+		fmt.Fprintf(w, "a proved property holds for every workload of ANY length over this space\n\n")
+	} else {
+		fmt.Fprintf(w, "NO fixpoint: stopped at --max-states after %d states, %d transitions, depth %d, %.2f s; nothing below is proved\n\n",
+			pf.States, pf.Transitions, pf.Diameter, pf.Elapsed.Seconds())
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "property\tkind\tresult\tsays\t\n")
+	for _, r := range pf.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Property.Name, r.Kind, r.Result, proofSays(r))
+	}
+	tw.Flush()
+	var skipped []string
+	for _, name := range props.Names() {
+		if _, ok := props.NotProved[name]; ok {
+			skipped = append(skipped, name)
+		}
+	}
+	fmt.Fprintf(w, "\nnot decided by the fixpoint (kidx check covers them):\n")
+	for _, name := range skipped {
+		fmt.Fprintf(w, "  %s: %s\n", name, props.NotProved[name])
+	}
+	for _, r := range pf.Results {
+		c := r.Counterexample
+		if c == nil {
+			continue
+		}
+		wl, _ := c.Workload.MarshalJSON()
+		fmt.Fprintf(w, "\n%s %s (%d steps, the shortest): %s\n", strings.ToUpper(r.Result), r.Property.Name, len(c.Workload.Steps), c.Explanation)
+		fmt.Fprintf(w, "  workload: %s\n", wl)
+		if out != "" {
+			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", filepath.Join(out, proofFileName(r.Property.Name, o.Rule)))
+		}
+	}
+}
+
+// proofSays is a result in words.
+func proofSays(r props.ProofResult) string {
+	switch r.Result {
+	case props.Proved:
+		return "holds on every transition of every reachable state"
+	case props.Violated:
+		if r.Kind == props.Sometimes {
+			return "unreachable: no workload of the space reaches it"
+		}
+		return "a counterexample below (a bug in kidx or in the theory)"
+	case props.Finding:
+		return "false: a counterexample below"
+	case props.Witness:
+		return "reachable: a witness below"
+	}
+	return "not decided: the exploration was cut short"
+}
+
+func proofFileName(property string, rule model.AppendRule) string {
+	return property + "." + rule.String() + ".json"
+}
+
+// writeProofWorkloads writes each counterexample and witness as DIR/<property>.<rule>.json,
+// each file atomically (a temporary file renamed into place).
+func writeProofWorkloads(dir string, proofs []*props.Proof) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageErr("--out %s: %v", dir, err)
+	}
+	for _, pf := range proofs {
+		for _, r := range pf.Results {
+			if r.Counterexample == nil {
+				continue
+			}
+			data, err := r.Counterexample.Workload.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			if err := writeFileAtomic(filepath.Join(dir, proofFileName(r.Property.Name, pf.Options.Rule)), append(data, '\n')); err != nil {
+				return usageErr("--out: %v", err)
+			}
+		}
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+func joinInt64s(vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.FormatInt(v, 10)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,86 @@
+package props
+
+import (
+	"slices"
+
+	"kidx/model"
+)
+
+// abstractState is the canonical abstract state of a log in the prover's space
+// (docs/proofs.md, "The abstract state"): the part of the model's state that decides every
+// future step and every proved property's verdict on it. Everything is relative to the
+// active segment, so two logs whose active segments were written by different histories (a
+// first segment, a segment after a roll, different batches adding up to the same bytes) are
+// one state when they agree here. It is a comparable struct and the visited set is keyed by
+// it: no hashing, so no two distinct states can be confused.
+//
+// Exactness is not argued here but tested (fixpoint_exact_test.go): logs that map to the
+// same state, extended by the same steps, give the same verdicts and the same states.
+type abstractState struct {
+	// stopped: Kafka threw (an index overflow), the log takes no more steps. Every stopped
+	// log is the one terminal state.
+	stopped bool
+	// size of the active segment (.log bytes): decides shouldRoll's size check (size >
+	// segment.bytes - append size) and bounds the lookups' scans.
+	size int64
+	// counter is LogSegment.bytesSinceLastIndexEntry: decides the next index checks.
+	counter int64
+	// sinceEntry is size minus the last offset-index entry's position (-1 without an entry):
+	// where a lookup of a new offset starts its scan.
+	sinceEntry int64
+	// freeSlots and freeTimeSlots are the offset and time index's free slots before isFull
+	// holds, capped at slotCap (segment.bytes / the smallest batch + 2: a segment cannot
+	// take more entries than it has batches left, so beyond the cap the index never fills
+	// in this segment). They decide shouldRoll's isFull checks and a mid-append overflow.
+	// The entry count itself is left out: only the index search depends on it, and that
+	// search is WarmSearchAgrees' business (docs/proofs.md, "Assumptions").
+	freeSlots, freeTimeSlots int64
+	// lastUnit is the size of the active segment's last batch (per-batch) or last append
+	// (per-append), 0 when it is empty: ScanBound's bound for the next unit adds it.
+	lastUnit int64
+	// batches in the active segment, capped at 2: the first batch is never indexed, and an
+	// empty index over two or more batches is the cliff.
+	batches uint8
+	// timePending: the max timestamp so far is above the time index's last entry, so the
+	// segment's close (a roll, or the end of the workload) adds a final time-index entry.
+	timePending bool
+	// midReset: a restart reset the counter after the segment's first batch, so ScanBound's
+	// premise (one process lifetime) no longer holds for the segment.
+	midReset bool
+}
+
+// abstractOf maps a log (a workload prefix's partial run) to its abstract state.
+func abstractOf(p *partialRun, rule model.AppendRule, slotCap int64) abstractState {
+	if p.done() {
+		return abstractState{stopped: true}
+	}
+	s := p.log.Active()
+	oi, ti := s.OffsetIndex(), s.TimeIndex()
+	// OffsetIndex.isFull: entries >= maxEntries; TimeIndex.isFull: entries >= maxEntries - 1.
+	a := abstractState{size: s.Size(), counter: s.BytesSinceLastIndexEntry(), sinceEntry: -1,
+		freeSlots:     min(int64(oi.MaxEntries()-oi.Entries()), slotCap),
+		freeTimeSlots: min(int64(ti.MaxEntries()-1-ti.Entries()), slotCap)}
+	if n := oi.Entries(); n > 0 {
+		e, _ := oi.Entry(n - 1)
+		a.sinceEntry = a.size - e.Position
+	}
+	bs := s.Batches()
+	a.batches = uint8(min(len(bs), 2))
+	if len(bs) > 0 {
+		a.lastUnit = bs[len(bs)-1].Size
+		if rule == model.PerAppend {
+			apps := p.traces[len(p.traces)-1].Appends
+			last := apps[len(apps)-1]
+			a.lastUnit = last[1] - last[0]
+		}
+	}
+	a.timePending = s.MaxTimestamp() > ti.LastEntry().Timestamp
+	a.midReset = p.traces[len(p.traces)-1].MidReset
+	return a
+}
+
+// slotCapFor is abstractState's cap on free index slots for a config: more than the entries a
+// segment of segment.bytes can take (one per batch at most, per-batch or per-append).
+func slotCapFor(cfg model.Config, alphabet []int64) int64 {
+	return cfg.SegmentBytes/slices.Min(alphabet) + 2
+}

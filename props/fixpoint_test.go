@@ -1,0 +1,220 @@
+package props
+
+import (
+	"testing"
+
+	"kidx/model"
+)
+
+// smallProofSpace is proved in well under a second per rule: segments of a few batches (one
+// that a 700-byte batch fills alone, one that rejects it), an index that fills after one
+// entry (segment.index.bytes=24: 3 offset slots, 2 time slots, isFull at 1) and Kafka's
+// default, intervals below, at and above the batch sizes and one at segment.bytes, appends of
+// up to two batches.
+var smallProofSpace = ProveOptions{Alphabet: []int64{68, 100, 700}, MaxAppend: 2,
+	Intervals: []int64{0, 100, 700, 1000}, Segments: []int64{600, 1000},
+	IndexBytes: []int64{24, model.DefaultSegmentIndexBytes}}
+
+// Issue 12, item 1: a small space proved for workloads of any length, under each rule. The
+// expected results are Kafka's rules read by hand (docs/kafka.md §2.2, §2.4), not the
+// prover's: every invariant holds; per-append names the append's last offset at its start,
+// so a two-batch append breaks EntriesAtBatchBoundaries (a finding); per-batch adds an entry
+// per batch, so a two-batch append overflows a 2-slot time index after shouldRoll's single
+// isFull check (one entry, then a second step of two indexed batches: 2 steps); per-append
+// adds at most one entry per append, so it never overflows mid-append, and its first
+// mismatched entry needs a second, two-batch append (a segment's first append is never
+// indexed: 2 steps); an empty index under two 68-byte batches in one append (I >= 68) is
+// the cliff at depth 1.
+func TestProveSmallSpace(t *testing.T) {
+	for _, tc := range []struct {
+		rule model.AppendRule
+		want map[string]string
+		// depth is the expected length of the shortest counterexample or witness.
+		depth map[string]int
+	}{
+		{model.PerBatch, map[string]string{"EntriesAtBatchBoundaries": Proved, "NoIndexOverflowMidAppend": Finding,
+			"IndexFullRoll": Witness, "MidAppendOverflow": Witness, "Cliff": Witness},
+			map[string]int{"MidAppendOverflow": 2, "NoIndexOverflowMidAppend": 2, "Cliff": 1}},
+		{model.PerAppend, map[string]string{"EntriesAtBatchBoundaries": Finding, "NoIndexOverflowMidAppend": Proved,
+			"IndexFullRoll": Witness, "MidAppendOverflow": Violated, "Cliff": Witness},
+			map[string]int{"EntriesAtBatchBoundaries": 2, "Cliff": 1}},
+	} {
+		t.Run(tc.rule.String(), func(t *testing.T) {
+			o := smallProofSpace
+			o.Rule = tc.rule
+			pf, err := Prove(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !pf.Complete || pf.States == 0 || pf.Transitions < pf.States || pf.Diameter < 2 {
+				t.Fatalf("exploration: complete %v, %d states, %d transitions, diameter %d", pf.Complete, pf.States, pf.Transitions, pf.Diameter)
+			}
+			t.Logf("%d states, %d transitions, diameter %d, %s", pf.States, pf.Transitions, pf.Diameter, pf.Elapsed)
+			for _, r := range pf.Results {
+				want, ok := tc.want[r.Property.Name]
+				if !ok {
+					want = Proved // every other property here is an invariant
+					if r.Kind != Invariant {
+						t.Fatalf("%s: no expected result for a %s", r.Property.Name, r.Kind)
+					}
+				}
+				if r.Result != want {
+					t.Errorf("%s: %s, want %s (%+v)", r.Property.Name, r.Result, want, r.Counterexample)
+					continue
+				}
+				if (r.Counterexample != nil) != (want == Finding || want == Witness) {
+					t.Errorf("%s: %s with counterexample %+v", r.Property.Name, r.Result, r.Counterexample)
+					continue
+				}
+				if r.Counterexample == nil {
+					continue
+				}
+				if d, ok := tc.depth[r.Property.Name]; ok && len(r.Counterexample.Workload.Steps) != d {
+					t.Errorf("%s: shortest counterexample has %d steps, want %d: %+v", r.Property.Name, len(r.Counterexample.Workload.Steps), d, r.Counterexample.Workload.Steps)
+				}
+				replaysFailing(t, r.Property, r.Counterexample, model.Exact)
+			}
+		})
+	}
+}
+
+// With restarts between any two appends the invariants still hold (a restart closes and
+// reopens the active segment with a counter of 0, docs/kafka.md §2.3: its next batch is not
+// indexed, and ScanBound's premise leaves a restarted segment out), and the space has more
+// states: a restart makes the counter fall behind the bytes since the last entry. (One
+// segment size: restarts multiply the states.)
+func TestProveWithRestarts(t *testing.T) {
+	for _, rule := range []model.AppendRule{model.PerBatch, model.PerAppend} {
+		o := smallProofSpace
+		o.Rule, o.Segments = rule, []int64{600}
+		plain, err := Prove(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Restarts = true
+		pf, err := Prove(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pf.Complete || pf.States <= plain.States {
+			t.Errorf("%s: complete %v, %d states with restarts, %d without", rule, pf.Complete, pf.States, plain.States)
+		}
+		for _, r := range pf.Results {
+			if r.Kind == Invariant && r.Result != Proved {
+				t.Errorf("%s with restarts: %s %s: %+v", rule, r.Property.Name, r.Result, r.Counterexample)
+			}
+		}
+		t.Logf("%s: %d states with restarts, %d without", rule, pf.States, plain.States)
+	}
+}
+
+// replaysFailing replays a counterexample's workload from its JSON, as kidx sim --workload
+// does, and checks the property fails on it again.
+func replaysFailing(t *testing.T, p *Property, cx *Counterexample, m model.Mutant) {
+	t.Helper()
+	data, err := cx.Workload.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := model.ParseWorkload(data)
+	if err != nil {
+		t.Fatalf("%s: the counterexample does not parse back: %v\n%s", p.Name, err, data)
+	}
+	cfg := model.DefaultConfig()
+	if err := wl.ApplyTo(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	rule, err := model.ParseRule(wl.Rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := evaluate(p, &Case{Steps: wl.Steps, StartOffset: wl.StartOffset, Config: cfg, Rule: rule, Mutant: m}); v == nil {
+		t.Errorf("%s: the counterexample replays without failing: %s", p.Name, data)
+	}
+}
+
+// Issue 12, item 5: the proofs have teeth. Every mutant of model/mutant.go makes at least
+// one invariant's proof fail, under each rule, with a counterexample that fails again when
+// replayed under the mutant and holds under Kafka's rules (the mutant is at fault, not the
+// workload). The space adds an interval equal to a batch size (68, for >=). Under
+// per-append one mutant is exempt: an entry naming the append's base offset breaks only
+// EntriesAtBatchBoundaries, which per-append already breaks (a question there).
+func TestProveMutantsFail(t *testing.T) {
+	o := smallProofSpace
+	o.Intervals = []int64{0, 68, 100, 1000}
+	for _, rule := range []model.AppendRule{model.PerBatch, model.PerAppend} {
+		for _, m := range model.Mutants {
+			if rule == model.PerAppend && m == model.MutantEntryNamesBaseOffset {
+				continue
+			}
+			o.Rule, o.Mutant = rule, m
+			pf, err := Prove(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var caught []string
+			for _, r := range pf.Results {
+				if r.Kind != Invariant || r.Result != Violated {
+					continue
+				}
+				caught = append(caught, r.Property.Name)
+				replaysFailing(t, r.Property, r.Counterexample, m)
+				data, _ := r.Counterexample.Workload.MarshalJSON()
+				wl, _ := model.ParseWorkload(data)
+				cfg := model.DefaultConfig()
+				if err := wl.ApplyTo(&cfg); err != nil {
+					t.Fatal(err)
+				}
+				if v := evaluate(r.Property, &Case{Steps: wl.Steps, Config: cfg, Rule: rule}); v != nil {
+					t.Errorf("%s %q: %s's counterexample fails under Kafka's rules too: %s", rule, m, r.Property.Name, v.Explanation)
+				}
+			}
+			if len(caught) == 0 {
+				t.Errorf("%s: mutant %q makes no proof fail", rule, m)
+			}
+			t.Logf("%s: mutant %q fails %v", rule, m, caught)
+		}
+	}
+}
+
+// An exploration cut short by MaxStates proves nothing: the undecided properties are Unknown.
+func TestProveCutShortIsUnknown(t *testing.T) {
+	o := smallProofSpace
+	o.Rule, o.MaxStates = model.PerBatch, 10
+	pf, err := Prove(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf.Complete {
+		t.Fatal("complete with MaxStates 10")
+	}
+	for _, r := range pf.Results {
+		if r.Counterexample == nil && r.Result != Unknown {
+			t.Errorf("%s: %s after an incomplete exploration", r.Property.Name, r.Result)
+		}
+	}
+}
+
+// A space whose segments could span segment.ms (time-based rolls, which the abstract state
+// leaves out) is refused, not proved.
+func TestProveRefusesSpacesBeyondTheAbstraction(t *testing.T) {
+	o := ProveOptions{Rule: model.PerBatch, Alphabet: []int64{68}, Segments: []int64{68 * model.DefaultSegmentMs}, Intervals: []int64{0}}
+	if _, err := Prove(o); err == nil {
+		t.Fatal("a space reaching time-based rolls was accepted")
+	}
+}
+
+// BenchmarkProve reports the exploration's speed in abstract states per second.
+func BenchmarkProve(b *testing.B) {
+	o := smallProofSpace
+	o.Rule = model.PerBatch
+	var states int64
+	for b.Loop() {
+		pf, err := Prove(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		states += pf.States
+	}
+	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
+}
