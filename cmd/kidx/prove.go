@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"kidx/props/smt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,7 +35,8 @@ func newProveCmd(stdout, stderr io.Writer) *cobra.Command {
 		rule, alphabet, intervals, segments, indexBytes, format, out string
 		maxAppend                                                    int
 		maxStates                                                    int64
-		restarts                                                     bool
+		restarts, parametric                                         bool
+		emitSMT                                                      string
 	)
 	cmd := &cobra.Command{
 		Use:   "prove",
@@ -63,6 +67,14 @@ short, 2 on a usage error.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
 				return err
+			}
+			if parametric || emitSMT != "" {
+				for _, f := range []string{"rule", "alphabet", "max-append", "intervals", "segments", "index-bytes", "restarts", "max-states", "out"} {
+					if cmd.Flags().Changed(f) {
+						return usageErr("--%s bounds the explicit-state space: the parametric proofs cover every value (drop --%s)", f, f)
+					}
+				}
+				return runParametric(stdout, format, emitSMT)
 			}
 			var rules []model.AppendRule
 			if rule == "both" {
@@ -140,6 +152,8 @@ short, 2 on a usage error.`,
 	cmd.Flags().Int64Var(&maxStates, "max-states", 20_000_000, "stop a config's exploration past this many states (its open properties are then unknown)")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json (docs/proofs.md)")
 	cmd.Flags().StringVar(&out, "out", "", "directory to write each counterexample and witness to as a replayable workload file")
+	cmd.Flags().BoolVar(&parametric, "parametric", false, "prove for every configuration by k-induction with z3 instead (docs/proofs-parametric.md)")
+	cmd.Flags().StringVar(&emitSMT, "emit-smt", "", "with --parametric: write each proof obligation as an SMT-LIB 2 file into DIR")
 	return cmd
 }
 
@@ -348,4 +362,58 @@ func joinInt64s(vs []int64) string {
 		s[i] = strconv.FormatInt(v, 10)
 	}
 	return strings.Join(s, ", ")
+}
+
+// runParametric is `kidx prove --parametric`: props/smt's k-induction proofs, for every
+// index.interval.bytes, segment.bytes and batch size (docs/proofs-parametric.md). Exit 1 when
+// an invariant is not proved, 2 without z3.
+func runParametric(stdout io.Writer, format, emitDir string) error {
+	rep, err := smt.Prove(context.Background(), smt.Options{})
+	if errors.Is(err, smt.ErrNoZ3) {
+		return usageErr("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if emitDir != "" {
+		if _, err := smt.EmitSMT(emitDir, rep); err != nil {
+			return usageErr("--emit-smt: %v", err)
+		}
+	}
+	if format == "json" {
+		type propJSON struct {
+			Name           string              `json:"name"`
+			Kind           string              `json:"kind"`
+			Result         string              `json:"result"`
+			Rules          []string            `json:"rules"`
+			Appends        string              `json:"appends"`
+			Seconds        float64             `json:"seconds"`
+			K              int                 `json:"k"`
+			Says           string              `json:"says"`
+			Counterexample *smt.Counterexample `json:"counterexample"`
+		}
+		doc := struct {
+			Method     string              `json:"method"`
+			Solver     string              `json:"solver"`
+			Ranges     map[string][2]int64 `json:"ranges"`
+			Seconds    float64             `json:"seconds"`
+			Properties []propJSON          `json:"properties"`
+		}{rep.Method, rep.Solver, rep.Ranges, rep.Seconds, []propJSON{}}
+		for _, r := range rep.Properties {
+			doc.Properties = append(doc.Properties, propJSON{r.Name, r.Kind, r.Verdict(), r.Rules, r.Appends, r.Seconds, r.K, r.Says, r.Counterexample})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
+	} else if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	for _, r := range rep.Properties {
+		if r.Kind == "invariant" && r.Result != smt.Proved {
+			return problemsFound
+		}
+	}
+	return nil
 }
