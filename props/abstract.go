@@ -38,8 +38,9 @@ type abstractState struct {
 	// lastUnit is the size of the active segment's last batch (per-batch) or last append
 	// (per-append), 0 when it is empty: ScanBound's bound for the next unit adds it.
 	lastUnit int64
-	// batches in the active segment, capped at 2: the first batch is never indexed, and an
-	// empty index over two or more batches is the cliff.
+	// units in the active segment, capped at 2: batches under per-batch, appends under
+	// per-append (the unit an index check sees). The first unit is never indexed, and an
+	// empty index over two or more units is the cliff.
 	batches uint8
 	// timePending: the max timestamp so far is above the time index's last entry, so the
 	// segment's close (a roll, or the end of the workload) adds a final time-index entry.
@@ -65,7 +66,7 @@ func abstractOf(p *partialRun, rule model.AppendRule, slotCap int64) abstractSta
 		a.sinceEntry = a.size - e.Position
 	}
 	bs := s.Batches()
-	a.batches = uint8(min(len(bs), 2))
+	a.batches = uint8(min(segmentUnits(p.traces[len(p.traces)-1], len(bs), rule), 2))
 	if len(bs) > 0 {
 		a.lastUnit = bs[len(bs)-1].Size
 		if rule == model.PerAppend {
@@ -77,6 +78,14 @@ func abstractOf(p *partialRun, rule model.AppendRule, slotCap int64) abstractSta
 	a.timePending = s.MaxTimestamp() > ti.LastEntry().Timestamp
 	a.midReset = p.traces[len(p.traces)-1].MidReset
 	return a
+}
+
+// segmentUnits is how many units (batches per-batch, appends per-append) a segment holds.
+func segmentUnits(t SegmentTrace, batches int, rule model.AppendRule) int {
+	if rule == model.PerAppend {
+		return len(t.Appends)
+	}
+	return batches
 }
 
 // slotCapFor is abstractState's cap on free index slots for a config: more than the entries a

@@ -50,15 +50,19 @@ var MidAppendOverflow = &Property{
 	Check:   NoIndexOverflowMidAppend.Check,
 }
 
-// Cliff (sometimes): a segment holds two or more batches and its offset index is empty, so
-// every lookup in it scans from the segment's start.
+// Cliff (sometimes): a segment holds two or more units its rule checks (batches per-batch,
+// appends per-append) and its offset index is empty, so every lookup in it scans from the
+// segment's start because the interval is past every check's counter. (A segment's first
+// unit is never indexed whatever the interval: one per-append append of two batches is not
+// the cliff.)
 var Cliff = &Property{
 	Name:    "Cliff",
 	Kafka:   "no entry until bytesSinceLastIndexEntry > index.interval.bytes (docs/kafka.md §2.2): with I >= the segment's bytes before its last batch, the index stays empty",
 	KindFor: always(Sometimes),
 	Check: func(c *Case) *Violation {
-		for _, s := range c.Run().Segments {
-			if len(s.Batches()) > 1 && s.OffsetIndex().Entries() == 0 {
+		r := c.Run()
+		for i, s := range r.Segments {
+			if segmentUnits(r.Traces[i], len(s.Batches()), c.Rule) > 1 && s.OffsetIndex().Entries() == 0 {
 				return violation("no entry until the counter passes the interval", "segment %d: %d batches, %d bytes, an empty offset index (index.interval.bytes=%d)",
 					s.BaseOffset(), len(s.Batches()), s.Size(), c.Config.IndexIntervalBytes)
 			}

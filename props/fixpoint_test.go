@@ -24,7 +24,8 @@ var smallProofSpace = ProveOptions{Alphabet: []int64{68, 100, 700}, MaxAppend: 2
 // adds at most one entry per append, so it never overflows mid-append, and its first
 // mismatched entry needs a second, two-batch append (a segment's first append is never
 // indexed: 2 steps); an empty index under two 68-byte batches in one append (I >= 68) is
-// the cliff at depth 1.
+// the cliff at depth 1 per-batch (the second batch is checked); per-append one append is one
+// check, never indexed (the first unit), so the cliff takes a second append: depth 2.
 func TestProveSmallSpace(t *testing.T) {
 	for _, tc := range []struct {
 		rule model.AppendRule
@@ -37,7 +38,7 @@ func TestProveSmallSpace(t *testing.T) {
 			map[string]int{"MidAppendOverflow": 2, "NoIndexOverflowMidAppend": 2, "Cliff": 1}},
 		{model.PerAppend, map[string]string{"EntriesAtBatchBoundaries": Finding, "NoIndexOverflowMidAppend": Proved,
 			"IndexFullRoll": Witness, "MidAppendOverflow": Violated, "Cliff": Witness},
-			map[string]int{"EntriesAtBatchBoundaries": 2, "Cliff": 1}},
+			map[string]int{"EntriesAtBatchBoundaries": 2, "Cliff": 2}},
 	} {
 		t.Run(tc.rule.String(), func(t *testing.T) {
 			o := smallProofSpace
