@@ -241,16 +241,11 @@ func acrossRestarts(sb []*obligation) *obligation {
 // ScanBound leaves out the segments with a restart inside, its premise).
 func replayScanBoundAnyLifetime(cx *Counterexample, _ *obligation) (bool, string) {
 	c := cx.propsCase
-	l, err := model.NewLog(c.Config, c.Rule, model.LogOptions{StartOffset: c.StartOffset, KeepSegments: true, Mutant: c.Mutant})
+	segs, err := replay(c)
 	if err != nil {
 		return false, err.Error()
 	}
-	for _, st := range c.Steps {
-		if err := l.Apply(st); err != nil {
-			return false, err.Error()
-		}
-	}
-	for _, seg := range l.Segments() {
+	for _, seg := range segs {
 		bs := seg.Batches()
 		for j, b := range bs {
 			var prev int64
@@ -273,16 +268,11 @@ func replayScanBoundAnyLifetime(cx *Counterexample, _ *obligation) (bool, string
 // than segment.bytes (props has no such property: model's segments are read directly).
 func replaySegmentsWithin(cx *Counterexample, _ *obligation) (bool, string) {
 	c := cx.propsCase
-	l, err := model.NewLog(c.Config, c.Rule, model.LogOptions{StartOffset: c.StartOffset, KeepSegments: true, Mutant: c.Mutant})
+	segs, err := replay(c)
 	if err != nil {
 		return false, err.Error()
 	}
-	for _, st := range c.Steps {
-		if err := l.Apply(st); err != nil {
-			return false, err.Error()
-		}
-	}
-	for _, seg := range l.Segments() {
+	for _, seg := range segs {
 		if seg.Size() > c.Config.SegmentBytes {
 			return true, fmt.Sprintf("segment %d is %d B, more than segment.bytes=%d [LogSegment.shouldRoll: size > segment.bytes - appendSize]",
 				seg.BaseOffset(), seg.Size(), c.Config.SegmentBytes)
@@ -412,23 +402,26 @@ func largestAppend(sb *obligation) *obligation {
 	}
 }
 
+// replay is the counterexample's model run, as props' properties see it (props.Case.Run).
+func replay(c *props.Case) ([]*model.Segment, error) {
+	r := c.Run()
+	return r.Segments, r.Err
+}
+
 // replayLargestAppend runs the counterexample through model (per-append) and looks for a
 // lookup scanning more than min(I + the largest append, S).
 func replayLargestAppend(cx *Counterexample, _ *obligation) (bool, string) {
 	c := cx.propsCase
-	l, err := model.NewLog(c.Config, model.PerAppend, model.LogOptions{StartOffset: c.StartOffset, KeepSegments: true, Mutant: c.Mutant})
+	segs, err := replay(c)
 	if err != nil {
 		return false, err.Error()
 	}
 	var largest int64
 	for _, st := range c.Steps {
-		if err := l.Apply(st); err != nil {
-			return false, err.Error()
-		}
 		largest = max(largest, st.AppendBytes())
 	}
 	bound := min(c.Config.IndexIntervalBytes+largest, c.Config.SegmentBytes)
-	for _, seg := range l.Segments() {
+	for _, seg := range segs {
 		for _, b := range seg.Batches() {
 			for _, o := range []int64{b.BaseOffset, b.LastOffset} {
 				if lr, ok := seg.Lookup(o); ok && lr.ScanBytes > bound {
