@@ -622,13 +622,7 @@ func (c *runClass) split(at int64, first bool) *runClass {
 	up.stream = c.stream.Clone(onSegment) // hands the runs so far to c's distributions first
 	if c.scan != nil {
 		up.scan, up.hops = c.scan.clone(), c.hops.clone()
-		up.stream.OnRun(up.onRun)
-		// The moved members' points get the new distributions.
-		for _, r := range up.members {
-			if r.point != nil {
-				r.scan, r.hops = up.scan, up.hops
-			}
-		}
+		up.stream.OnRun(up.onRun) // its members' points take these when the pass ends
 	}
 	return up
 }

@@ -471,15 +471,24 @@ func nonRegularEntry(path string, mode os.FileMode) (string, SetAsideWhy) {
 		}
 		return fmt.Sprintf("a symbolic link to %s, which is not a regular file", target), SetAsidePresent
 	}
-	switch {
-	case mode&os.ModeNamedPipe != 0:
-		return "a FIFO, not a regular file: never opened", SetAsidePresent
-	case mode&os.ModeSocket != 0:
-		return "a socket, not a regular file: never opened", SetAsidePresent
-	case mode&os.ModeDevice != 0:
-		return "a device, not a regular file: never opened", SetAsidePresent
+	if kind := SpecialFileKind(mode); kind != "a special file" {
+		return kind + ", not a regular file: never opened", SetAsidePresent
 	}
 	return "not a regular file: never opened", SetAsidePresent
+}
+
+// SpecialFileKind names a file mode that is neither a directory nor a regular file: "a FIFO",
+// "a socket", "a device", else "a special file".
+func SpecialFileKind(mode os.FileMode) string {
+	switch {
+	case mode&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case mode&os.ModeSocket != 0:
+		return "a socket"
+	case mode&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // openErrorText is an open error without the path (the finding names the file already).

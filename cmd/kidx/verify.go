@@ -57,16 +57,7 @@ Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input er
 			// device is an input error, as kidx dump says (reading one could block forever).
 			for _, p := range paths {
 				if st, err := os.Stat(p); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
-					what := "a special file"
-					switch m := st.Mode(); {
-					case m&os.ModeNamedPipe != 0:
-						what = "a FIFO"
-					case m&os.ModeSocket != 0:
-						what = "a socket"
-					case m&os.ModeDevice != 0:
-						what = "a device"
-					}
-					return usageErr("%s is %s, not a file or a directory: not read", p, what)
+					return usageErr("%s is %s, not a file or a directory: not read", p, segment.SpecialFileKind(st.Mode()))
 				}
 			}
 			opts := segment.VerifyOptions{Deep: deep}
