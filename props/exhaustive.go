@@ -49,17 +49,9 @@ var (
 // sequential walk whatever the scheduling: a property's counterexample is the first in
 // depth-first order, and its States count every state before it.
 func Exhaustive(ps []*Property, o ExhaustiveOptions) []Result {
-	if len(o.Alphabet) == 0 {
-		o.Alphabet = DefaultAlphabet
-	}
+	defaultSpace(&o.Alphabet, &o.Intervals, &o.Segments)
 	if o.MaxLen == 0 {
 		o.MaxLen = 7
-	}
-	if len(o.Intervals) == 0 {
-		o.Intervals = DefaultIntervals
-	}
-	if len(o.Segments) == 0 {
-		o.Segments = DefaultSegments
 	}
 	start := time.Now()
 	res := make([]Result, len(ps))
@@ -167,6 +159,20 @@ func exhaustiveJobs(alphabet, maxLen, cut int) []exhaustiveJob {
 	}
 	gen()
 	return out
+}
+
+// defaultSpace fills the parts of a space (exhaustive or fixpoint) left empty with the
+// defaults: DefaultAlphabet, DefaultIntervals, DefaultSegments.
+func defaultSpace(alphabet, intervals, segments *[]int64) {
+	if len(*alphabet) == 0 {
+		*alphabet = DefaultAlphabet
+	}
+	if len(*intervals) == 0 {
+		*intervals = DefaultIntervals
+	}
+	if len(*segments) == 0 {
+		*segments = DefaultSegments
+	}
 }
 
 // nextInterval is the next larger interval of the space (a comparison partner), or I+1.

@@ -111,17 +111,9 @@ type ProveOptions struct {
 }
 
 func (o *ProveOptions) defaults() {
-	if len(o.Alphabet) == 0 {
-		o.Alphabet = DefaultAlphabet
-	}
+	defaultSpace(&o.Alphabet, &o.Intervals, &o.Segments)
 	if o.MaxAppend == 0 {
 		o.MaxAppend = 1
-	}
-	if len(o.Intervals) == 0 {
-		o.Intervals = DefaultIntervals
-	}
-	if len(o.Segments) == 0 {
-		o.Segments = DefaultSegments
 	}
 	if len(o.IndexBytes) == 0 {
 		o.IndexBytes = []int64{model.DefaultSegmentIndexBytes}
