@@ -170,7 +170,8 @@ func (o ProveOptions) Validate() error {
 // Proof is the outcome of Prove over one rule's space.
 type Proof struct {
 	Options     ProveOptions
-	States      int64 // distinct abstract states, over every config
+	States      int64 // distinct abstract states but the size (visited keys), over every config
+	Visits      int64 // states expanded: a key once per smaller size it was reached with
 	Transitions int64 // (state, step) pairs explored, over every config
 	Diameter    int   // the largest BFS depth of a state, over every config
 	Complete    bool  // every config reached its fixpoint
@@ -217,6 +218,7 @@ func Prove(o ProveOptions) (*Proof, error) {
 					}
 					cr := proveConfig(ps, o, cfg, product)
 					pf.States += cr.states
+					pf.Visits += cr.visits
 					pf.Transitions += cr.transitions
 					pf.Diameter = max(pf.Diameter, cr.diameter)
 					pf.Complete = pf.Complete && cr.complete
@@ -275,6 +277,35 @@ func (k proofKey) terminal(cfg model.Config, product bool) bool {
 	return k.main.stopped || product && (k.zero.stopped || k.smallest > 0 && k.smallest <= cfg.IndexIntervalBytes)
 }
 
+// visitKey splits a state into the visited set's key and the resource that orders states of
+// one key (docs/proofs.md, "Size as a resource"): outside the product, the active segment's
+// size is left out of the key, and a state is dominated by one of the same key with a size
+// at most its own, reached at the same or an earlier level. In product mode the key is the
+// whole state (two runs can roll at different sizes, so neither size dominates).
+func (k proofKey) visitKey(product bool) (proofKey, int64) {
+	if product {
+		return k, 0
+	}
+	s := k.main.size
+	k.main.size = 0
+	return k, s
+}
+
+// dominated says the visited set holds the state's key with a size at most its own.
+func dominated(visited map[proofKey]int64, k proofKey, product bool) bool {
+	key, size := k.visitKey(product)
+	least, seen := visited[key]
+	return seen && least <= size
+}
+
+// visit records the state in the visited set; it reports whether the key is new.
+func visit(visited map[proofKey]int64, k proofKey, product bool) bool {
+	key, size := k.visitKey(product)
+	_, seen := visited[key]
+	visited[key] = size
+	return !seen
+}
+
 func (nd *proofNode) key(o ProveOptions, slotCap int64) proofKey {
 	k := proofKey{main: abstractOf(nd.run, o.Rule, slotCap)}
 	if nd.zero != nil {
@@ -285,7 +316,9 @@ func (nd *proofNode) key(o ProveOptions, slotCap int64) proofKey {
 
 // configResult is one config's exploration.
 type configResult struct {
-	states, transitions int64
+	// states: distinct visited keys (abstract states but the size); visits: the states
+	// expanded, a key once per size that improved on the least before it.
+	states, visits, transitions int64
 	diameter            int
 	complete            bool
 	cex                 []*Counterexample
@@ -297,7 +330,7 @@ type configResult struct {
 type proofChild struct {
 	node  proofNode
 	state proofKey
-	fresh bool // not in the visited set of earlier levels (the merge decides within the level)
+	fresh bool // not dominated in the visited set of earlier levels (the merge decides within the level)
 	fails []int
 	why   []*Violation
 }
@@ -318,7 +351,8 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool)
 		root.zero = newPartialRun(0, zc, o.Rule, o.Mutant)
 	}
 	slotCap := slotCapFor(cfg, o.Alphabet)
-	visited := map[proofKey]struct{}{root.key(o, slotCap): {}}
+	visited := map[proofKey]int64{}
+	visit(visited, root.key(o, slotCap), product)
 	open := func(i int) bool { return cr.cex[i] == nil && (ps[i] == Plateau) == product }
 	// depth 0: the empty workload is a workload too.
 	for i, v := range verdicts(ps, o, cfg, root, open, false) {
@@ -354,14 +388,13 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool)
 						cr.depth[i] = depth
 					}
 				}
-				if !ch.fresh {
+				if !ch.fresh || dominated(visited, ch.state, product) {
 					continue
 				}
-				if _, seen := visited[ch.state]; seen {
-					continue
+				if visit(visited, ch.state, product) {
+					cr.diameter = depth
 				}
-				visited[ch.state] = struct{}{}
-				cr.diameter = depth
+				cr.visits++
 				if !ch.state.terminal(cfg, product) {
 					nextLevel = append(nextLevel, ch.node)
 				}
@@ -375,6 +408,7 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool)
 		}
 	}
 	cr.states = int64(len(visited))
+	cr.visits++ // the root
 	return cr
 }
 
@@ -420,7 +454,7 @@ func proofStep(alphabet []int64, st []int, batches int) (model.Step, int) {
 
 // expand computes every transition of one node. visited is only read (the merge writes it
 // between levels).
-func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd proofNode, steps [][]int, visited map[proofKey]struct{}, open func(int) bool, product bool) []proofChild {
+func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd proofNode, steps [][]int, visited map[proofKey]int64, open func(int) bool, product bool) []proofChild {
 	out := make([]proofChild, 0, len(steps))
 	for _, st := range steps {
 		step, added := proofStep(o.Alphabet, st, nd.batches)
@@ -435,10 +469,9 @@ func expand(ps []*Property, o ProveOptions, cfg model.Config, slotCap int64, nd 
 			}
 		}
 		ch := proofChild{node: child, state: child.key(o, slotCap)}
-		_, seen := visited[ch.state]
-		ch.fresh = !seen
-		// A state seen on an earlier level is never expanded from here: its log is closed in
-		// place rather than copied first.
+		ch.fresh = !dominated(visited, ch.state, product)
+		// A state dominated on an earlier level is never expanded from here: its log is closed
+		// in place rather than copied first.
 		for i, v := range verdicts(ps, o, cfg, child, open, !ch.fresh) {
 			if v != nil {
 				ch.fails, ch.why = append(ch.fails, i), append(ch.why, v)

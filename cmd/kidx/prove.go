@@ -175,6 +175,7 @@ type proveJSON struct {
 	Rule        string              `json:"rule"`
 	Space       proveSpaceJSON      `json:"space"`
 	States      int64               `json:"states"`
+	Visits      int64               `json:"visits"`
 	Transitions int64               `json:"transitions"`
 	Diameter    int                 `json:"diameter"`
 	Seconds     float64             `json:"seconds"`
@@ -206,7 +207,7 @@ func proofDoc(pf *props.Proof) (proveJSON, error) {
 	o := pf.Options
 	doc := proveJSON{Method: "fixpoint", Rule: o.Rule.String(),
 		Space:  proveSpaceJSON{Alphabet: o.Alphabet, MaxAppend: o.MaxAppend, Intervals: o.Intervals, Segments: o.Segments, SegmentIndexBytes: o.IndexBytes, Restarts: o.Restarts},
-		States: pf.States, Transitions: pf.Transitions, Diameter: pf.Diameter, Seconds: pf.Elapsed.Seconds(),
+		States: pf.States, Visits: pf.Visits, Transitions: pf.Transitions, Diameter: pf.Diameter, Seconds: pf.Elapsed.Seconds(),
 		Properties: []proofPropertyJSON{}}
 	for _, r := range pf.Results {
 		pj := proofPropertyJSON{Name: r.Property.Name, Kind: string(r.Kind), Result: r.Result}
@@ -254,7 +255,8 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 		fmt.Fprintf(w, "assumptions: one process lifetime (no restart or recover steps), no time-based rolls, Kafka's exact rules\n")
 	}
 	if pf.Complete {
-		fmt.Fprintf(w, "fixpoint reached: %d states, %d transitions, diameter %d, %.2f s\n", pf.States, pf.Transitions, pf.Diameter, pf.Elapsed.Seconds())
+		fmt.Fprintf(w, "fixpoint reached: %d states (%d visits: a state once per smaller segment size), %d transitions, diameter %d, %.2f s\n",
+			pf.States, pf.Visits, pf.Transitions, pf.Diameter, pf.Elapsed.Seconds())
 		fmt.Fprintf(w, "a proved property holds for every workload of ANY length over this space\n\n")
 	} else {
 		fmt.Fprintf(w, "NO fixpoint: stopped at --max-states after %d states, %d transitions, depth %d, %.2f s; nothing below is proved\n\n",

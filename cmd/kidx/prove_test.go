@@ -34,7 +34,7 @@ func TestProveJSONAndReplay(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if want := []string{"diameter", "method", "properties", "rule", "seconds", "space", "states", "transitions"}; !slices.Equal(keys, want) {
+	if want := []string{"diameter", "method", "properties", "rule", "seconds", "space", "states", "transitions", "visits"}; !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}
 	if want := `{"alphabet":[68,100,700],"maxAppend":2,"index.interval.bytes":[0,100,700],"segment.bytes":[600,1000],"segment.index.bytes":[24,10485760],"restarts":false}`; string(doc["space"]) != want {
