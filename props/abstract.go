@@ -29,9 +29,10 @@ type abstractState struct {
 	// where a lookup of a new offset starts its scan.
 	sinceEntry int64
 	// freeSlots and freeTimeSlots are the offset and time index's free slots before isFull
-	// holds, capped at slotCap (segment.bytes / the smallest batch + 2: a segment cannot
-	// take more entries than it has batches left, so beyond the cap the index never fills
-	// in this segment). They decide shouldRoll's isFull checks and a mid-append overflow.
+	// holds when the index has at most slotCap slots (segment.bytes / the smallest batch
+	// + 2), and slotCap when it has more: a segment cannot take more entries than it has
+	// batches, so such an index never fills (freeSlotsOf). They decide shouldRoll's isFull
+	// checks and a mid-append overflow.
 	// The entry count itself is left out: only the index search depends on it, and that
 	// search is WarmSearchAgrees' business (docs/proofs.md, "Assumptions").
 	freeSlots, freeTimeSlots int64
@@ -59,8 +60,8 @@ func abstractOf(p *partialRun, rule model.AppendRule, slotCap int64) abstractSta
 	oi, ti := s.OffsetIndex(), s.TimeIndex()
 	// OffsetIndex.isFull: entries >= maxEntries; TimeIndex.isFull: entries >= maxEntries - 1.
 	a := abstractState{size: s.Size(), counter: s.BytesSinceLastIndexEntry(), sinceEntry: -1,
-		freeSlots:     min(int64(oi.MaxEntries()-oi.Entries()), slotCap),
-		freeTimeSlots: min(int64(ti.MaxEntries()-1-ti.Entries()), slotCap)}
+		freeSlots:     freeSlotsOf(int64(oi.MaxEntries()), int64(oi.Entries()), slotCap),
+		freeTimeSlots: freeSlotsOf(int64(ti.MaxEntries())-1, int64(ti.Entries()), slotCap)}
 	if n := oi.Entries(); n > 0 {
 		e, _ := oi.Entry(n - 1)
 		a.sinceEntry = a.size - e.Position
@@ -92,4 +93,16 @@ func segmentUnits(t SegmentTrace, batches int, rule model.AppendRule) int {
 // segment of segment.bytes can take (one per batch at most, per-batch or per-append).
 func slotCapFor(cfg model.Config, alphabet []int64) int64 {
 	return cfg.SegmentBytes/slices.Min(alphabet) + 2
+}
+
+// freeSlotsOf is abstractState's free slots of an index with slots usable slots and
+// entries entries: counted when the index can fill within a segment (slots at most the
+// cap), the cap itself otherwise. The choice depends on segment.index.bytes alone, so
+// two logs of one config never disagree on it, and the count steps by one per entry
+// (abstractStepper counts the same way).
+func freeSlotsOf(slots, entries, slotCap int64) int64 {
+	if slots <= slotCap {
+		return slots - entries
+	}
+	return slotCap
 }

@@ -108,6 +108,10 @@ type ProveOptions struct {
 	// undecided properties are then Unknown.
 	MaxStates int64
 	Workers   int // default GOMAXPROCS
+	// ModelPath steps every state with a cloned model log and checks every property with
+	// its own Check (the reference; always taken under a mutant and for Plateau's
+	// product) instead of abstractStepper (docs/proofs.md, "The fast path").
+	ModelPath bool
 }
 
 func (o *ProveOptions) defaults() {
@@ -216,7 +220,15 @@ func Prove(o ProveOptions) (*Proof, error) {
 					if product && (I == 0 || I >= slices.Max(o.Alphabet)) {
 						continue
 					}
-					cr := proveConfig(ps, o, cfg, product)
+					var cr configResult
+					if !product && !o.ModelPath && o.Mutant == model.Exact {
+						var err error
+						if cr, err = proveConfigFast(ps, o, cfg); err != nil {
+							return nil, err
+						}
+					} else {
+						cr = proveConfig(ps, o, cfg, product)
+					}
 					pf.States += cr.states
 					pf.Visits += cr.visits
 					pf.Transitions += cr.transitions
@@ -319,10 +331,10 @@ type configResult struct {
 	// states: distinct visited keys (abstract states but the size); visits: the states
 	// expanded, a key once per size that improved on the least before it.
 	states, visits, transitions int64
-	diameter            int
-	complete            bool
-	cex                 []*Counterexample
-	depth               []int
+	diameter                    int
+	complete                    bool
+	cex                         []*Counterexample
+	depth                       []int
 }
 
 // proofChild is one transition: the extended workload, its state and log, and the

@@ -1,0 +1,241 @@
+package props
+
+import "kidx/model"
+
+// abstractStepper steps an abstractState directly, without a model log: the prover's fast
+// path (docs/proofs.md, "The fast path"). It is a fourth writing of Kafka's append rule,
+// after model, segment and the SMT encoding, for the two eras the prover explores (per-batch:
+// 4.1-4.4, KAFKA-806; per-append: 3.7-4.0.0), in the space's workloads only (timestamps
+// increase by batch, offsets far below 2^31, no time rolls). It is trusted because it is
+// tested against the model: after every step of random workloads its state is abstractOf
+// of the model's log, and its verdicts are the properties' own Checks on the concrete
+// workload (stepper_test.go); and a proof made with it equals the one made with the model
+// (same states, transitions and counterexamples). Mutants (model/mutant.go) are not
+// written here: a proof under a mutant takes the model path.
+type abstractStepper struct {
+	rule     model.AppendRule
+	interval int64 // index.interval.bytes
+	segment  int64 // segment.bytes
+	// fresh is a new segment's state: its free slots are those of segment.index.bytes.
+	fresh abstractState
+	// boundedSlots / boundedTimeSlots: the index can fill within one segment (its slots
+	// are at most the cap), so its free slots are counted; otherwise they stay at the cap.
+	boundedSlots, boundedTimeSlots bool
+	// records per alphabet letter (exhaustiveBatch's convention).
+	records []int64
+	sizes   []int64
+}
+
+// newAbstractStepper reads the index capacities off a fresh model segment, so that the
+// stepper and the model agree on segment.index.bytes' slots by construction.
+func newAbstractStepper(cfg model.Config, rule model.AppendRule, alphabet []int64, slotCap int64) *abstractStepper {
+	p := newPartialRun(0, cfg, rule, model.Exact)
+	s := p.log.Active()
+	oi, ti := int64(s.OffsetIndex().MaxEntries()), int64(s.TimeIndex().MaxEntries())
+	st := &abstractStepper{rule: rule, interval: cfg.IndexIntervalBytes, segment: cfg.SegmentBytes,
+		boundedSlots: oi <= slotCap, boundedTimeSlots: ti-1 <= slotCap, sizes: alphabet}
+	st.fresh = abstractState{sinceEntry: -1, freeSlots: min(oi, slotCap), freeTimeSlots: min(ti-1, slotCap)}
+	for k := range alphabet {
+		st.records = append(st.records, exhaustiveBatch(alphabet, k, 0).Records)
+	}
+	return st
+}
+
+// stepOutcome is what one step did, as the properties see it: the index of each property
+// it violates or witnesses (ProvedProperties' order) is set in fails.
+type stepOutcome struct {
+	next  abstractState
+	fails uint32
+}
+
+// Bits of stepOutcome.fails, by property (ProvedProperties' order).
+const (
+	failFirstBatch = 1 << iota
+	failScanBound
+	failPlateau // never set here: Plateau takes the model path (a product of two runs)
+	failEmptyAbove
+	failEntriesAtBoundaries
+	failStrictlyIncreasing
+	failLookupHits
+	failOverflowQuestion
+	failIndexFullRoll
+	failMidAppendOverflow
+	failCliff
+)
+
+// restart is Log.Restart: the active segment becomes inactive (its closing time-index entry
+// with skipFullCheck: TimeIndex.maybeAppend throws BufferOverflow past the last slot) and is
+// reopened by a new LogSegment object, byte counter 0, max timestamp its last time entry's.
+func (st *abstractStepper) restart(a abstractState) stepOutcome {
+	if a.stopped {
+		return stepOutcome{next: a}
+	}
+	if a.timePending {
+		if st.boundedTimeSlots && a.freeTimeSlots < 0 {
+			return stepOutcome{next: abstractState{stopped: true}}
+		}
+		if st.boundedTimeSlots {
+			a.freeTimeSlots--
+		}
+		a.timePending = false
+	}
+	a.midReset = a.midReset || a.size > 0
+	a.counter = 0
+	return stepOutcome{next: a}
+}
+
+// appendLetters is UnifiedLog.append of one append whose batches are the alphabet letters
+// ks: the oversize rejection, shouldRoll, then LogSegment.append under the stepper's rule.
+func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome {
+	if a.stopped {
+		return stepOutcome{next: a}
+	}
+	var total int64
+	for _, k := range ks {
+		total += st.sizes[k]
+	}
+	// UnifiedLog.append: RecordBatchTooLargeException before maybeRoll; nothing written.
+	if total > st.segment {
+		return stepOutcome{next: a}
+	}
+	var out stepOutcome
+	// LogSegment.shouldRoll (docs/kafka.md §8), in Kafka's order: size > segment.bytes -
+	// append, then offsetIndex.isFull (entries >= maxEntries), then timeIndex.isFull
+	// (entries >= maxEntries - 1, its last slot reserved for the closing entry).
+	offsetFull := st.boundedSlots && a.freeSlots <= 0
+	timeFull := st.boundedTimeSlots && a.freeTimeSlots <= 0
+	if roll := a.size > st.segment-total; roll || offsetFull || timeFull {
+		if a.size > 0 && !roll {
+			out.fails |= failIndexFullRoll
+		}
+		if a.size > 0 && a.timePending && st.boundedTimeSlots && a.freeTimeSlots < 0 {
+			// LocalLog.roll: the closing maybeAppend (skipFullCheck) past the last slot throws.
+			return stepOutcome{next: abstractState{stopped: true}, fails: out.fails | failOverflowQuestion | failMidAppendOverflow}
+		}
+		// The old segment's closing entry uses the reserved slot; it was checked when that
+		// state was reached (a workload can end there), so only the fresh segment goes on.
+		a = st.fresh
+	}
+	// prev is the unit before this one in the segment (ScanBound's bound adds it).
+	prev := a.lastUnit
+	// scanStart is where a lookup of an offset not named by a new entry starts: the last
+	// entry's position, or the segment's start (0) without one, as bytes before the end.
+	since := func(a abstractState) int64 {
+		if a.sinceEntry < 0 {
+			return a.size
+		}
+		return a.sinceEntry
+	}
+	entryAdded := false
+	// addEntry is LogSegment.append's index check body (Segment.addIndexEntry): offsetIndex.append
+	// throws on a full index, then timeIndex.maybeAppend (not skipFullCheck) throws on a full
+	// one even if it would not append; the timestamp is always new here (timestamps increase
+	// by batch), so it appends. False: Kafka threw, the log stops (the segment rolled back).
+	addEntry := func(a *abstractState) bool {
+		if st.boundedSlots && a.freeSlots <= 0 || st.boundedTimeSlots && a.freeTimeSlots <= 0 {
+			return false
+		}
+		if st.boundedSlots {
+			a.freeSlots--
+		}
+		if st.boundedTimeSlots {
+			a.freeTimeSlots--
+		}
+		a.timePending = false
+		entryAdded = true
+		return true
+	}
+	if st.rule == model.PerBatch {
+		// KAFKA-806: per batch, the max timestamp first, then the check (strict >, before the
+		// increment), then the batch's size; the entry names the batch's last offset at its
+		// start.
+		for _, k := range ks {
+			b := st.sizes[k]
+			a.timePending = true
+			pre := a
+			due := a.counter > st.interval
+			if due {
+				if !addEntry(&a) {
+					out.fails |= failOverflowQuestion | failMidAppendOverflow
+					return stepOutcome{next: abstractState{stopped: true}, fails: out.fails}
+				}
+				if a.counter == 0 {
+					out.fails |= failFirstBatch // a first batch after a reset indexed
+				}
+				if pre.sinceEntry == 0 {
+					out.fails |= failStrictlyIncreasing
+				}
+				a.counter, a.sinceEntry = 0, 0
+			}
+			// ScanBound: the batch's offsets below an entry naming its last one start at the
+			// previous entry (or byte 0); bound min(I + the batch before, S). An offset named
+			// by the new entry starts at the batch itself.
+			if (!due || st.records[k] > 1) && !a.midReset && since(pre) > min(st.interval+prev, st.segment) {
+				out.fails |= failScanBound
+			}
+			if since(pre) < 0 {
+				out.fails |= failLookupHits
+			}
+			a.counter += b
+			a.size += b
+			if a.sinceEntry >= 0 {
+				a.sinceEntry += b
+			}
+			prev = b
+			a.lastUnit = b
+		}
+		a.batches = uint8(min(int(a.batches)+len(ks), 2))
+	} else {
+		// 3.7-4.0.0: one check per append, the entry names the append's last offset at the
+		// append's start (LogSegment.append before KAFKA-806).
+		a.timePending = true
+		pre := a
+		due := a.counter > st.interval
+		if due {
+			if !addEntry(&a) {
+				out.fails |= failOverflowQuestion | failMidAppendOverflow
+				return stepOutcome{next: abstractState{stopped: true}, fails: out.fails}
+			}
+			if a.counter == 0 {
+				out.fails |= failFirstBatch
+			}
+			if pre.sinceEntry == 0 {
+				out.fails |= failStrictlyIncreasing
+			}
+			if len(ks) > 1 {
+				// The entry names the append's last offset at its first batch, which ends
+				// earlier: DumpLogSegments' mismatch (a question under per-append).
+				out.fails |= failEntriesAtBoundaries
+			}
+			a.counter, a.sinceEntry = 0, 0
+		}
+		// ScanBound, per append: an offset below the append's last one starts at the
+		// previous entry; the bound min(I + the append before + bytes into this one, S)
+		// holds for every batch of the append iff it holds at the append's start.
+		if !a.midReset {
+			var off int64
+			for j, k := range ks {
+				floored := !due || j < len(ks)-1 || st.records[k] > 1
+				if floored && since(pre)+off > min(st.interval+prev+off, st.segment) {
+					out.fails |= failScanBound
+				}
+				off += st.sizes[k]
+			}
+		}
+		a.counter += total
+		a.size += total
+		if a.sinceEntry >= 0 {
+			a.sinceEntry += total
+		}
+		a.lastUnit = total
+		a.batches = uint8(min(int(a.batches)+1, 2))
+	}
+	if entryAdded && st.interval >= st.segment {
+		out.fails |= failEmptyAbove
+	}
+	if a.batches >= 2 && a.sinceEntry < 0 {
+		out.fails |= failCliff
+	}
+	out.next = a
+	return out
+}
