@@ -75,8 +75,9 @@ fuzz:
 
 # Long property runs: 100 000 rapid cases per property and rule, then the full exhaustive
 # default space (L = 7: measured 1060 s per-batch and 705 s per-append on 2 vCPUs), the
-# parametric proofs' benchmark, then kidx prove's default space for any length (6 s), and a
-# smaller one with restarts (4 s: restarts make the default space too large, docs/proofs.md).
+# parametric proofs' benchmark, then kidx prove: its default space with and without restarts
+# (under 1 s), the same default space as check --exhaustive for ANY length (about 1 s per
+# rule on 2 vCPUs), and that space with appends of two batches (about 25 s).
 check-long: build z3
 	RAPID_CHECKS=100000 $(GO) test -count=1 -timeout 60m ./props/ ./fuzz/
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 5x ./props/smt/
@@ -85,7 +86,15 @@ check-long: build z3
 	./$(BIN) check --exhaustive --max-len 7 --rule per-batch
 	./$(BIN) check --exhaustive --max-len 7 --rule per-append
 	./$(BIN) prove
-	./$(BIN) prove --restarts --alphabet 68,100,700 --segments 600,1000 --intervals 0,100,700,1000
+	./$(BIN) prove --restarts
+	./$(BIN) prove $(PROVE_EXHAUSTIVE) --max-append 1
+	./$(BIN) prove $(PROVE_EXHAUSTIVE) --max-append 2
+	$(GO) test -count=1 -run '^$$' -bench 'Prove' -benchtime 3x ./props/
+
+# check --exhaustive's default space (props.DefaultAlphabet, DefaultIntervals, DefaultSegments,
+# Kafka's segment.index.bytes) as kidx prove flags.
+PROVE_EXHAUSTIVE := --alphabet 68,100,4095,4096,4097,16350 --intervals 0,100,4095,4096,4097,16350 \
+	--segments 16350,32700,65400 --index-bytes 10485760
 
 # Renders the HTML reports (default whatif, a grid sweep, analyze of golden partitions) in
 # headless Chromium and fails on a broken page: a chart missing or of no size, a script error,

@@ -38,9 +38,25 @@ func proveConfigFast(ps []*Property, o ProveOptions, cfg model.Config) (configRe
 			cr.cex[i] = &Counterexample{Workload: (&Case{Config: cfg, Rule: o.Rule}).Workload(), Explanation: v.Explanation, Compare: v.Compare}
 		}
 	}
-	// bit i of stepOutcome.fails is ProvedProperties()[i]; ps is that list.
-	visited := map[proofKey]int64{}
-	visit(visited, proofKey{main: st.fresh}, false)
+	// bit i of stepOutcome.fails is ProvedProperties()[i]; ps is that list. The visited
+	// set maps a state but its size (packed when the config's widths fit) to the least
+	// size seen, as on the model path (dominated, visit).
+	pk := newPacker(st, slotCap)
+	if !pk.ok {
+		return proveConfigFastWide(ps, o, cfg)
+	}
+	visited := map[packedState]int64{}
+	dominatedFast := func(a abstractState) bool {
+		least, seen := visited[pk.pack(a)]
+		return seen && least <= a.size
+	}
+	visitFast := func(a abstractState) bool {
+		k := pk.pack(a)
+		_, seen := visited[k]
+		visited[k] = a.size
+		return !seen
+	}
+	visitFast(st.fresh)
 	// parent and stepOf, per visit: how it was reached (the root is visit 0).
 	parent, stepOf := []int32{-1}, []int32{-1}
 	type fastNode struct {
@@ -70,7 +86,7 @@ func proveConfigFast(ps []*Property, o ProveOptions, cfg model.Config) (configRe
 								so = st.appendLetters(level[n].state, s)
 							}
 							out[si] = fastChild{state: so.next, step: int32(si), fails: so.fails,
-								fresh: !dominated(visited, proofKey{main: so.next}, false)}
+								fresh: !dominatedFast(so.next)}
 						}
 						children[n] = out
 					}
@@ -83,7 +99,7 @@ func proveConfigFast(ps []*Property, o ProveOptions, cfg model.Config) (configRe
 			for _, ch := range children[n] {
 				cr.transitions++
 				for i := range ps {
-					if ch.fails&(1<<i) != 0 && cr.cex[i] == nil {
+					if ch.fails != 0 && ch.fails&(1<<i) != 0 && cr.cex[i] == nil {
 						steps := fastWorkload(parent, stepOf, level[n].visit, ch.step)
 						cx, err := confirmCounterexample(ps[i], o, cfg, steps)
 						if err != nil {
@@ -92,11 +108,10 @@ func proveConfigFast(ps []*Property, o ProveOptions, cfg model.Config) (configRe
 						cr.cex[i], cr.depth[i] = cx, depth
 					}
 				}
-				k := proofKey{main: ch.state}
-				if !ch.fresh || dominated(visited, k, false) {
+				if !ch.fresh || dominatedFast(ch.state) {
 					continue
 				}
-				if visit(visited, k, false) {
+				if visitFast(ch.state) {
 					cr.diameter = depth
 				}
 				cr.visits++
@@ -157,4 +172,10 @@ func mustWorkloadJSON(w model.Workload) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// proveConfigFastWide is for a config whose states do not pack into 128 bits (segments near
+// 2^31 bytes with an index that can fill): the model path, whose key is the struct.
+func proveConfigFastWide(ps []*Property, o ProveOptions, cfg model.Config) (configResult, error) {
+	return proveConfig(ps, o, cfg, false), nil
 }

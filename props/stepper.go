@@ -239,3 +239,69 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 	out.next = a
 	return out
 }
+
+// packedState is a fast-path visited key: an abstractState but its size, in two words
+// (the struct itself is 64 bytes, and hashing it was most of the search's time).
+type packedState [2]uint64
+
+// packer lays a config's states out in 128 bits: counter, sinceEntry + 1 and lastUnit are
+// at most segment.bytes (< 2^31), the free slots are at most the cap, plus -1 (the time
+// index's closing entry uses its reserved slot) and only counted when the index can fill
+// (freeSlotsOf), and four flags. ok is false when a config's widths do not fit; the fast
+// path then uses the struct as its key.
+type packer struct {
+	wide         uint // bits of counter, sinceEntry + 1, lastUnit
+	slots, times uint // bits of freeSlots + 1, freeTimeSlots + 1 (0: not counted)
+	ok           bool
+}
+
+func bitsFor(v int64) uint {
+	n := uint(0)
+	for ; v > 0; v >>= 1 {
+		n++
+	}
+	return n
+}
+
+func newPacker(st *abstractStepper, slotCap int64) packer {
+	p := packer{wide: bitsFor(st.segment + 1)}
+	if st.boundedSlots {
+		p.slots = bitsFor(slotCap + 1)
+	}
+	if st.boundedTimeSlots {
+		p.times = bitsFor(slotCap + 1)
+	}
+	p.ok = 3*p.wide+p.slots+p.times+6 <= 128
+	return p
+}
+
+// pack writes a's fields but its size; unpack is not needed (the frontier keeps states).
+func (p packer) pack(a abstractState) packedState {
+	var out packedState
+	at := uint(0)
+	put := func(v uint64, w uint) {
+		if w == 0 {
+			return
+		}
+		i, off := at/64, at%64
+		out[i] |= v << off
+		if off+w > 64 {
+			out[i+1] |= v >> (64 - off)
+		}
+		at += w
+	}
+	flag := func(b bool) uint64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	put(uint64(a.counter), p.wide)
+	put(uint64(a.sinceEntry+1), p.wide)
+	put(uint64(a.lastUnit), p.wide)
+	put(uint64(a.freeSlots+1), p.slots)
+	put(uint64(a.freeTimeSlots+1), p.times)
+	put(uint64(a.batches), 2)
+	put(flag(a.timePending)|flag(a.midReset)<<1|flag(a.stopped)<<2, 3)
+	return out
+}
