@@ -49,13 +49,69 @@ type abstractState struct {
 	// midReset: a restart reset the counter after the segment's first batch, so ScanBound's
 	// premise (one process lifetime) no longer holds for the segment.
 	midReset bool
+	// The rebuild: what LogSegment.recover would rebuild from the active segment's batches
+	// now (docs/kafka.md §3: per batch, its own counter from byte 0), kept only when the space
+	// has recover steps (all zero otherwise). rCounter is validBytes - lastIndexEntry, the
+	// rebuild's next check; rHasEntry, whether it has an entry; rFreeSlots and
+	// rFreeTimeSlots, its free slots (as freeSlots, before its closing time entry);
+	// rLastIndexed, whether the last batch got an entry (then the closing time entry adds
+	// nothing); sameIndex, whether the live offset index equals the rebuilt one; rOverflow,
+	// whether the rebuild throws (an index fills: recover would stop the log), after which
+	// the other fields are zero.
+	rCounter                   int64
+	rFreeSlots, rFreeTimeSlots int64
+	rHasEntry, rLastIndexed    bool
+	sameIndex, rOverflow       bool
 }
 
-// abstractOf maps a log (a workload prefix's partial run) to its abstract state.
+// abstractOf maps a log (a workload prefix's partial run) to its abstract state, without
+// the rebuild's fields.
 func abstractOf(p *partialRun, rule model.AppendRule, slotCap int64) abstractState {
+	return abstractOfWith(p, rule, slotCap, false)
+}
+
+// abstractOfWith is abstractOf, with the rebuild's fields when recovers is set: read off the
+// model's own recover, run on a copy of the log.
+func abstractOfWith(p *partialRun, rule model.AppendRule, slotCap int64, recovers bool) abstractState {
 	if p.done() {
 		return abstractState{stopped: true}
 	}
+	a := liveAbstract(p, rule, slotCap)
+	if recovers {
+		rebuildOf(p, &a, slotCap)
+	}
+	return a
+}
+
+// rebuildOf fills the rebuild's fields of a from a recover step run on a copy of p.
+func rebuildOf(p *partialRun, a *abstractState, slotCap int64) {
+	q := p.extend(model.Step{Recover: true})
+	if q.done() {
+		a.rOverflow = true
+		return
+	}
+	s := q.log.Active()
+	oi := s.OffsetIndex()
+	live := p.log.Active().OffsetIndex().All()
+	rebuilt := oi.All()
+	a.sameIndex = slices.Equal(live, rebuilt)
+	n := int64(len(rebuilt))
+	a.rCounter = s.Size()
+	if n > 0 {
+		last := rebuilt[n-1]
+		a.rHasEntry = true
+		a.rCounter = s.Size() - last.Position
+		bs := s.Batches()
+		a.rLastIndexed = bs[len(bs)-1].Position == last.Position
+	}
+	// Before its closing entry the rebuilt time index has one entry per rebuilt offset
+	// entry (every batch's timestamp is new).
+	a.rFreeSlots = freeSlotsOf(int64(oi.MaxEntries()), n, slotCap)
+	a.rFreeTimeSlots = freeSlotsOf(int64(s.TimeIndex().MaxEntries())-1, n, slotCap)
+}
+
+// liveAbstract is the abstract state of p's live segment (p not done).
+func liveAbstract(p *partialRun, rule model.AppendRule, slotCap int64) abstractState {
 	s := p.log.Active()
 	oi, ti := s.OffsetIndex(), s.TimeIndex()
 	// OffsetIndex.isFull: entries >= maxEntries; TimeIndex.isFull: entries >= maxEntries - 1.

@@ -71,12 +71,43 @@ var Cliff = &Property{
 	},
 }
 
+// RecoverOverflow (sometimes): LogSegment.recover throws because an index fills while it
+// rebuilds (per batch, docs/kafka.md §3): a segment written under a rule that indexes less
+// often, or whose counter restarted, can need more entries than segment.index.bytes holds,
+// and the broker cannot load the log. Decided with recover steps only (ProveOptions.Recovers).
+var RecoverOverflow = &Property{
+	Name:    "RecoverOverflow",
+	Kafka:   "LogSegment.recover: offsetIndex.append / timeIndex.maybeAppend throw on a full index while rebuilding per batch (docs/kafka.md §2.4, §3)",
+	KindFor: always(Sometimes),
+	Check: func(c *Case) *Violation {
+		for _, e := range c.Run().Log.Events() {
+			if e.Step < len(c.Steps) && c.Steps[e.Step].Recover && (e.Kind == model.EventOffsetIndexFull || e.Kind == model.EventTimeIndexFull) {
+				return violation("recover() rebuilds per batch, with its own counter", "step %d (recover): %s: Kafka throws %q (segment.index.bytes=%d)",
+					e.Step, e.Kind, e.Message, c.Config.SegmentIndexBytes)
+			}
+		}
+		return nil
+	},
+}
+
+// provedProperties are the properties a space decides: ProvedProperties, then with recover
+// steps RecoveryRebuildsSameIndex and RecoverOverflow (the fast path's bits follow this
+// order).
+func provedProperties(o ProveOptions) []*Property {
+	ps := ProvedProperties()
+	if o.Recovers {
+		ps = append(ps, RecoveryRebuildsSameIndex, RecoverOverflow)
+	}
+	return ps
+}
+
 // ProvedProperties are the properties the fixpoint decides, in docs/contract.md §6's order,
 // then the sometimes properties. Plateau, which compares the run with one at interval 0, is
 // decided by a second exploration over the product of both runs (proveConfig's product
 // mode). The others compare two runs over the whole log with no finite state
-// (DensityMonotone), need a product not built (MaxScanMonotoneInInterval) or need recover
-// steps (RecoveryRebuildsSameIndex); NotProved says so.
+// (DensityMonotone) or need a product not built (MaxScanMonotoneInInterval); with recover
+// steps in the space (provedProperties), RecoveryRebuildsSameIndex and RecoverOverflow are
+// decided too. NotProved says so.
 func ProvedProperties() []*Property {
 	return []*Property{FirstBatchNeverIndexed, ScanBound, Plateau, EmptyAboveSegment, EntriesAtBatchBoundaries,
 		StrictlyIncreasing, LookupHitsTarget, NoIndexOverflowMidAppend,
@@ -87,7 +118,7 @@ func ProvedProperties() []*Property {
 var NotProved = map[string]string{
 	"DensityMonotone":           "compares the total entries of two runs over the whole log, which no finite state bounds",
 	"MaxScanMonotoneInInterval": "compares the maximum scan of two runs over the whole log: a product of two explorations, not built",
-	"RecoveryRebuildsSameIndex": "needs recover steps, which the space leaves out",
+	"RecoveryRebuildsSameIndex": "needs recover steps in the space (--recovers)",
 	"WarmSearchAgrees":          "is about the index search over n entries, for every n; the abstract state leaves n out (an assumption of the proof, checked by kidx check and model's search tests)",
 }
 
@@ -103,6 +134,11 @@ type ProveOptions struct {
 	// active segment is closed and reopened by a new LogSegment object, whose byte counter
 	// is 0 (docs/kafka.md §2.3).
 	Restarts bool
+	// Recovers adds an unclean restart (model.Step{Recover: true}): LogSegment.recover
+	// rebuilds the active segment's indexes per batch (docs/kafka.md §3). The abstract state
+	// then carries what recover would rebuild, and RecoveryRebuildsSameIndex and
+	// RecoverOverflow are decided.
+	Recovers bool
 	Mutant   model.Mutant
 	// MaxStates stops the exploration of a config past this many states (default 20 M): its
 	// undecided properties are then Unknown.
@@ -205,7 +241,7 @@ func Prove(o ProveOptions) (*Proof, error) {
 		return nil, err
 	}
 	start := time.Now()
-	ps := ProvedProperties()
+	ps := provedProperties(o)
 	pf := &Proof{Options: o, Complete: true}
 	best := make([]*Counterexample, len(ps))
 	bestDepth := make([]int, len(ps))
@@ -319,9 +355,9 @@ func visit(visited map[proofKey]int64, k proofKey, product bool) bool {
 }
 
 func (nd *proofNode) key(o ProveOptions, slotCap int64) proofKey {
-	k := proofKey{main: abstractOf(nd.run, o.Rule, slotCap)}
+	k := proofKey{main: abstractOfWith(nd.run, o.Rule, slotCap, o.Recovers)}
 	if nd.zero != nil {
-		k.zero, k.smallest = abstractOf(nd.zero, o.Rule, slotCap), nd.smallest
+		k.zero, k.smallest = abstractOfWith(nd.zero, o.Rule, slotCap, o.Recovers), nd.smallest
 	}
 	return k
 }
@@ -355,7 +391,7 @@ type proofChild struct {
 // property but Plateau.
 func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool) configResult {
 	cr := configResult{complete: true, cex: make([]*Counterexample, len(ps)), depth: make([]int, len(ps))}
-	steps := proofSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
+	steps := proofSteps(o)
 	root := proofNode{run: newPartialRun(0, cfg, o.Rule, o.Mutant)}
 	if product {
 		zc := cfg
@@ -424,12 +460,25 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool)
 	return cr
 }
 
-// restartStep marks a restart in proofSteps' lists.
-const restartStep = -1
+// restartStep and recoverStep mark a restart and a recover in proofSteps' lists.
+const (
+	restartStep = -1
+	recoverStep = -2
+)
 
-// proofSteps lists every append of 1..k batches as alphabet indexes, shortest first, then
-// a restart ([restartStep]) when restarts are in the space.
-func proofSteps(alphabet, k int, restarts bool) [][]int {
+// proofSteps lists the space's steps: every append of 1..k batches as alphabet indexes,
+// shortest first, then a restart ([restartStep]) and a recover ([recoverStep]) when the
+// space has them.
+func proofSteps(o ProveOptions) [][]int {
+	out := appendSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
+	if o.Recovers {
+		out = append(out, []int{recoverStep})
+	}
+	return out
+}
+
+// appendSteps is proofSteps without recovers.
+func appendSteps(alphabet, k int, restarts bool) [][]int {
 	var out [][]int
 	var gen func(prefix []int, n int)
 	gen = func(prefix []int, n int) {
@@ -456,6 +505,9 @@ func proofSteps(alphabet, k int, restarts bool) [][]int {
 func proofStep(alphabet []int64, st []int, batches int) (model.Step, int) {
 	if len(st) == 1 && st[0] == restartStep {
 		return model.Step{Restart: true}, 0
+	}
+	if len(st) == 1 && st[0] == recoverStep {
+		return model.Step{Recover: true}, 0
 	}
 	bs := make([]model.Batch, len(st))
 	for j, k := range st {

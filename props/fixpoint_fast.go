@@ -26,9 +26,9 @@ type fastChild struct {
 // property's own Check on the model, and a disagreement is an error, not a result.
 func proveConfigFast(ps []*Property, o ProveOptions, cfg model.Config) (configResult, error) {
 	cr := configResult{complete: true, cex: make([]*Counterexample, len(ps)), depth: make([]int, len(ps))}
-	steps := proofSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
+	steps := proofSteps(o)
 	slotCap := slotCapFor(cfg, o.Alphabet)
-	st := newAbstractStepper(cfg, o.Rule, o.Alphabet, slotCap)
+	st := newAbstractStepper(cfg, o.Rule, o.Alphabet, slotCap, o.Recovers)
 	// The empty workload is a workload too: its verdicts come from the model, as on the
 	// model path.
 	root := proofNode{run: newPartialRun(0, cfg, o.Rule, model.Exact)}
@@ -80,9 +80,12 @@ func proveConfigFast(ps []*Property, o ProveOptions, cfg model.Config) (configRe
 						out := make([]fastChild, len(steps))
 						for si, s := range steps {
 							var so stepOutcome
-							if s[0] == restartStep {
+							switch s[0] {
+							case restartStep:
 								so = st.restart(level[n].state)
-							} else {
+							case recoverStep:
+								so = st.recover(level[n].state)
+							default:
 								so = st.appendLetters(level[n].state, s)
 							}
 							out[si] = fastChild{state: so.next, step: int32(si), fails: so.fails,
@@ -149,7 +152,7 @@ func fastWorkload(parent, stepOf []int32, v, step int32) []int32 {
 // property's own Check on the model: the explanation is the model's, and a workload the
 // model does not confirm is the stepper's error, reported as such.
 func confirmCounterexample(p *Property, o ProveOptions, cfg model.Config, idx []int32) (*Counterexample, error) {
-	all := proofSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
+	all := proofSteps(o)
 	var steps []model.Step
 	batches := 0
 	for _, i := range idx {

@@ -243,3 +243,64 @@ func BenchmarkProveDefaultExhaustive(b *testing.B) {
 	b.ReportMetric(float64(pf.Transitions)/sec/float64(runtime.GOMAXPROCS(0)), "generated/s/core")
 	b.ReportMetric(float64(pf.States)/sec, "distinct/s")
 }
+
+// Issue 12, item 1, recover steps: the small space with an unclean restart between any two
+// appends. Expected by hand from LogSegment.recover (docs/kafka.md §3: it rebuilds per batch
+// with its own counter from byte 0) and the isFull rules (segment.index.bytes=24: 3 offset
+// slots, the time index full at 1 entry, its second slot reserved for the closing entry):
+//   - per-append, one append of two 68-byte batches at I=0 is never indexed live (a
+//     segment's first unit), and the rebuild indexes its second batch: a finding in 1 step;
+//   - per-batch, live and rebuild agree until a recover resets the live counter: 68, a
+//     recover, 68 (the live counter is 0, the rebuild's 68 > 0): 3 steps;
+//   - a rebuild overflows when it needs a second time entry where the live index had one:
+//     per-append 68+68, 68 (the live index has 1 entry), then a recover (2 rebuilt
+//     entries, the second one's time entry throws): 3 steps. Per-batch it cannot: before
+//     any recover the rebuild is the live index, which fit; after a recover of a non-empty
+//     segment its 24-byte time index holds at least the closing entry, so it is full and
+//     the next append rolls (and 10 MiB never fills).
+func TestProveRecovers(t *testing.T) {
+	for _, tc := range []struct {
+		rule model.AppendRule
+		// depth: the shortest counterexample's steps; 0: unreachable in the space.
+		depth map[string]int
+	}{
+		{model.PerBatch, map[string]int{"RecoveryRebuildsSameIndex": 3, "RecoverOverflow": 0}},
+		{model.PerAppend, map[string]int{"RecoveryRebuildsSameIndex": 1, "RecoverOverflow": 3}},
+	} {
+		t.Run(tc.rule.String(), func(t *testing.T) {
+			o := smallProofSpace
+			o.Rule, o.Recovers = tc.rule, true
+			pf, err := Prove(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !pf.Complete {
+				t.Fatal("no fixpoint")
+			}
+			t.Logf("%d states, %d transitions, diameter %d, %s", pf.States, pf.Transitions, pf.Diameter, pf.Elapsed)
+			for _, r := range pf.Results {
+				want, ok := tc.depth[r.Property.Name]
+				if r.Kind == Invariant && r.Result != Proved {
+					t.Errorf("%s: %s, want proved: %v", r.Property.Name, r.Result, r.Counterexample)
+				}
+				if !ok {
+					continue
+				}
+				if want == 0 {
+					if r.Result != Violated || r.Counterexample != nil {
+						t.Errorf("%s: %s, want unreachable (violated, no witness)", r.Property.Name, r.Result)
+					}
+					continue
+				}
+				if r.Counterexample == nil {
+					t.Errorf("%s: %s, no counterexample", r.Property.Name, r.Result)
+					continue
+				}
+				if got := len(r.Counterexample.Workload.Steps); got != want {
+					b, _ := r.Counterexample.Workload.MarshalJSON()
+					t.Errorf("%s: shortest counterexample of %d steps, want %d: %s", r.Property.Name, got, want, b)
+				}
+			}
+		})
+	}
+}

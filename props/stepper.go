@@ -24,17 +24,22 @@ type abstractStepper struct {
 	// records per alphabet letter (exhaustiveBatch's convention).
 	records []int64
 	sizes   []int64
+	// recovers: the space has recover steps, so the state carries the rebuild's fields.
+	recovers bool
 }
 
 // newAbstractStepper reads the index capacities off a fresh model segment, so that the
 // stepper and the model agree on segment.index.bytes' slots by construction.
-func newAbstractStepper(cfg model.Config, rule model.AppendRule, alphabet []int64, slotCap int64) *abstractStepper {
+func newAbstractStepper(cfg model.Config, rule model.AppendRule, alphabet []int64, slotCap int64, recovers bool) *abstractStepper {
 	p := newPartialRun(0, cfg, rule, model.Exact)
 	s := p.log.Active()
 	oi, ti := int64(s.OffsetIndex().MaxEntries()), int64(s.TimeIndex().MaxEntries())
 	st := &abstractStepper{rule: rule, interval: cfg.IndexIntervalBytes, segment: cfg.SegmentBytes,
-		boundedSlots: oi <= slotCap, boundedTimeSlots: ti-1 <= slotCap, sizes: alphabet}
-	st.fresh = abstractState{sinceEntry: -1, freeSlots: min(oi, slotCap), freeTimeSlots: min(ti-1, slotCap)}
+		boundedSlots: oi <= slotCap, boundedTimeSlots: ti-1 <= slotCap, sizes: alphabet, recovers: recovers}
+	st.fresh = abstractState{sinceEntry: -1, freeSlots: freeSlotsOf(oi, 0, slotCap), freeTimeSlots: freeSlotsOf(ti-1, 0, slotCap)}
+	if recovers {
+		st.fresh.rFreeSlots, st.fresh.rFreeTimeSlots, st.fresh.sameIndex = st.fresh.freeSlots, st.fresh.freeTimeSlots, true
+	}
 	for k := range alphabet {
 		st.records = append(st.records, exhaustiveBatch(alphabet, k, 0).Records)
 	}
@@ -61,6 +66,8 @@ const (
 	failIndexFullRoll
 	failMidAppendOverflow
 	failCliff
+	failRecoverySame    // RecoveryRebuildsSameIndex, decided only with recover steps
+	failRecoverOverflow // RecoverOverflow, idem
 )
 
 // restart is Log.Restart: the active segment becomes inactive (its closing time-index entry
@@ -82,6 +89,76 @@ func (st *abstractStepper) restart(a abstractState) stepOutcome {
 	a.midReset = a.midReset || a.size > 0
 	a.counter = 0
 	return stepOutcome{next: a}
+}
+
+// recover is Log.Recover: LogSegment.recover rebuilds both indexes of the active segment
+// (docs/kafka.md §3) and the segment object starts again with a counter of 0. The rebuild is
+// the state's rebuild fields; if it throws (rOverflow), Kafka stops the log.
+func (st *abstractStepper) recover(a abstractState) stepOutcome {
+	if a.stopped {
+		return stepOutcome{next: a}
+	}
+	if a.rOverflow {
+		return stepOutcome{next: abstractState{stopped: true}, fails: failRecoverOverflow}
+	}
+	a.counter = 0
+	a.sinceEntry = -1
+	if a.rHasEntry {
+		a.sinceEntry = a.rCounter
+	}
+	a.freeSlots, a.freeTimeSlots = a.rFreeSlots, a.rFreeTimeSlots
+	if !a.rLastIndexed && a.size > 0 {
+		// The closing time entry (skipFullCheck): the last batch's timestamp is new.
+		if st.boundedTimeSlots {
+			a.freeTimeSlots--
+		}
+	}
+	a.timePending = false
+	a.midReset = a.midReset || a.size > 0
+	a.sameIndex = true
+	return stepOutcome{next: a, fails: st.endFails(a)}
+}
+
+// rebuildBatch steps the rebuild's fields over one more batch of b bytes: recover's check
+// (validBytes - lastIndexEntry > I, strict, before the batch), an entry naming the batch's
+// last offset at its start, offsetIndex.append and timeIndex.maybeAppend throwing on a full
+// index. It returns whether the rebuild indexes the batch.
+func (st *abstractStepper) rebuildBatch(a *abstractState, b int64) bool {
+	if !st.recovers || a.rOverflow {
+		return false
+	}
+	due := a.rCounter > st.interval
+	if due {
+		if st.boundedSlots && a.rFreeSlots <= 0 || st.boundedTimeSlots && a.rFreeTimeSlots <= 0 {
+			*a = abstractState{stopped: a.stopped, size: a.size, counter: a.counter, sinceEntry: a.sinceEntry,
+				freeSlots: a.freeSlots, freeTimeSlots: a.freeTimeSlots, lastUnit: a.lastUnit, batches: a.batches,
+				timePending: a.timePending, midReset: a.midReset, rOverflow: true}
+			return false
+		}
+		if st.boundedSlots {
+			a.rFreeSlots--
+		}
+		if st.boundedTimeSlots {
+			a.rFreeTimeSlots--
+		}
+		a.rCounter, a.rHasEntry = 0, true
+	}
+	a.rCounter += b
+	a.rLastIndexed = due
+	return due
+}
+
+// endFails are the verdicts of the state a step ends in that depend on the whole active
+// segment: the cliff, and (with recover steps) a rebuild that differs from the live index.
+func (st *abstractStepper) endFails(a abstractState) uint32 {
+	var f uint32
+	if a.batches >= 2 && a.sinceEntry < 0 {
+		f |= failCliff
+	}
+	if st.recovers && !a.rOverflow && !a.sameIndex {
+		f |= failRecoverySame
+	}
+	return f
 }
 
 // appendLetters is UnifiedLog.append of one append whose batches are the alphabet letters
@@ -176,6 +253,11 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 			if since(pre) < 0 {
 				out.fails |= failLookupHits
 			}
+			// The rebuild indexes a batch exactly where the live rule does, or the indexes
+			// part (the same entry: this batch's last offset at its start).
+			if rebuilt := st.rebuildBatch(&a, b); st.recovers && !a.rOverflow && rebuilt != due {
+				a.sameIndex = false
+			}
 			a.counter += b
 			a.size += b
 			if a.sinceEntry >= 0 {
@@ -222,6 +304,15 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 				off += st.sizes[k]
 			}
 		}
+		// The rebuild checks every batch; the live entry (the append's last offset at its
+		// first batch) equals the rebuild's there only for a one-batch append.
+		for j, k := range ks {
+			rebuilt := st.rebuildBatch(&a, st.sizes[k])
+			live := due && j == 0
+			if st.recovers && !a.rOverflow && (rebuilt != live || live && len(ks) > 1) {
+				a.sameIndex = false
+			}
+		}
 		a.counter += total
 		a.size += total
 		if a.sinceEntry >= 0 {
@@ -233,9 +324,7 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 	if entryAdded && st.interval >= st.segment {
 		out.fails |= failEmptyAbove
 	}
-	if a.batches >= 2 && a.sinceEntry < 0 {
-		out.fails |= failCliff
-	}
+	out.fails |= st.endFails(a)
 	out.next = a
 	return out
 }
@@ -244,10 +333,10 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 // (the struct itself is 64 bytes, and hashing it was most of the search's time).
 type packedState [2]uint64
 
-// packer lays a config's states out in 128 bits: counter, sinceEntry + 1 and lastUnit are
-// at most segment.bytes (< 2^31), the free slots are at most the cap, plus -1 (the time
-// index's closing entry uses its reserved slot) and only counted when the index can fill
-// (freeSlotsOf), and four flags. ok is false when a config's widths do not fit; the fast
+// packer lays a config's states out in 128 bits: counter, sinceEntry + 1, lastUnit and
+// rCounter are at most segment.bytes (< 2^31), the free slots are at most the cap, plus -1
+// (the time index's closing entry uses its reserved slot) and only counted when the index
+// can fill (freeSlotsOf), and the flags. ok is false when a config's widths do not fit; the fast
 // path then uses the struct as its key.
 type packer struct {
 	wide         uint // bits of counter, sinceEntry + 1, lastUnit
@@ -271,7 +360,7 @@ func newPacker(st *abstractStepper, slotCap int64) packer {
 	if st.boundedTimeSlots {
 		p.times = bitsFor(slotCap + 1)
 	}
-	p.ok = 3*p.wide+p.slots+p.times+6 <= 128
+	p.ok = 4*p.wide+2*p.slots+2*p.times+9 <= 128
 	return p
 }
 
@@ -303,5 +392,9 @@ func (p packer) pack(a abstractState) packedState {
 	put(uint64(a.freeTimeSlots+1), p.times)
 	put(uint64(a.batches), 2)
 	put(flag(a.timePending)|flag(a.midReset)<<1|flag(a.stopped)<<2, 3)
+	put(uint64(a.rCounter), p.wide)
+	put(uint64(a.rFreeSlots+1), p.slots)
+	put(uint64(a.rFreeTimeSlots+1), p.times)
+	put(flag(a.rHasEntry)|flag(a.rLastIndexed)<<1|flag(a.sameIndex)<<2|flag(a.rOverflow)<<3, 4)
 	return out
 }

@@ -28,8 +28,8 @@ func TestStepperAgreesWithModel(t *testing.T) {
 			o := exactSpace
 			o.Rule = rule
 			o.defaults()
-			ps := ProvedProperties()
-			steps := proofSteps(len(o.Alphabet), o.MaxAppend, o.Restarts)
+			ps := provedProperties(o)
+			steps := proofSteps(o)
 			fails := make([]int, len(ps))
 			for range workloads {
 				cfg := model.DefaultConfig()
@@ -37,22 +37,26 @@ func TestStepperAgreesWithModel(t *testing.T) {
 				cfg.IndexIntervalBytes = o.Intervals[rng.IntN(len(o.Intervals))]
 				cfg.SegmentIndexBytes = o.IndexBytes[rng.IntN(len(o.IndexBytes))]
 				slotCap := slotCapFor(cfg, o.Alphabet)
-				st := newAbstractStepper(cfg, rule, o.Alphabet, slotCap)
+				st := newAbstractStepper(cfg, rule, o.Alphabet, slotCap, o.Recovers)
 				a := st.fresh
 				var w exactWorkload
 				before := exactVerdicts(ps, o, cfg, w)
 				for range 1 + rng.IntN(40) {
 					si := rng.IntN(len(steps))
 					switch r := rng.IntN(8); {
-					case r == 0 && o.Restarts:
-						si = len(steps) - 1
+					case r == 0:
+						sp := specialStep(rng, o, steps)
+						si = slices.IndexFunc(steps, func(x []int) bool { return slices.Equal(x, sp) })
 					case r > 2:
 						si = rng.IntN(len(o.Alphabet))
 					}
 					var so stepOutcome
-					if steps[si][0] == restartStep {
+					switch steps[si][0] {
+					case restartStep:
 						so = st.restart(a)
-					} else {
+					case recoverStep:
+						so = st.recover(a)
+					default:
 						so = st.appendLetters(a, steps[si])
 					}
 					w = append(w, steps[si])
@@ -107,6 +111,8 @@ func TestFastPathEqualsModelPath(t *testing.T) {
 			IndexBytes: []int64{24, 40, model.DefaultSegmentIndexBytes}},
 		{Alphabet: []int64{68, 100, 700}, MaxAppend: 2, Intervals: []int64{0, 100, 700, 1000}, Segments: []int64{600},
 			IndexBytes: []int64{24, 64}, Restarts: true},
+		{Alphabet: []int64{68, 100, 700}, MaxAppend: 2, Intervals: []int64{0, 100, 700, 1000}, Segments: []int64{600, 1000},
+			IndexBytes: []int64{24, 64, model.DefaultSegmentIndexBytes}, Recovers: true},
 	}
 	for si, sp := range spaces {
 		for _, rule := range []model.AppendRule{model.PerBatch, model.PerAppend} {

@@ -36,7 +36,7 @@ func newProveCmd(stdout, stderr io.Writer) *cobra.Command {
 		maxAppend                                                    int
 		maxStates                                                    int64
 		modelPath                                                    bool
-		restarts, parametric                                         bool
+		restarts, recovers, parametric                               bool
 		emitSMT                                                      string
 	)
 	cmd := &cobra.Command{
@@ -50,8 +50,8 @@ abstract state is the part of the model's state that decides every future step a
 (docs/proofs.md). Every property is checked on every transition, on the concrete workload
 that reaches it; when no new state is left (the fixpoint), an invariant never violated holds
 for every workload of ANY length over the space, under the assumptions docs/proofs.md lists
-(one process lifetime unless --restarts adds clean restarts; no recoveries; no time-based
-rolls).
+(one process lifetime unless --restarts adds clean restarts and --recovers unclean ones,
+whose LogSegment.recover rebuilds the indexes; no time-based rolls).
 
 Results: an invariant or question is "proved" or has a shortest counterexample ("violated",
 "finding"); a sometimes property (a hazard: an index-full roll, a mid-append overflow, the
@@ -70,7 +70,7 @@ short, 2 on a usage error.`,
 				return err
 			}
 			if parametric || emitSMT != "" {
-				for _, f := range []string{"rule", "alphabet", "max-append", "intervals", "segments", "index-bytes", "restarts", "max-states", "out", "model-path"} {
+				for _, f := range []string{"rule", "alphabet", "max-append", "intervals", "segments", "index-bytes", "restarts", "recovers", "max-states", "out", "model-path"} {
 					if cmd.Flags().Changed(f) {
 						return usageErr("--%s bounds the explicit-state space: the parametric proofs cover every value (drop --%s)", f, f)
 					}
@@ -91,7 +91,7 @@ short, 2 on a usage error.`,
 			if err != nil {
 				return err
 			}
-			o := props.ProveOptions{Alphabet: alpha, MaxAppend: maxAppend, MaxStates: maxStates, Restarts: restarts, ModelPath: modelPath}
+			o := props.ProveOptions{Alphabet: alpha, MaxAppend: maxAppend, MaxStates: maxStates, Restarts: restarts, Recovers: recovers, ModelPath: modelPath}
 			if o.Intervals, err = parseInt64s("--intervals", intervals); err != nil {
 				return err
 			}
@@ -152,6 +152,7 @@ short, 2 on a usage error.`,
 	cmd.Flags().StringVar(&segments, "segments", proveSegments, "segment.bytes values")
 	cmd.Flags().StringVar(&indexBytes, "index-bytes", proveIndexBytes, "segment.index.bytes values (small ones make the index fill)")
 	cmd.Flags().BoolVar(&restarts, "restarts", false, "add a clean broker restart to the steps (the byte counter restarts at 0 mid-segment)")
+	cmd.Flags().BoolVar(&recovers, "recovers", false, "add an unclean restart to the steps (LogSegment.recover rebuilds the indexes per batch); decides RecoveryRebuildsSameIndex and RecoverOverflow")
 	cmd.Flags().BoolVar(&modelPath, "model-path", false, "step every state with the model and check every property with its own check (the reference, about 100x slower; docs/proofs.md)")
 	cmd.Flags().Int64Var(&maxStates, "max-states", 20_000_000, "stop a config's exploration past this many states (its open properties are then unknown)")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json (docs/proofs.md)")
@@ -193,6 +194,7 @@ type proveSpaceJSON struct {
 	Segments          []int64 `json:"segment.bytes"`
 	SegmentIndexBytes []int64 `json:"segment.index.bytes"`
 	Restarts          bool    `json:"restarts"`
+	Recovers          bool    `json:"recovers"`
 }
 
 type proofPropertyJSON struct {
@@ -210,7 +212,7 @@ type proofCexJSON struct {
 func proofDoc(pf *props.Proof) (proveJSON, error) {
 	o := pf.Options
 	doc := proveJSON{Method: "fixpoint", Rule: o.Rule.String(),
-		Space:  proveSpaceJSON{Alphabet: o.Alphabet, MaxAppend: o.MaxAppend, Intervals: o.Intervals, Segments: o.Segments, SegmentIndexBytes: o.IndexBytes, Restarts: o.Restarts},
+		Space:  proveSpaceJSON{Alphabet: o.Alphabet, MaxAppend: o.MaxAppend, Intervals: o.Intervals, Segments: o.Segments, SegmentIndexBytes: o.IndexBytes, Restarts: o.Restarts, Recovers: o.Recovers},
 		States: pf.States, Visits: pf.Visits, Transitions: pf.Transitions, Diameter: pf.Diameter, Seconds: pf.Elapsed.Seconds(),
 		Properties: []proofPropertyJSON{}}
 	for _, r := range pf.Results {
@@ -252,10 +254,22 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 		o.MaxAppend, joinInt64s(o.Alphabet))
 	fmt.Fprintf(w, "       index.interval.bytes in {%s}, segment.bytes in {%s}, segment.index.bytes in {%s}\n",
 		joinInt64s(o.Intervals), joinInt64s(o.Segments), joinInt64s(o.IndexBytes))
-	if o.Restarts {
-		fmt.Fprintf(w, "steps: the appends and a clean restart between any two (ScanBound's premise leaves out a segment restarted after its first batch)\n")
-		fmt.Fprintf(w, "assumptions: no recover steps, no time-based rolls, Kafka's exact rules\n")
-	} else {
+	switch {
+	case o.Restarts || o.Recovers:
+		var kinds []string
+		if o.Restarts {
+			kinds = append(kinds, "a clean restart")
+		}
+		if o.Recovers {
+			kinds = append(kinds, "an unclean restart (LogSegment.recover rebuilds the indexes)")
+		}
+		fmt.Fprintf(w, "steps: the appends and %s between any two (ScanBound's premise leaves out a segment restarted or recovered after its first batch)\n", strings.Join(kinds, " or "))
+		if !o.Recovers {
+			fmt.Fprintf(w, "assumptions: no recover steps, no time-based rolls, Kafka's exact rules\n")
+		} else {
+			fmt.Fprintf(w, "assumptions: no time-based rolls, Kafka's exact rules\n")
+		}
+	default:
 		fmt.Fprintf(w, "assumptions: one process lifetime (no restart or recover steps), no time-based rolls, Kafka's exact rules\n")
 	}
 	if pf.Complete {
@@ -273,8 +287,12 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 	}
 	tw.Flush()
 	var skipped []string
+	decided := map[string]bool{}
+	for _, r := range pf.Results {
+		decided[r.Property.Name] = true
+	}
 	for _, name := range props.Names() {
-		if _, ok := props.NotProved[name]; ok {
+		if _, ok := props.NotProved[name]; ok && !decided[name] {
 			skipped = append(skipped, name)
 		}
 	}

@@ -37,7 +37,7 @@ func TestProveJSONAndReplay(t *testing.T) {
 	if want := []string{"diameter", "method", "properties", "rule", "seconds", "space", "states", "transitions", "visits"}; !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}
-	if want := `{"alphabet":[68,100,700],"maxAppend":2,"index.interval.bytes":[0,100,700],"segment.bytes":[600,1000],"segment.index.bytes":[24,10485760],"restarts":false}`; string(doc["space"]) != want {
+	if want := `{"alphabet":[68,100,700],"maxAppend":2,"index.interval.bytes":[0,100,700],"segment.bytes":[600,1000],"segment.index.bytes":[24,10485760],"restarts":false,"recovers":false}`; string(doc["space"]) != want {
 		if compact := new(bytes.Buffer); json.Compact(compact, doc["space"]) != nil || compact.String() != want {
 			t.Errorf("space %s, want %s", doc["space"], want)
 		}
@@ -200,5 +200,56 @@ func TestProveParametric(t *testing.T) {
 	}
 	if _, errOut, code := runKidx(t, "prove", "--parametric", "--alphabet", "100"); code != 2 || !strings.Contains(errOut, "drop --alphabet") {
 		t.Errorf("--parametric with a space flag: exit %d %q", code, errOut)
+	}
+}
+
+// Issue 12, item 1, recover steps: --recovers puts LogSegment.recover in the space; under
+// per-append a recover that overflows a 24-byte index is reachable (docs/kafka.md §3: the
+// rebuild indexes per batch), so RecoverOverflow has a witness, written by --out, ending in a
+// recover step, and RecoveryRebuildsSameIndex is decided rather than listed as not decided.
+func TestProveRecovers(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run(append(slices.Clone(proveSmall), "--rule", "per-append", "--recovers", "--format", "json", "--out", dir), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var doc struct {
+		Space      struct{ Recovers bool }
+		Properties []struct {
+			Name, Result   string
+			Counterexample *struct{ Workload json.RawMessage }
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Space.Recovers {
+		t.Error(`space: "recovers" is not true`)
+	}
+	got := map[string]string{}
+	for _, p := range doc.Properties {
+		got[p.Name] = p.Result
+		if p.Name != "RecoverOverflow" || p.Counterexample == nil {
+			continue
+		}
+		var wl struct{ Steps []map[string]any }
+		if err := json.Unmarshal(p.Counterexample.Workload, &wl); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(wl.Steps); n == 0 || wl.Steps[n-1]["recover"] != true {
+			t.Errorf("RecoverOverflow: the witness does not end in a recover step: %s", p.Counterexample.Workload)
+		}
+	}
+	if got["RecoverOverflow"] != "witness" || got["RecoveryRebuildsSameIndex"] != "finding" {
+		t.Errorf("RecoverOverflow %q, RecoveryRebuildsSameIndex %q: want witness, finding", got["RecoverOverflow"], got["RecoveryRebuildsSameIndex"])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "RecoverOverflow.per-append.json")); err != nil {
+		t.Error(err)
+	}
+	out.Reset()
+	run(append(slices.Clone(proveSmall), "--rule", "per-append", "--recovers"), &out, &errb)
+	if nd := out.String()[strings.Index(out.String(), "not decided"):]; strings.Contains(nd, "RecoveryRebuildsSameIndex:") {
+		t.Errorf("RecoveryRebuildsSameIndex is decided, yet listed as not decided:\n%s", nd)
 	}
 }
