@@ -75,8 +75,8 @@ fuzz:
 
 # Long property runs: 100 000 rapid cases per property and rule, then the full exhaustive
 # default space (L = 7: measured 1060 s per-batch and 705 s per-append on 2 vCPUs), the
-# parametric proofs' benchmark, then kidx prove: its default space with and without restarts
-# (under 1 s), the same default space as check --exhaustive for ANY length (about 1 s per
+# parametric proofs' benchmark, then kidx prove: its default space as it is, with restarts
+# (under 1 s) and with recovers (10 s), the same default space as check --exhaustive for ANY length (about 1 s per
 # rule on 2 vCPUs), and that space with appends of two batches (about 25 s).
 check-long: build z3
 	RAPID_CHECKS=100000 $(GO) test -count=1 -timeout 60m ./props/ ./fuzz/
@@ -87,6 +87,7 @@ check-long: build z3
 	./$(BIN) check --exhaustive --max-len 7 --rule per-append
 	./$(BIN) prove
 	./$(BIN) prove --restarts
+	./$(BIN) prove --recovers
 	./$(BIN) prove $(PROVE_EXHAUSTIVE) --max-append 1
 	./$(BIN) prove $(PROVE_EXHAUSTIVE) --max-append 2
 	$(GO) test -count=1 -run '^$$' -bench 'Prove' -benchtime 3x ./props/

@@ -416,13 +416,16 @@ func runParametric(stdout io.Writer, format, emitDir string) error {
 			Says           string              `json:"says"`
 			Counterexample *smt.Counterexample `json:"counterexample"`
 		}
+		// "rule" is "both": one run proves each property for every rule it applies to, which
+		// the property's "rules" lists (docs/proofs-parametric.md).
 		doc := struct {
 			Method     string              `json:"method"`
+			Rule       string              `json:"rule"`
 			Solver     string              `json:"solver"`
 			Ranges     map[string][2]int64 `json:"ranges"`
 			Seconds    float64             `json:"seconds"`
 			Properties []propJSON          `json:"properties"`
-		}{rep.Method, rep.Solver, rep.Ranges, rep.Seconds, []propJSON{}}
+		}{rep.Method, "both", rep.Solver, rep.Ranges, rep.Seconds, []propJSON{}}
 		for _, r := range rep.Properties {
 			doc.Properties = append(doc.Properties, propJSON{r.Name, r.Kind, r.Verdict(), r.Rules, r.Appends, r.Seconds, r.K, r.Says, r.Counterexample})
 		}
