@@ -116,8 +116,8 @@ func ProvedProperties() []*Property {
 
 // NotProved names the properties of All that the fixpoint does not decide, with the reason.
 var NotProved = map[string]string{
-	"DensityMonotone":           "compares the total entries of two runs over the whole log, which no finite state bounds",
-	"MaxScanMonotoneInInterval": "compares the maximum scan of two runs over the whole log: a product of two explorations, not built",
+	"DensityMonotone":           "compares the total entries of two runs over the whole log, which no finite state bounds; kidx prove --parametric proves it for every configuration",
+	"MaxScanMonotoneInInterval": "compares the maximum scan of two runs over the whole log (a product of two explorations, not built); kidx prove --parametric refutes it with a replayable workload",
 	"RecoveryRebuildsSameIndex": "needs recover steps in the space (--recovers)",
 	"WarmSearchAgrees":          "is about the index search over n entries, for every n; the abstract state leaves n out (an assumption of the proof, checked by kidx check and model's search tests)",
 }
