@@ -64,14 +64,9 @@ type abstractState struct {
 	sameIndex, rOverflow       bool
 }
 
-// abstractOf maps a log (a workload prefix's partial run) to its abstract state, without
-// the rebuild's fields.
-func abstractOf(p *partialRun, rule model.AppendRule, slotCap int64) abstractState {
-	return abstractOfWith(p, rule, slotCap, false)
-}
-
-// abstractOfWith is abstractOf, with the rebuild's fields when recovers is set: read off the
-// model's own recover, run on a copy of the log.
+// abstractOfWith maps a log (a workload prefix's partial run) to its abstract state, with
+// the rebuild's fields when recovers is set: read off the model's own recover, run on a copy
+// of the log.
 func abstractOfWith(p *partialRun, rule model.AppendRule, slotCap int64, recovers bool) abstractState {
 	if p.done() {
 		return abstractState{stopped: true}

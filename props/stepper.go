@@ -7,7 +7,7 @@ import "kidx/model"
 // after model, segment and the SMT encoding, for the two eras the prover explores (per-batch:
 // 4.1-4.4, KAFKA-806; per-append: 3.7-4.0.0), in the space's workloads only (timestamps
 // increase by batch, offsets far below 2^31, no time rolls). It is trusted because it is
-// tested against the model: after every step of random workloads its state is abstractOf
+// tested against the model: after every step of random workloads its state is abstractOfWith
 // of the model's log, and its verdicts are the properties' own Checks on the concrete
 // workload (stepper_test.go); and a proof made with it equals the one made with the model
 // (same states, transitions and counterexamples). Mutants (model/mutant.go) are not

@@ -14,7 +14,7 @@ import (
 // exactness test's space (indexes of 3 and 5 offset slots that fill, appends of up to three
 // batches that overflow them mid-append, oversize appends that Kafka rejects, segments that
 // roll every few batches, clean restarts one step in eight): after every step the stepper's
-// state must be abstractOf of the model's log, and the properties it says the step violates
+// state must be abstractOfWith of the model's log, and the properties it says the step violates
 // or witnesses must be exactly those whose own Check newly fails on the concrete workload.
 func TestStepperAgreesWithModel(t *testing.T) {
 	workloads := 600
