@@ -46,8 +46,8 @@ func newAbstractStepper(cfg model.Config, rule model.AppendRule, alphabet []int6
 	return st
 }
 
-// stepOutcome is what one step did, as the properties see it: the index of each property
-// it violates or witnesses (ProvedProperties' order) is set in fails.
+// stepOutcome is what one step did, as the properties see it: bit i of fails is set when
+// the step violates or witnesses property i of provedProperties (the fail* constants).
 type stepOutcome struct {
 	next  abstractState
 	fails uint32
@@ -130,9 +130,10 @@ func (st *abstractStepper) rebuildBatch(a *abstractState, b int64) bool {
 	due := a.rCounter > st.interval
 	if due {
 		if st.boundedSlots && a.rFreeSlots <= 0 || st.boundedTimeSlots && a.rFreeTimeSlots <= 0 {
-			*a = abstractState{stopped: a.stopped, size: a.size, counter: a.counter, sinceEntry: a.sinceEntry,
-				freeSlots: a.freeSlots, freeTimeSlots: a.freeTimeSlots, lastUnit: a.lastUnit, batches: a.batches,
-				timePending: a.timePending, midReset: a.midReset, rOverflow: true}
+			// The rebuild would throw whenever it runs now: its other fields no longer matter
+			// and are zero, as abstractOfWith leaves them.
+			a.rCounter, a.rFreeSlots, a.rFreeTimeSlots = 0, 0, 0
+			a.rHasEntry, a.rLastIndexed, a.sameIndex, a.rOverflow = false, false, false, true
 			return false
 		}
 		if st.boundedSlots {
