@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/english"
 	"kidx/model"
 	"kidx/props"
 )
@@ -306,7 +307,7 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 			continue
 		}
 		wl, _ := c.Workload.MarshalJSON()
-		fmt.Fprintf(w, "\n%s %s (%d steps, the shortest): %s\n", strings.ToUpper(r.Result), r.Property.Name, len(c.Workload.Steps), c.Explanation)
+		fmt.Fprintf(w, "\n%s %s (%s, the shortest): %s\n", strings.ToUpper(r.Result), r.Property.Name, english.Plural(int64(len(c.Workload.Steps)), "step"), c.Explanation)
 		fmt.Fprintf(w, "  workload: %s\n", wl)
 		if out != "" {
 			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", filepath.Join(out, proofFileName(r.Property.Name, o.Rule)))
