@@ -38,7 +38,12 @@ import (
 // writer never overflows an index (an overflow would stop the log: Kafka's partition offline).
 var liveCfg = segment.Config{IndexIntervalBytes: 300, SegmentBytes: 6000, SegmentIndexBytes: 1200}
 
-const liveMaxOps = 4000
+// The writer runs for KIDX_LIVE_DURATION, and at least liveMinOps operations (a loaded machine
+// starves it) unless that takes five times as long; at most liveMaxOps.
+const (
+	liveMinOps = 200
+	liveMaxOps = 4000
+)
 
 // liveWriter plays the script on dir. Appends and size rolls go through segment.Log (whose roll
 // is UnifiedLog.roll + LogSegment.onBecomeInactiveSegment, docs/kafka.md §8.5); truncation, the
@@ -402,11 +407,13 @@ func lookupSegment(o *readerOutcome, sf segment.SegmentFiles, rng *rand.Rand) {
 	if _, err := seg.LookupTimestamp(1_700_000_000_000 + int64(rng.Intn(20000))); err != nil {
 		o.checkErr("lookup", err, filepath.Dir(sf.Log))
 	}
-	for _, p := range []string{sf.Index, sf.TimeIndex} {
+	for _, p := range []string{sf.Index, sf.TimeIndex, sf.Log} {
 		if p == "" {
 			continue
 		}
-		if err := segment.Dump(io.Discard, p, segment.DumpOptions{VerifyOnly: true}); err != nil {
+		// kidx dump: of an index, DumpLogSegments' checks (each entry looked up in the .log);
+		// of the .log, every batch, and every record on half the calls (--deep-iteration).
+		if err := segment.Dump(io.Discard, p, segment.DumpOptions{VerifyOnly: true, Deep: rng.Intn(2) == 0}); err != nil {
 			o.checkErr("dump", err, filepath.Dir(sf.Log))
 		}
 	}
@@ -483,7 +490,10 @@ func TestReadersUnderLiveBroker(t *testing.T) {
 	// The writer yields between the steps of an operation so readers see the files in between.
 	w := newLiveWriter(t, dir, seed, runtime.Gosched)
 	ops := 0
-	for start := time.Now(); ops < liveMaxOps && time.Since(start) < budget; ops++ {
+	for start := time.Now(); ops < liveMaxOps; ops++ {
+		if el := time.Since(start); el > budget && (ops >= liveMinOps || el > 5*budget) {
+			break
+		}
 		w.step()
 		w.pause()
 	}
