@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
+
+	"kidx/segment/vfs"
 )
 
 // Event kinds (docs/contract.md §4).
@@ -41,6 +43,7 @@ func (e *indexFullError) Error() string { return e.msg }
 // offsets assigned in order, maybeRoll once per append, the chosen append
 // rule inside the active segment. It is not safe for concurrent use.
 type Log struct {
+	fs         vfs.FS
 	dir        string
 	cfg        Config
 	rule       Rule
@@ -59,16 +62,33 @@ type Log struct {
 // has base offset startOffset. Existing files with the same names are
 // overwritten: callers that must not clobber a directory check first.
 func CreateLog(dir string, cfg Config, rule Rule, startOffset int64) (*Log, error) {
+	return CreateLogFS(vfs.OS, dir, cfg, rule, startOffset)
+}
+
+// CreateLogFS is CreateLog on fsys (docs/vfs.md). The log syncs where Kafka
+// flushes: the previous segment after a roll and the active one on Close and
+// Restart, each as LogSegment.flush does (the .log, then the .index, then the
+// .timeindex), then the directory, so that the segments' names are durable too;
+// the directory's parent is synced once, after the directory is created.
+// Recover still reads the .log through the OS (recover.go), so on another
+// filesystem a workload with recover steps fails with a missing file.
+func CreateLogFS(fsys vfs.FS, dir string, cfg Config, rule Rule, startOffset int64) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if startOffset < 0 {
 		return nil, fmt.Errorf("start offset %d is negative", startOffset)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	l := &Log{dir: dir, cfg: cfg, rule: rule, nextOffset: startOffset}
+	// The directory's own name is durable once its parent is synced. A parent
+	// the user may write into but not list (no read permission) cannot be opened
+	// to sync; writing there worked before the writer synced, so it still does.
+	if err := fsys.SyncDir(filepath.Dir(dir)); err != nil && !errors.Is(err, fs.ErrPermission) {
+		return nil, err
+	}
+	l := &Log{fs: fsys, dir: dir, cfg: cfg, rule: rule, nextOffset: startOffset}
 	seg, err := l.newSegment(startOffset)
 	if err != nil {
 		return nil, err
@@ -176,11 +196,25 @@ func (l *Log) maybeRoll(appendSize, first, last, appendMaxTs int64) error {
 	}
 	ns, err := l.newSegment(first)
 	if err != nil {
+		s.closeFiles()
 		return err
 	}
 	l.active = ns
 	l.bases = append(l.bases, first)
-	return nil
+	// UnifiedLog.roll schedules flushUptoOffsetExclusive(new base offset): the
+	// previous segment is flushed (LogSegment.flush) once the new one exists.
+	return l.flushAndClose(s)
+}
+
+// flushAndClose is LogSegment.flush on s (the .log, then the offset index,
+// then the time index), the directory sync that makes the segments' names
+// durable, and the file handles released.
+func (l *Log) flushAndClose(s *writeSegment) error {
+	err := s.flush()
+	if err == nil {
+		err = l.fs.SyncDir(l.dir)
+	}
+	return errors.Join(err, s.closeFiles())
 }
 
 // AppendSpecs builds each batch with BuildSizedBatch and appends them as
@@ -257,7 +291,7 @@ func (l *Log) Restart() error {
 		return ErrLogFailed
 	}
 	base := l.active.base
-	if err := l.active.close(); err != nil {
+	if err := l.closeActive(); err != nil {
 		return err
 	}
 	s, err := l.openSegment(base)
@@ -273,7 +307,20 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
-	return l.active.close()
+	return l.closeActive()
+}
+
+// closeActive is a clean shutdown of the active segment: LogSegment.close's
+// final time-index entry and trims, then the flush. Kafka's shutdown flushes
+// the log (UnifiedLog.flush) and then closes its segments; the flush follows
+// the trims here so that a cleanly closed log is durable exactly as it stands.
+func (l *Log) closeActive() error {
+	s := l.active
+	if err := s.finish(); err != nil {
+		s.closeFiles()
+		return err
+	}
+	return l.flushAndClose(s)
 }
 
 // WriteResult summarizes a materialized workload.
@@ -285,18 +332,28 @@ type WriteResult struct {
 
 // WriteWorkload writes w into dir through the size-targeting builder.
 func WriteWorkload(dir string, w *Workload) (*WriteResult, error) {
-	return writeAll(dir, w.Config, w.Rule, w.StartOffset, w.Steps, (*Log).Apply)
+	return WriteWorkloadFS(vfs.OS, dir, w)
+}
+
+// WriteWorkloadFS is WriteWorkload on fsys.
+func WriteWorkloadFS(fsys vfs.FS, dir string, w *Workload) (*WriteResult, error) {
+	return writeAll(fsys, dir, w.Config, w.Rule, w.StartOffset, w.Steps, (*Log).Apply)
 }
 
 // WriteRecipe writes a record-level recipe (kafka-input.json) into dir.
 func WriteRecipe(dir string, r *Recipe) (*WriteResult, error) {
-	return writeAll(dir, r.Config, r.Rule, r.StartOffset, r.Appends, (*Log).AppendRecipe)
+	return WriteRecipeFS(vfs.OS, dir, r)
+}
+
+// WriteRecipeFS is WriteRecipe on fsys.
+func WriteRecipeFS(fsys vfs.FS, dir string, r *Recipe) (*WriteResult, error) {
+	return writeAll(fsys, dir, r.Config, r.Rule, r.StartOffset, r.Appends, (*Log).AppendRecipe)
 }
 
 // writeAll creates a log in dir, applies every step until one fails the log (an index
 // overflow: Kafka threw), and closes it.
-func writeAll[S any](dir string, cfg Config, rule Rule, start int64, steps []S, apply func(*Log, S) (*Event, error)) (*WriteResult, error) {
-	l, err := CreateLog(dir, cfg, rule, start)
+func writeAll[S any](fsys vfs.FS, dir string, cfg Config, rule Rule, start int64, steps []S, apply func(*Log, S) (*Event, error)) (*WriteResult, error) {
+	l, err := CreateLogFS(fsys, dir, cfg, rule, start)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +393,7 @@ func (l *Log) finish() (*WriteResult, error) {
 type writeSegment struct {
 	base            int64
 	cfg             Config
-	logF, idxF, tF  *os.File
+	logF, idxF, tF  vfs.File
 	size            int64
 	idxEntries      int
 	idxMax          int
@@ -370,15 +427,14 @@ func (l *Log) newSegment(base int64) (*writeSegment, error) {
 	s.tMax = int(l.cfg.SegmentIndexBytes / TimeIndexEntrySize)
 	s.tLast = TimeIndexEntry{Timestamp: NoTimestamp, Offset: base}
 	var err error
-	flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
-	if s.logF, err = os.OpenFile(s.logPath, flags, 0o644); err != nil {
+	if s.logF, err = l.fs.Create(s.logPath); err != nil {
 		return nil, err
 	}
-	if s.idxF, err = os.OpenFile(s.idxPath, flags, 0o644); err != nil {
+	if s.idxF, err = l.fs.Create(s.idxPath); err != nil {
 		s.closeFiles()
 		return nil, err
 	}
-	if s.tF, err = os.OpenFile(s.tPath, flags, 0o644); err != nil {
+	if s.tF, err = l.fs.Create(s.tPath); err != nil {
 		s.closeFiles()
 		return nil, err
 	}
@@ -399,14 +455,14 @@ func (l *Log) openSegment(base int64) (*writeSegment, error) {
 	s.idxMax = int(l.cfg.SegmentIndexBytes / OffsetIndexEntrySize)
 	s.tMax = int(l.cfg.SegmentIndexBytes / TimeIndexEntrySize)
 	var err error
-	if s.logF, err = os.OpenFile(s.logPath, os.O_RDWR, 0); err != nil {
+	if s.logF, err = l.fs.OpenReadWrite(s.logPath); err != nil {
 		return nil, err
 	}
-	if s.idxF, err = os.OpenFile(s.idxPath, os.O_RDWR, 0); err != nil {
+	if s.idxF, err = l.fs.OpenReadWrite(s.idxPath); err != nil {
 		s.closeFiles()
 		return nil, err
 	}
-	if s.tF, err = os.OpenFile(s.tPath, os.O_RDWR, 0); err != nil {
+	if s.tF, err = l.fs.OpenReadWrite(s.tPath); err != nil {
 		s.closeFiles()
 		return nil, err
 	}
@@ -619,31 +675,40 @@ func (s *writeSegment) trim() error {
 	return s.logF.Truncate(s.size)
 }
 
-// onBecomeInactive is LogSegment.onBecomeInactiveSegment followed by the
-// file handles being released.
+// onBecomeInactive is LogSegment.onBecomeInactiveSegment: the final
+// time-index entry, then the trims. The caller flushes and closes.
 func (s *writeSegment) onBecomeInactive() error {
 	if err := s.timeIndexMaybeAppend(s.maxTimestampSoFar(), s.maxTsOff, true); err != nil {
 		return err
 	}
-	if err := s.trim(); err != nil {
-		return err
-	}
-	return s.closeFiles()
+	return s.trim()
 }
 
-// close is LogSegment.close: the final time-index entry only when the max
-// timestamp was ever loaded, then trim and close.
-func (s *writeSegment) close() error {
+// finish is LogSegment.close before the handles go: the final time-index
+// entry only when the max timestamp was ever loaded, then the trims.
+func (s *writeSegment) finish() error {
 	var err error
 	if s.maxTsKnown {
 		err = s.timeIndexMaybeAppend(s.maxTs, s.maxTsOff, true)
 	}
-	return errors.Join(err, s.trim(), s.closeFiles())
+	return errors.Join(err, s.trim())
+}
+
+// flush is LogSegment.flush: the log, then the offset index, then the time
+// index (the transaction index, which the writer does not write, comes last in
+// Kafka).
+func (s *writeSegment) flush() error {
+	for _, f := range []vfs.File{s.logF, s.idxF, s.tF} {
+		if err := f.Sync(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *writeSegment) closeFiles() error {
 	var err error
-	for _, f := range []*os.File{s.logF, s.idxF, s.tF} {
+	for _, f := range []vfs.File{s.logF, s.idxF, s.tF} {
 		if f != nil {
 			err = errors.Join(err, f.Close())
 		}

@@ -1,0 +1,99 @@
+package vfs
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// CrashPoint is what a crash keeps of one file's changes since its last Sync: the first
+// Ops of them whole, then the first Bytes bytes of the next one when it is a write (a torn
+// write), or the whole next one when it is a truncate and Bytes > 0 (a truncate is not
+// torn). Values past the end are clamped.
+type CrashPoint struct {
+	Ops   int
+	Bytes int
+}
+
+// CrashClone returns a new, independent MemFS holding what a crash of m at this instant
+// could have left on disk: the directories and names as their directories were last
+// synced, and in each file its synced contents plus a prefix, drawn from rng, of the
+// changes made after its last sync (the prefix may end in the middle of a write). Files
+// are visited in name order, so the same seed gives the same clone. m is unchanged and can
+// go on (a clone can be taken at many points of one run); nothing written to m later
+// reaches the clone.
+func (m *MemFS) CrashClone(rng *rand.Rand) *MemFS {
+	return m.CrashCloneFunc(func(_ string, unsynced []Change) CrashPoint {
+		ops := rng.IntN(len(unsynced) + 1)
+		if ops == len(unsynced) {
+			return CrashPoint{Ops: ops}
+		}
+		size := 1
+		if c := unsynced[ops]; !c.Truncate {
+			size = len(c.Data)
+		}
+		return CrashPoint{Ops: ops, Bytes: rng.IntN(size + 1)}
+	})
+}
+
+// CrashCloneFunc is CrashClone with the choice made by choose, called once for each
+// surviving file that has unsynced changes, in name order, with the file's slash-separated
+// name from the root ("/dir/file") and its changes (which choose must not modify). A node
+// reachable by two names (a rename synced in one directory but not the other) is chosen
+// for once, under the first name.
+func (m *MemFS) CrashCloneFunc(choose func(name string, unsynced []Change) CrashPoint) *MemFS {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := &crashCloner{choose: choose, done: map[*memNode]*memNode{}}
+	return &MemFS{root: c.dir(m.root, nil)}
+}
+
+type crashCloner struct {
+	choose func(string, []Change) CrashPoint
+	done   map[*memNode]*memNode
+}
+
+func (c *crashCloner) dir(n *memNode, path []string) *memNode {
+	out := newDir(n.mode)
+	names := make([]string, 0, len(n.syncedChildren))
+	for name := range n.syncedChildren {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		child := n.syncedChildren[name]
+		cp, ok := c.done[child]
+		if !ok {
+			p := append(slices.Clip(path), name)
+			if child.dir {
+				cp = c.dir(child, p)
+			} else {
+				cp = c.file(child, "/"+strings.Join(p, "/"))
+			}
+			c.done[child] = cp
+		}
+		out.children[name] = cp
+		out.syncedChildren[name] = cp
+	}
+	return out
+}
+
+func (c *crashCloner) file(n *memNode, name string) *memNode {
+	im := n.synced.clone()
+	if len(n.unsynced) > 0 {
+		p := c.choose(name, n.unsynced)
+		ops := min(max(p.Ops, 0), len(n.unsynced))
+		for _, ch := range n.unsynced[:ops] {
+			ch.apply(&im)
+		}
+		if ops < len(n.unsynced) && p.Bytes > 0 {
+			ch := n.unsynced[ops]
+			if !ch.Truncate {
+				ch.Data = ch.Data[:min(p.Bytes, len(ch.Data))]
+			}
+			ch.apply(&im)
+		}
+	}
+	// After the crash, what is on disk is all there is: synced by definition.
+	return &memNode{mode: n.mode, data: im, synced: im.clone()}
+}

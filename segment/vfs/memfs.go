@@ -1,0 +1,490 @@
+package vfs
+
+import (
+	"io"
+	"io/fs"
+	"maps"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// MemFS is a filesystem in memory, safe for concurrent use. It keeps what a crash needs:
+//
+//   - per file, its contents as of its last Sync apart from its current contents, and the
+//     ordered list of changes (writes and truncates) made since;
+//   - per directory, its entries as of its last SyncDir apart from its current entries.
+//
+// As in Pebble's in-memory filesystem, a name (created, renamed or removed) is durable only
+// once its directory is synced: syncing a file makes its bytes durable, not its name. The
+// root directory always exists. Absolute and relative names resolve from the same root, so
+// "/a" and "a" are one file. Modification times are not kept (the zero time).
+//
+// The zero MemFS is not usable; call [NewMemFS].
+type MemFS struct {
+	mu   sync.Mutex
+	root *memNode
+}
+
+// NewMemFS returns an empty filesystem holding only its root directory.
+func NewMemFS() *MemFS { return &MemFS{root: newDir(0o755)} }
+
+// memNode is a file or a directory (an inode: a rename moves the node, not its bytes).
+type memNode struct {
+	dir  bool
+	mode fs.FileMode
+	// Directories.
+	children, syncedChildren map[string]*memNode
+	// Files.
+	data, synced image
+	unsynced     []Change
+}
+
+func newDir(perm fs.FileMode) *memNode {
+	return &memNode{dir: true, mode: fs.ModeDir | perm.Perm(), children: map[string]*memNode{}, syncedChildren: map[string]*memNode{}}
+}
+
+// image is a file's bytes: b, then zeros up to size. Growing a file by Truncate (the
+// segment writer preallocates 10 MiB indexes) costs no memory.
+type image struct {
+	b    []byte
+	size int64
+}
+
+func (im image) clone() image { return image{b: slices.Clone(im.b), size: im.size} }
+
+func (im *image) writeAt(p []byte, off int64) {
+	end := off + int64(len(p))
+	if int64(len(im.b)) < end {
+		// Bytes between len(b) and off are zeros already (past len(b) the image is zeros).
+		im.b = append(im.b, make([]byte, end-int64(len(im.b)))...)
+	}
+	copy(im.b[off:], p)
+	im.size = max(im.size, end)
+}
+
+func (im *image) truncate(size int64) {
+	if int64(len(im.b)) > size {
+		im.b = im.b[:size]
+	}
+	im.size = size
+}
+
+func (im image) readAt(p []byte, off int64) int {
+	if off >= im.size {
+		return 0
+	}
+	n := int(min(int64(len(p)), im.size-off))
+	c := 0
+	if off < int64(len(im.b)) {
+		c = copy(p[:n], im.b[off:])
+	}
+	clear(p[c:n])
+	return n
+}
+
+// Change is one change to a file's contents made after its last Sync: a write of Data at
+// Offset, or (Truncate) a truncate to Size.
+type Change struct {
+	Truncate bool
+	Offset   int64
+	Data     []byte
+	Size     int64
+}
+
+func (c Change) apply(im *image) {
+	if c.Truncate {
+		im.truncate(c.Size)
+	} else {
+		im.writeAt(c.Data, c.Offset)
+	}
+}
+
+func (n *memNode) change(c Change) {
+	c.apply(&n.data)
+	n.unsynced = append(n.unsynced, c)
+}
+
+// split turns a name into its components from the root; "" is not a name.
+func split(name string) ([]string, bool) {
+	if name == "" {
+		return nil, false
+	}
+	var parts []string
+	for p := range strings.SplitSeq(filepath.ToSlash(filepath.Clean(name)), "/") {
+		if p != "" && p != "." && p != ".." {
+			parts = append(parts, p)
+		}
+	}
+	return parts, true
+}
+
+// lookup resolves a whole name.
+func (m *MemFS) lookup(name string) (*memNode, error) {
+	parts, ok := split(name)
+	if !ok {
+		return nil, syscall.ENOENT
+	}
+	n := m.root
+	for _, p := range parts {
+		if !n.dir {
+			return nil, syscall.ENOTDIR
+		}
+		c, ok := n.children[p]
+		if !ok {
+			return nil, syscall.ENOENT
+		}
+		n = c
+	}
+	return n, nil
+}
+
+// parent resolves the directory holding name, and name's last component ("" for the
+// root).
+func (m *MemFS) parent(name string) (*memNode, string, error) {
+	parts, ok := split(name)
+	if !ok {
+		return nil, "", syscall.ENOENT
+	}
+	if len(parts) == 0 {
+		return nil, "", nil
+	}
+	dir, err := m.lookup("/" + strings.Join(parts[:len(parts)-1], "/"))
+	if err != nil {
+		return nil, "", err
+	}
+	if !dir.dir {
+		return nil, "", syscall.ENOTDIR
+	}
+	return dir, parts[len(parts)-1], nil
+}
+
+func (m *MemFS) open(name string, write, create, trunc bool) (File, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup(name)
+	switch {
+	case err == syscall.ENOENT && create:
+		dir, base, perr := m.parent(name)
+		if perr != nil {
+			return nil, pathError("open", name, perr)
+		}
+		if dir == nil {
+			return nil, pathError("open", name, syscall.EISDIR)
+		}
+		n = &memNode{mode: 0o644}
+		dir.children[base] = n
+	case err != nil:
+		return nil, pathError("open", name, err)
+	case n.dir && write:
+		return nil, pathError("open", name, syscall.EISDIR)
+	case n.dir:
+		// Reading a directory as a file is not modelled (docs/vfs.md); the OS would open it.
+		return nil, pathError("open", name, syscall.EISDIR)
+	case trunc && n.data.size > 0:
+		n.change(Change{Truncate: true})
+	}
+	return &memFile{fs: m, node: n, name: name, write: write}, nil
+}
+
+// Open opens an existing file read-only.
+func (m *MemFS) Open(name string) (File, error) { return m.open(name, false, false, false) }
+
+// Create creates or truncates a file. Truncating an existing file is a change like any
+// other: a crash before the next Sync may undo it.
+func (m *MemFS) Create(name string) (File, error) { return m.open(name, true, true, true) }
+
+// OpenReadWrite opens an existing file for reading and writing.
+func (m *MemFS) OpenReadWrite(name string) (File, error) { return m.open(name, true, false, false) }
+
+// Rename moves a node; neither directory's synced entries change until SyncDir.
+func (m *MemFS) Rename(oldname, newname string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	odir, obase, err := m.parent(oldname)
+	if err == nil && odir == nil {
+		err = syscall.EBUSY
+	}
+	if err != nil {
+		return linkError(oldname, newname, err)
+	}
+	n, ok := odir.children[obase]
+	if !ok {
+		return linkError(oldname, newname, syscall.ENOENT)
+	}
+	// package os refuses any existing directory as the target, before the kernel is asked.
+	if t, err := m.lookup(newname); err == nil && t.dir && t != n {
+		return linkError(oldname, newname, syscall.EEXIST)
+	}
+	ndir, nbase, err := m.parent(newname)
+	if err == nil && ndir == nil {
+		err = syscall.EBUSY
+	}
+	if err != nil {
+		return linkError(oldname, newname, err)
+	}
+	if t, ok := ndir.children[nbase]; ok {
+		if t == n {
+			return nil
+		}
+		if n.dir && !t.dir {
+			return linkError(oldname, newname, syscall.ENOTDIR)
+		}
+	}
+	if n.dir && m.inside(ndir, n) {
+		return linkError(oldname, newname, syscall.EINVAL)
+	}
+	delete(odir.children, obase)
+	ndir.children[nbase] = n
+	return nil
+}
+
+// inside reports whether d is dir or lies under it.
+func (m *MemFS) inside(d, dir *memNode) bool {
+	if d == dir {
+		return true
+	}
+	for _, c := range dir.children {
+		if c.dir && m.inside(d, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Remove removes a file or an empty directory.
+func (m *MemFS) Remove(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir, base, err := m.parent(name)
+	if err == nil && dir == nil {
+		err = syscall.EBUSY
+	}
+	if err != nil {
+		return pathError("remove", name, err)
+	}
+	n, ok := dir.children[base]
+	if !ok {
+		return pathError("remove", name, syscall.ENOENT)
+	}
+	if n.dir && len(n.children) > 0 {
+		return pathError("remove", name, syscall.ENOTEMPTY)
+	}
+	delete(dir.children, base)
+	return nil
+}
+
+// Stat describes a file or directory.
+func (m *MemFS) Stat(name string) (fs.FileInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup(name)
+	if err != nil {
+		return nil, pathError("stat", name, err)
+	}
+	return n.info(path.Base(filepath.ToSlash(filepath.Clean(name)))), nil
+}
+
+// ReadDir lists a directory sorted by name; its errors are os.ReadDir's (an "open" of a
+// missing directory).
+func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup(name)
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	if !n.dir {
+		return nil, pathError("readdirent", name, syscall.ENOTDIR)
+	}
+	names := make([]string, 0, len(n.children))
+	for c := range n.children {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	out := make([]fs.DirEntry, len(names))
+	for i, c := range names {
+		out[i] = fs.FileInfoToDirEntry(n.children[c].info(c))
+	}
+	return out, nil
+}
+
+// MkdirAll creates a directory and its missing parents; a file in the way is ENOTDIR on
+// its own name, as os.MkdirAll reports it.
+func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	parts, ok := split(name)
+	if !ok {
+		return pathError("mkdir", name, syscall.ENOENT)
+	}
+	n := m.root
+	for i, p := range parts {
+		c, ok := n.children[p]
+		if !ok {
+			c = newDir(perm)
+			n.children[p] = c
+		} else if !c.dir {
+			prefix := strings.Join(parts[:i+1], "/")
+			if filepath.IsAbs(name) {
+				prefix = "/" + prefix
+			}
+			return pathError("mkdir", filepath.FromSlash(prefix), syscall.ENOTDIR)
+		}
+		n = c
+	}
+	return nil
+}
+
+// SyncDir makes a directory's current entries its synced ones.
+func (m *MemFS) SyncDir(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup(name)
+	if err != nil {
+		return pathError("open", name, err)
+	}
+	if n.dir {
+		n.syncedChildren = maps.Clone(n.children)
+	}
+	return nil
+}
+
+func (n *memNode) info(name string) fs.FileInfo {
+	return memInfo{name: name, size: n.data.size, mode: n.mode}
+}
+
+type memInfo struct {
+	name string
+	size int64
+	mode fs.FileMode
+}
+
+func (i memInfo) Name() string { return i.name }
+func (i memInfo) Size() int64 {
+	if i.mode.IsDir() {
+		return 0
+	}
+	return i.size
+}
+func (i memInfo) Mode() fs.FileMode  { return i.mode }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i memInfo) Sys() any           { return nil }
+
+// memFile is an open MemFS file; it locks the filesystem for each call.
+type memFile struct {
+	fs     *MemFS
+	node   *memNode
+	name   string
+	write  bool
+	offset int64
+	closed bool
+}
+
+func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.closed {
+		return 0, pathError("read", f.name, fs.ErrClosed)
+	}
+	if off < 0 {
+		return 0, pathError("readat", f.name, errNegativeOffset)
+	}
+	n := f.node.data.readAt(p, off)
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if err := f.writable(); err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, pathError("writeat", f.name, errNegativeOffset)
+	}
+	f.writeAt(p, off)
+	return len(p), nil
+}
+
+func (f *memFile) Write(p []byte) (int, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if err := f.writable(); err != nil {
+		return 0, err
+	}
+	f.writeAt(p, f.offset)
+	f.offset += int64(len(p))
+	return len(p), nil
+}
+
+// writeAt records a copy of p: the caller may reuse its buffer.
+func (f *memFile) writeAt(p []byte, off int64) {
+	if len(p) > 0 {
+		f.node.change(Change{Offset: off, Data: slices.Clone(p)})
+	}
+}
+
+func (f *memFile) writable() error {
+	if f.closed {
+		return pathError("write", f.name, fs.ErrClosed)
+	}
+	if !f.write {
+		return pathError("write", f.name, syscall.EBADF)
+	}
+	return nil
+}
+
+func (f *memFile) Truncate(size int64) error {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.closed {
+		return pathError("truncate", f.name, fs.ErrClosed)
+	}
+	if !f.write || size < 0 {
+		return pathError("truncate", f.name, syscall.EINVAL)
+	}
+	if size != f.node.data.size {
+		f.node.change(Change{Truncate: true, Size: size})
+	}
+	return nil
+}
+
+// Sync makes the current contents the synced ones and forgets the changes since.
+func (f *memFile) Sync() error {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.closed {
+		return pathError("sync", f.name, fs.ErrClosed)
+	}
+	f.node.synced = f.node.data.clone()
+	f.node.unsynced = nil
+	return nil
+}
+
+func (f *memFile) Stat() (fs.FileInfo, error) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.closed {
+		return nil, pathError("stat", f.name, fs.ErrClosed)
+	}
+	return f.node.info(path.Base(filepath.ToSlash(filepath.Clean(f.name)))), nil
+}
+
+func (f *memFile) Close() error {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.closed {
+		return pathError("close", f.name, fs.ErrClosed)
+	}
+	f.closed = true
+	return nil
+}
