@@ -26,7 +26,7 @@ func FuzzConfigFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var cf model.ConfigFile
 		var err error
-		checkAllocN(t, "model.ParseConfigFile", len(data), jsonAllocFactor, func() { cf, err = model.ParseConfigFile(data) })
+		checkAllocN(t, sampleOf(data, 0).alloc, "model.ParseConfigFile", len(data), jsonAllocFactor, func() { cf, err = model.ParseConfigFile(data) })
 		if err != nil {
 			return
 		}

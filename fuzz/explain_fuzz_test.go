@@ -3,6 +3,7 @@ package fuzz
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"kidx/segment"
@@ -56,16 +57,13 @@ func FuzzExplain(f *testing.F) {
 		if len(logb) > 1<<16 || len(idx) > 1<<12 || len(tidx) > 1<<12 {
 			return
 		}
-		d := filepath.Join(t.TempDir(), "t-0")
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		prefix := filepath.Join(d, segment.FilenamePrefixFromOffset(0))
+		// The same three files, rewritten for every input (scratch_test.go), in a directory
+		// named as a partition.
+		var prefix string
 		for ext, b := range map[string][]byte{segment.LogSuffix: logb, segment.IndexSuffix: idx, segment.TimeIndexSuffix: tidx} {
-			if err := os.WriteFile(prefix+ext, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			prefix = strings.TrimSuffix(writeScratch(t, filepath.Join("explain", "t-0"), segment.FilenamePrefixFromOffset(0)+ext, b), ext)
 		}
+		d := filepath.Dir(prefix)
 		parts, err := segment.ExplainDir([]string{d}, segment.ExplainOptions{Interval: -1})
 		if err != nil {
 			return // a file that cannot be read is an error, not a panic

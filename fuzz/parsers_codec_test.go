@@ -28,24 +28,6 @@ func codecBudget(n int) uint64 {
 	return uint64(3*zstdBound + 4*fuzzCodecLimit + 3*1032*n + allocFactor*n + allocFixed)
 }
 
-// checkAllocBudget is checkAllocN with a fixed budget: the second call of f is measured (the
-// first warms the codecs' pools), a third confirms an excess.
-func checkAllocBudget(t *testing.T, what string, budget uint64, f func()) {
-	t.Helper()
-	f()
-	for try := 0; ; try++ {
-		before := heapAllocated()
-		f()
-		got := heapAllocated() - before
-		if got <= budget {
-			return
-		}
-		if try == 1 {
-			t.Fatalf("%s allocated %d bytes (budget %d)", what, got, budget)
-		}
-	}
-}
-
 // franzCompress is franz-go's producer compressor: the bytes a real Go client writes.
 func franzCompress(c codec.Codec, src []byte) []byte {
 	cc := map[codec.Codec]kgo.CompressionCodec{codec.Gzip: kgo.GzipCompression(), codec.Snappy: kgo.SnappyCompression(),
@@ -173,7 +155,7 @@ func FuzzDecompress(f *testing.F) {
 		c, magic := codec.Codec(id%8), int8(m%3)
 		var out []byte
 		var err error
-		checkAllocBudget(t, "Decompress", codecBudget(len(src)), func() { out, err = codec.Decompress(c, magic, src, fuzzCodecLimit) })
+		checkAllocBudget(t, sampleOf(src, int64(id)<<8|int64(m)).alloc, "Decompress", codecBudget(len(src)), func() { out, err = codec.Decompress(c, magic, src, fuzzCodecLimit) })
 		if err != nil {
 			var ce *codec.Error
 			var le *codec.LimitError
@@ -236,11 +218,8 @@ func FuzzRecordsAnyBatch(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(fuzzDir(t), "00000000000000000000.log")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		lf, err := segment.OpenLog(path)
+		measure := sampleOf(data, 0).alloc
+		lf, err := segment.OpenLog(writeScratch(t, "records", "00000000000000000000.log", data))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +232,7 @@ func FuzzRecordsAnyBatch(f *testing.F) {
 			var rerr, ferr, terr error
 			var first int64
 			var ts []int64
-			checkAllocBudget(t, "Records", codecBudget(len(data)), func() {
+			checkAllocBudget(t, measure, "Records", codecBudget(len(data)), func() {
 				recs = recs[:0]
 				rerr = lf.Records(b, lim, func(r segment.DecodedRecord) bool {
 					if len(r.Key) > fuzzCodecLimit || len(r.Value) > fuzzCodecLimit {

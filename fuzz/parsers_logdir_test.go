@@ -80,7 +80,7 @@ func FuzzProducerSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var es []segment.ProducerSnapshotEntry
 		var err error
-		checkAlloc(t, "ParseProducerSnapshot", len(data), func() { es, err = segment.ParseProducerSnapshot(data, "fuzz.snapshot") })
+		checkAlloc(t, sampleOf(data, 0).alloc, "ParseProducerSnapshot", len(data), func() { es, err = segment.ParseProducerSnapshot(data, "fuzz.snapshot") })
 		checkFormatErr(t, "ParseProducerSnapshot", err, "fuzz.snapshot", len(data))
 		if err != nil {
 			if es != nil {
@@ -134,7 +134,7 @@ func FuzzTxnIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
 		var txns []segment.AbortedTxn
 		var err error
-		checkAlloc(t, "ParseTxnIndex", len(data), func() { txns, err = segment.ParseTxnIndex(data, "fuzz.txnindex") })
+		checkAlloc(t, sampleOf(data, base).alloc, "ParseTxnIndex", len(data), func() { txns, err = segment.ParseTxnIndex(data, "fuzz.txnindex") })
 		checkFormatErr(t, "ParseTxnIndex", err, "fuzz.txnindex", len(data))
 		whole := len(data) / 34
 		good := 0
@@ -193,9 +193,10 @@ func FuzzCheckpointFiles(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := len(data)
+		measure := sampleOf(data, 0).alloc
 		var les []segment.EpochEntry
 		var err error
-		checkAlloc(t, "ParseLeaderEpochCheckpoint", n, func() { les, err = segment.ParseLeaderEpochCheckpoint(data, "lec") })
+		checkAlloc(t, measure, "ParseLeaderEpochCheckpoint", n, func() { les, err = segment.ParseLeaderEpochCheckpoint(data, "lec") })
 		checkFormatErr(t, "ParseLeaderEpochCheckpoint", err, "lec", n)
 		if err == nil {
 			var b strings.Builder
@@ -209,7 +210,7 @@ func FuzzCheckpointFiles(f *testing.F) {
 			}
 		}
 		var ocs []segment.OffsetCheckpointEntry
-		checkAlloc(t, "ParseOffsetCheckpoint", n, func() { ocs, err = segment.ParseOffsetCheckpoint(data, "oc") })
+		checkAlloc(t, measure, "ParseOffsetCheckpoint", n, func() { ocs, err = segment.ParseOffsetCheckpoint(data, "oc") })
 		checkFormatErr(t, "ParseOffsetCheckpoint", err, "oc", n)
 		if err == nil {
 			var b strings.Builder
@@ -223,7 +224,7 @@ func FuzzCheckpointFiles(f *testing.F) {
 			}
 		}
 		var pm segment.PartitionMetadata
-		checkAlloc(t, "ParsePartitionMetadata", n, func() { pm, err = segment.ParsePartitionMetadata(data, "pm") })
+		checkAlloc(t, measure, "ParsePartitionMetadata", n, func() { pm, err = segment.ParsePartitionMetadata(data, "pm") })
 		checkFormatErr(t, "ParsePartitionMetadata", err, "pm", n)
 		if err == nil {
 			back, err := segment.ParsePartitionMetadata([]byte(fmt.Sprintf("version: %d\ntopic_id: %s", pm.Version, pm.TopicID)), "re")
@@ -231,10 +232,10 @@ func FuzzCheckpointFiles(f *testing.F) {
 				t.Fatalf("%q read as %+v; written back: %+v %v", data, pm, back, err)
 			}
 		}
-		checkAlloc(t, "ParseMetaProperties", n, func() { _, err = segment.ParseMetaProperties(data, "mp") })
+		checkAlloc(t, measure, "ParseMetaProperties", n, func() { _, err = segment.ParseMetaProperties(data, "mp") })
 		checkFormatErr(t, "ParseMetaProperties", err, "mp", n)
-		checkAllocN(t, "ParseQuorumState", n, jsonAllocFactor, func() { _, err = segment.ParseQuorumState(data, "qs") })
+		checkAllocN(t, measure, "ParseQuorumState", n, jsonAllocFactor, func() { _, err = segment.ParseQuorumState(data, "qs") })
 		checkFormatErr(t, "ParseQuorumState", err, "qs", n)
-		checkAllocN(t, "ParseCleanShutdown", n, jsonAllocFactor, func() { _ = segment.ParseCleanShutdown(data) })
+		checkAllocN(t, measure, "ParseCleanShutdown", n, jsonAllocFactor, func() { _ = segment.ParseCleanShutdown(data) })
 	})
 }

@@ -3,10 +3,14 @@ package fuzz
 import (
 	"bytes"
 	"encoding/binary"
+	"flag"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime/metrics"
 	"strings"
+	"sync"
 	"testing"
 
 	"kidx/model"
@@ -38,20 +42,74 @@ func heapAllocated() uint64 {
 	return allocSample[0].Value.Uint64()
 }
 
-// checkAlloc runs f and fails t when it allocated more than the budget for n input bytes.
-func checkAlloc(t *testing.T, what string, n int, f func()) { checkAllocN(t, what, n, allocFactor, f) }
+// The allocation check costs a second parse and two runtime/metrics reads per input (a third
+// parse when it sees an excess), and a real file costs a handful of system calls: together they
+// held the parser targets to 7-37 k execs/s (issue 13, item 5: at least 100 k). Under
+// `go test` without -fuzz (make test, go test ./fuzz/) every f.Add seed and every input of
+// testdata/fuzz/<Target>/ is still measured and still goes through the file: that run tests
+// the bound of docs/contract.md §7 on every committed input. Under -fuzz, the checks are made
+// on a deterministic sample, chosen by a hash of the input: one input in allocEvery is
+// measured, one in fileEvery goes through a file. A crash input is always sampled again when
+// it is replayed from testdata/fuzz (plain go test samples everything).
+const (
+	allocEvery = 64
+	fileEvery  = 32
+)
 
-// checkAllocN measures a second call of f (the first one pays one-time initialization, such as
-// encoding/json's per-type caches) and fails only when a third call confirms the excess, so
-// that an allocation by another goroutine cannot fail a parser.
-func checkAllocN(t *testing.T, what string, n, factor int, f func()) {
+// fuzzing reports whether this process runs under -fuzz (the coordinator or a worker: both
+// carry the flag). Read after flag parsing, so not at package initialization.
+var fuzzing = sync.OnceValue(func() bool {
+	fl := flag.Lookup("test.fuzz")
+	return fl != nil && fl.Value.String() != ""
+})
+
+// sampling says which of the costly checks an input gets.
+type sampling struct {
+	alloc bool // measure allocations
+	file  bool // also read the input through a real file
+}
+
+// sampleOf draws an input's sampling from its bytes and an extra argument (a base offset, a
+// codec id): the same input always gets the same checks.
+func sampleOf(data []byte, extra int64) sampling {
+	if !fuzzing() {
+		return sampling{alloc: true, file: true}
+	}
+	h := crc32.ChecksumIEEE(data) ^ uint32(extra) ^ uint32(uint64(extra)>>32)
+	h *= 0x9e3779b1 // Fibonacci hashing: the top bits depend on every bit of h
+	return sampling{alloc: h>>26 < 64/allocEvery, file: (h>>20)&63 < 64/fileEvery}
+}
+
+// checkAlloc runs f and, when measure is set, fails t when it allocated more than the budget
+// for n input bytes.
+func checkAlloc(t *testing.T, measure bool, what string, n int, f func()) {
+	checkAllocN(t, measure, what, n, allocFactor, f)
+}
+
+// checkAllocN runs f once when measure is false. Otherwise it measures a second call of f (the
+// first one pays one-time initialization, such as encoding/json's per-type caches) and fails
+// only when a third call confirms the excess, so that an allocation by another goroutine
+// cannot fail a parser.
+func checkAllocN(t *testing.T, measure bool, what string, n, factor int, f func()) {
 	t.Helper()
-	f()
+	if !measure {
+		f()
+		return
+	}
 	fixed := allocFixed
 	if factor == jsonAllocFactor {
 		fixed = jsonAllocFixed
 	}
-	budget := uint64(factor*n + fixed)
+	checkAllocBudget(t, true, fmt.Sprintf("%s, given %d bytes,", what, n), uint64(factor*n+fixed), f)
+}
+
+// checkAllocBudget is checkAllocN with a fixed budget.
+func checkAllocBudget(t *testing.T, measure bool, what string, budget uint64, f func()) {
+	t.Helper()
+	f()
+	if !measure {
+		return
+	}
 	for try := 0; ; try++ {
 		before := heapAllocated()
 		f()
@@ -60,7 +118,7 @@ func checkAllocN(t *testing.T, what string, n, factor int, f func()) {
 			return
 		}
 		if try == 1 {
-			t.Fatalf("%s allocated %d bytes for %d input bytes (budget %d)", what, got, n, budget)
+			t.Fatalf("%s allocated %d bytes (budget %d)", what, got, budget)
 		}
 	}
 }
@@ -73,8 +131,9 @@ func checkAllocN(t *testing.T, what string, n, factor int, f func()) {
 func FuzzIndexFile(f *testing.F) {
 	addGoldenSeeds(f, segment.IndexSuffix)
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
+		s := sampleOf(data, base)
 		var es []segment.IndexEntry
-		checkAlloc(t, "ParseOffsetIndex", len(data), func() { es = segment.ParseOffsetIndex(data, base) })
+		checkAlloc(t, s.alloc, "ParseOffsetIndex", len(data), func() { es = segment.ParseOffsetIndex(data, base) })
 		if len(es) != len(data)/8 {
 			t.Fatalf("%d entries from %d bytes", len(es), len(data))
 		}
@@ -85,7 +144,7 @@ func FuzzIndexFile(f *testing.F) {
 				t.Fatalf("entry %d: %+v, bytes say (%d, %d)", i, e, base+rel, pos)
 			}
 		}
-		if len(data) > 0 && data[0]%8 == 0 { // a deterministic eighth of inputs also goes through a file
+		if s.file {
 			x := openIndexFile(t, data, base, segment.IndexSuffix)
 			defer x.Close()
 			if x.Len() != len(es) || x.DumpLen() > x.Len() {
@@ -145,8 +204,9 @@ func checkValidView(t *testing.T, data []byte, size, relAt, gotValid, gotGarbage
 func FuzzTimeIndexFile(f *testing.F) {
 	addGoldenSeeds(f, segment.TimeIndexSuffix)
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
+		s := sampleOf(data, base)
 		var es []segment.TimeIndexEntry
-		checkAlloc(t, "ParseTimeIndex", len(data), func() { es = segment.ParseTimeIndex(data, base) })
+		checkAlloc(t, s.alloc, "ParseTimeIndex", len(data), func() { es = segment.ParseTimeIndex(data, base) })
 		if len(es) != len(data)/12 {
 			t.Fatalf("%d entries from %d bytes", len(es), len(data))
 		}
@@ -157,7 +217,7 @@ func FuzzTimeIndexFile(f *testing.F) {
 				t.Fatalf("entry %d: %+v, bytes say (%d, %d)", i, e, ts, base+rel)
 			}
 		}
-		if len(data) > 0 && data[0]%8 == 0 {
+		if s.file {
 			x := openTimeIndexFile(t, data, base)
 			defer x.Close()
 			if x.Len() != len(es) || x.DumpLen() > x.Len() {
@@ -185,9 +245,10 @@ func FuzzTimeIndexFile(f *testing.F) {
 func FuzzBatchHeader(f *testing.F) {
 	addGoldenSeeds(f, segment.LogSuffix)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		s := sampleOf(data, 0)
 		var h segment.BatchHeader
 		var err error
-		checkAlloc(t, "ParseBatchHeader", len(data), func() { h, err = segment.ParseBatchHeader(data, "fuzz.log", 0) })
+		checkAlloc(t, s.alloc, "ParseBatchHeader", len(data), func() { h, err = segment.ParseBatchHeader(data, "fuzz.log", 0) })
 		if (err == nil) != (len(data) >= segment.RecordBatchOverhead) {
 			t.Fatalf("%d bytes: err %v", len(data), err)
 		}
@@ -203,7 +264,7 @@ func FuzzBatchHeader(f *testing.F) {
 				t.Fatalf("CheckBatch accepted a batch whose CRC does not match")
 			}
 		}
-		checkAlloc(t, "ParseLegacyHeader", len(data), func() { _, _ = segment.ParseLegacyHeader(data, "fuzz.log", 0) })
+		checkAlloc(t, s.alloc, "ParseLegacyHeader", len(data), func() { _, _ = segment.ParseLegacyHeader(data, "fuzz.log", 0) })
 	})
 }
 
@@ -217,7 +278,7 @@ func FuzzRecordDecode(f *testing.F) {
 		var recs []segment.Record
 		var h segment.BatchHeader
 		var err error
-		checkAlloc(t, "DecodeRecords", len(data), func() { h, recs, err = segment.DecodeRecords(data, "fuzz.log", 0) })
+		checkAlloc(t, sampleOf(data, 0).alloc, "DecodeRecords", len(data), func() { h, recs, err = segment.DecodeRecords(data, "fuzz.log", 0) })
 		if err != nil {
 			return
 		}
@@ -240,10 +301,8 @@ func FuzzRecordDecode(f *testing.F) {
 func FuzzLogWalk(f *testing.F) {
 	addGoldenSeeds(f, segment.LogSuffix)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(fuzzDir(t), "00000000000000000000.log")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		measure := sampleOf(data, 0).alloc
+		path := writeScratch(t, "logwalk", "00000000000000000000.log", data)
 		var walks [2][]segment.BatchInfo
 		var results [2]segment.WalkResult
 		for k, access := range []segment.Access{segment.AccessMmap, segment.AccessPread} {
@@ -251,7 +310,7 @@ func FuzzLogWalk(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkAlloc(t, "Walk", len(data), func() {
+			checkAlloc(t, measure, "Walk", len(data), func() {
 				walks[k] = walks[k][:0]
 				results[k] = lf.Walk(0, 0, func(b segment.BatchInfo) bool {
 					walks[k] = append(walks[k], b)
@@ -306,7 +365,7 @@ func FuzzSegmentName(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		var sf segment.SegmentFileName
 		var ok bool
-		checkAlloc(t, "ParseSegmentFileName", len(name), func() { sf, ok = segment.ParseSegmentFileName(name) })
+		checkAlloc(t, sampleOf([]byte(name), 0).alloc, "ParseSegmentFileName", len(name), func() { sf, ok = segment.ParseSegmentFileName(name) })
 		if ok {
 			prefix := segment.FilenamePrefixFromOffset(sf.BaseOffset)
 			if len(prefix) != 20 || !strings.HasPrefix(name, prefix+".") || !strings.HasSuffix(name, sf.Transitional) {
@@ -347,15 +406,16 @@ func FuzzWorkloadJSON(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		measure := sampleOf(data, 0).alloc
 		var w model.Workload
 		var err error
-		checkAllocN(t, "model.ParseWorkload", len(data), jsonAllocFactor, func() { w, err = model.ParseWorkload(data) })
+		checkAllocN(t, measure, "model.ParseWorkload", len(data), jsonAllocFactor, func() { w, err = model.ParseWorkload(data) })
 		var sw *segment.Workload
 		var serr error
-		checkAllocN(t, "segment.ParseWorkload", len(data), jsonAllocFactor, func() { sw, serr = segment.ParseWorkload(data) })
+		checkAllocN(t, measure, "segment.ParseWorkload", len(data), jsonAllocFactor, func() { sw, serr = segment.ParseWorkload(data) })
 		// segment.ParseRecipe bounds its "repeat" expansion (a 68-byte input once asked for
 		// 2^31-1 batches), so every input goes through it.
-		checkAllocN(t, "segment.ParseRecipe", len(data), jsonAllocFactor, func() { _, _ = segment.ParseRecipe(data) })
+		checkAllocN(t, measure, "segment.ParseRecipe", len(data), jsonAllocFactor, func() { _, _ = segment.ParseRecipe(data) })
 		if err != nil {
 			return
 		}
@@ -435,22 +495,8 @@ func addGoldenSeeds(f *testing.F, suffix string) {
 	}
 }
 
-// fuzzDir is a per-test directory on tmpfs when available.
-func fuzzDir(t *testing.T) string {
-	d, err := os.MkdirTemp(tempRoot, "kidx-fuzz-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
 func openIndexFile(t *testing.T, data []byte, base int64, suffix string) *segment.OffsetIndex {
-	p := filepath.Join(fuzzDir(t), "x"+suffix)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	x, err := segment.OpenOffsetIndex(p, base)
+	x, err := segment.OpenOffsetIndex(writeScratch(t, "index", "x"+suffix, data), base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,11 +504,7 @@ func openIndexFile(t *testing.T, data []byte, base int64, suffix string) *segmen
 }
 
 func openTimeIndexFile(t *testing.T, data []byte, base int64) *segment.TimeIndex {
-	p := filepath.Join(fuzzDir(t), "x.timeindex")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	x, err := segment.OpenTimeIndex(p, base)
+	x, err := segment.OpenTimeIndex(writeScratch(t, "timeindex", "x.timeindex", data), base)
 	if err != nil {
 		t.Fatal(err)
 	}
