@@ -177,6 +177,11 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 		return stepOutcome{next: a}
 	}
 	var out stepOutcome
+	// overflow: Kafka threw on a full index (an append's entry, or a roll's closing entry):
+	// the log stops.
+	overflow := func() stepOutcome {
+		return stepOutcome{next: abstractState{stopped: true}, fails: out.fails | failOverflowQuestion | failMidAppendOverflow}
+	}
 	// LogSegment.shouldRoll (docs/kafka.md §8), in Kafka's order: size > segment.bytes -
 	// append, then offsetIndex.isFull (entries >= maxEntries), then timeIndex.isFull
 	// (entries >= maxEntries - 1, its last slot reserved for the closing entry).
@@ -188,7 +193,7 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 		}
 		if a.size > 0 && a.timePending && st.boundedTimeSlots && a.freeTimeSlots < 0 {
 			// LocalLog.roll: the closing maybeAppend (skipFullCheck) past the last slot throws.
-			return stepOutcome{next: abstractState{stopped: true}, fails: out.fails | failOverflowQuestion | failMidAppendOverflow}
+			return overflow()
 		}
 		// The old segment's closing entry uses the reserved slot; it was checked when that
 		// state was reached (a workload can end there), so only the fresh segment goes on.
@@ -196,8 +201,8 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 	}
 	// prev is the unit before this one in the segment (ScanBound's bound adds it).
 	prev := a.lastUnit
-	// scanStart is where a lookup of an offset not named by a new entry starts: the last
-	// entry's position, or the segment's start (0) without one, as bytes before the end.
+	// since is where a lookup of an offset not named by a new entry starts: the last entry's
+	// position, or the segment's start (0) without one, as bytes before the end.
 	since := func(a abstractState) int64 {
 		if a.sinceEntry < 0 {
 			return a.size
@@ -205,13 +210,18 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 		return a.sinceEntry
 	}
 	entryAdded := false
-	// addEntry is LogSegment.append's index check body (Segment.addIndexEntry): offsetIndex.append
-	// throws on a full index, then timeIndex.maybeAppend (not skipFullCheck) throws on a full
-	// one even if it would not append; the timestamp is always new here (timestamps increase
-	// by batch), so it appends. False: Kafka threw, the log stops (the segment rolled back).
-	addEntry := func(a *abstractState) bool {
+	// indexCheck is LogSegment.append's index check, under either rule: due when the counter
+	// is past the interval (strict >, before the increment); then Segment.addIndexEntry:
+	// offsetIndex.append throws on a full index, then timeIndex.maybeAppend (not
+	// skipFullCheck) throws on a full one even if it would not append; the timestamp is always
+	// new here (timestamps increase by batch), so it appends. threw: Kafka threw, the log
+	// stops (the segment rolled back). An entry resets the counter and the bytes since it.
+	indexCheck := func() (due, threw bool) {
+		if a.counter <= st.interval {
+			return false, false
+		}
 		if st.boundedSlots && a.freeSlots <= 0 || st.boundedTimeSlots && a.freeTimeSlots <= 0 {
-			return false
+			return true, true
 		}
 		if st.boundedSlots {
 			a.freeSlots--
@@ -221,7 +231,14 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 		}
 		a.timePending = false
 		entryAdded = true
-		return true
+		if a.counter == 0 {
+			out.fails |= failFirstBatch // a first batch after a reset indexed
+		}
+		if a.sinceEntry == 0 {
+			out.fails |= failStrictlyIncreasing // an entry at the previous one's position
+		}
+		a.counter, a.sinceEntry = 0, 0
+		return true, false
 	}
 	if st.rule == model.PerBatch {
 		// KAFKA-806: per batch, the max timestamp first, then the check (strict >, before the
@@ -231,19 +248,9 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 			b := st.sizes[k]
 			a.timePending = true
 			pre := a
-			due := a.counter > st.interval
-			if due {
-				if !addEntry(&a) {
-					out.fails |= failOverflowQuestion | failMidAppendOverflow
-					return stepOutcome{next: abstractState{stopped: true}, fails: out.fails}
-				}
-				if a.counter == 0 {
-					out.fails |= failFirstBatch // a first batch after a reset indexed
-				}
-				if pre.sinceEntry == 0 {
-					out.fails |= failStrictlyIncreasing
-				}
-				a.counter, a.sinceEntry = 0, 0
+			due, threw := indexCheck()
+			if threw {
+				return overflow()
 			}
 			// ScanBound: the batch's offsets below an entry naming its last one start at the
 			// previous entry (or byte 0); bound min(I + the batch before, S). An offset named
@@ -273,28 +280,18 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 		// append's start (LogSegment.append before KAFKA-806).
 		a.timePending = true
 		pre := a
-		due := a.counter > st.interval
-		if due {
-			if !addEntry(&a) {
-				out.fails |= failOverflowQuestion | failMidAppendOverflow
-				return stepOutcome{next: abstractState{stopped: true}, fails: out.fails}
-			}
-			if a.counter == 0 {
-				out.fails |= failFirstBatch
-			}
-			if pre.sinceEntry == 0 {
-				out.fails |= failStrictlyIncreasing
-			}
-			if len(ks) > 1 {
-				// The entry names the append's last offset at its first batch, which ends
-				// earlier: DumpLogSegments' mismatch (a question under per-append).
-				out.fails |= failEntriesAtBoundaries
-			}
-			a.counter, a.sinceEntry = 0, 0
+		due, threw := indexCheck()
+		if threw {
+			return overflow()
+		}
+		if due && len(ks) > 1 {
+			// The entry names the append's last offset at its first batch, which ends
+			// earlier: DumpLogSegments' mismatch (a question under per-append).
+			out.fails |= failEntriesAtBoundaries
 		}
 		// ScanBound, per append: an offset below the append's last one starts at the
-		// previous entry; the bound min(I + the append before + bytes into this one, S)
-		// holds for every batch of the append iff it holds at the append's start.
+		// previous entry; each batch's bound is min(I + the append before + bytes into this
+		// one, S).
 		if !a.midReset {
 			var off int64
 			for j, k := range ks {

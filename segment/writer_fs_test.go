@@ -3,7 +3,6 @@ package segment
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,19 +22,10 @@ func readTree(t *testing.T, fsys vfs.FS, dir string) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, e := range es {
-		f, err := fsys.Open(filepath.Join(dir, e.Name()))
+		b, err := vfs.ReadFile(fsys, filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		fi, err := f.Stat()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := make([]byte, fi.Size())
-		if _, err := f.ReadAt(b, 0); err != nil && err != io.EOF {
-			t.Fatal(err)
-		}
-		f.Close()
 		out[e.Name()] = b
 	}
 	return out
@@ -128,11 +118,7 @@ func TestWriterOnMemFSMatchesOS(t *testing.T) {
 	}
 	for _, name := range goldenCases(t) {
 		t.Run("recipe/"+name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(goldenDir, name, "kafka-input.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := ParseRecipe(data)
+			r, err := ParseRecipe(mustRead(t, filepath.Join(goldenDir, name, "kafka-input.json")))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -70,15 +70,7 @@ func appendStep(t *testing.T, l *model.Log, in Input, tr appendTracker, lookups 
 		tr.lastAppend, tr.maxAppend = in.Bytes, max(tr.maxAppend, in.Bytes)
 	}
 	if lookups && !obs.Rejected {
-		a := l.Active()
-		last := a.Batches()[len(a.Batches())-1]
-		for _, o := range []int64{last.BaseOffset, last.LastOffset} {
-			lr, ok := a.Lookup(o)
-			if !ok {
-				t.Fatalf("lookup of offset %d of the new batch failed", o)
-			}
-			obs.Scan, obs.Hops = max(obs.Scan, lr.ScanBytes), max(obs.Hops, lr.Hops)
-		}
+		observeLastBatch(t, l, &obs)
 	}
 	return tr, obs
 }

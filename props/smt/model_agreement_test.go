@@ -111,15 +111,7 @@ func modelStep(t *testing.T, l *model.Log, in Input, resetPos int64, lookups boo
 		resetPos = 0
 	}
 	if lookups && !obs.Rejected {
-		a := l.Active()
-		last := a.Batches()[len(a.Batches())-1]
-		for _, o := range []int64{last.BaseOffset, last.LastOffset} {
-			lr, ok := a.Lookup(o)
-			if !ok {
-				t.Fatalf("lookup of offset %d of the new batch failed", o)
-			}
-			obs.Scan, obs.Hops = max(obs.Scan, lr.ScanBytes), max(obs.Hops, lr.Hops)
-		}
+		observeLastBatch(t, l, &obs)
 	}
 	return resetPos, obs
 }
@@ -315,5 +307,20 @@ func TestMutantEncodingsAgreeWithMutantModels(t *testing.T) {
 				t.Fatalf("the %s encoding agrees with Kafka's rule on 40 random runs", m)
 			}
 		})
+	}
+}
+
+// observeLastBatch sets obs's scan and hops to the largest of the lookups of the active
+// segment's last batch's first and last offsets.
+func observeLastBatch(t *testing.T, l *model.Log, obs *Observed) {
+	t.Helper()
+	a := l.Active()
+	last := a.Batches()[len(a.Batches())-1]
+	for _, o := range []int64{last.BaseOffset, last.LastOffset} {
+		lr, ok := a.Lookup(o)
+		if !ok {
+			t.Fatalf("lookup of offset %d of the new batch failed", o)
+		}
+		obs.Scan, obs.Hops = max(obs.Scan, lr.ScanBytes), max(obs.Hops, lr.Hops)
 	}
 }

@@ -3,7 +3,6 @@ package vfs
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -58,18 +57,9 @@ func (l logged) allowed() [][]byte {
 
 func readAll(t *testing.T, fsys FS, name string) []byte {
 	t.Helper()
-	f, err := fsys.Open(name)
+	b, err := ReadFile(fsys, name)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, fi.Size())
-	if _, err := f.ReadAt(b, 0); err != nil && err != io.EOF {
-		t.Fatal(err)
 	}
 	return b
 }

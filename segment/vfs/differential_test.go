@@ -250,20 +250,11 @@ func tree(t *testing.T, fsys FS, dir string) []string {
 				walk(p)
 				continue
 			}
-			f, err := fsys.Open(p)
+			b, err := ReadFile(fsys, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fi, err := f.Stat()
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := make([]byte, fi.Size())
-			if _, err := f.ReadAt(b, 0); err != nil && err != io.EOF {
-				t.Fatal(err)
-			}
-			f.Close()
-			out = append(out, fmt.Sprintf("%s %d %x", rel, fi.Size(), bytes.TrimRight(b, "\x00")))
+			out = append(out, fmt.Sprintf("%s %d %x", rel, len(b), bytes.TrimRight(b, "\x00")))
 		}
 	}
 	walk(dir)
