@@ -174,7 +174,7 @@ func zeroFrom(lf *LogFile, pos int64) (int64, bool) {
 		return 0, true
 	}
 	buf := make([]byte, 1<<16)
-	for _, r := range dataRegions(lf.f, size) {
+	for _, r := range sourceRegions(lf.f, size) {
 		lo, hi := max(r.off, pos), r.off+r.len
 		for p := lo; p < hi; {
 			n := min(hi-p, int64(len(buf)))

@@ -1,13 +1,13 @@
 package segment
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 )
 
@@ -31,7 +31,7 @@ type LogFile struct {
 	Path       string
 	BaseOffset int64 // from the file name; -1 when the name has no offset
 	size       int64
-	f          *os.File
+	f          logSource
 	access     Access
 	mm         fileBytes
 	buf        []byte // pread window
@@ -43,6 +43,40 @@ type LogFile struct {
 	prefetchWalks bool
 }
 
+// logSource is what a LogFile reads: an *os.File opened O_RDONLY, a file of another
+// filesystem (docs/vfs.md), or bytes in memory.
+type logSource interface {
+	io.ReaderAt
+	Close() error
+}
+
+// keepOpen is a logSource whose Close leaves the file open: the LogFile only borrows it.
+type keepOpen struct{ io.ReaderAt }
+
+func (keepOpen) Close() error { return nil }
+
+// LogFileFromBytes is a LogFile over data, a .log's whole contents already in memory (a file of
+// an in-memory filesystem, a fuzzer's input). path names it in errors and gives the base offset.
+// data must not change while the LogFile is in use.
+func LogFileFromBytes(path string, data []byte) *LogFile {
+	return &LogFile{Path: path, BaseOffset: baseFromName(path), size: int64(len(data)), f: keepOpen{bytes.NewReader(data)},
+		access: AccessMmap, mm: fileBytes{data: data}, readAhead: RecordBatchOverhead}
+}
+
+// logFileOn is a LogFile reading size bytes of r with preads, without owning r: the writer reads
+// its own active .log through it (Recover), whatever filesystem holds it.
+func logFileOn(path string, r io.ReaderAt, size int64) *LogFile {
+	return &LogFile{Path: path, BaseOffset: baseFromName(path), size: size, f: keepOpen{r}, access: AccessPread, readAhead: RecordBatchOverhead}
+}
+
+func baseFromName(path string) int64 {
+	base, err := OffsetFromFileName(filepath.Base(path))
+	if err != nil {
+		return -1
+	}
+	return base
+}
+
 // OpenLog opens path O_RDONLY with DefaultAccess.
 func OpenLog(path string) (*LogFile, error) { return OpenLogWith(path, DefaultAccess) }
 
@@ -52,11 +86,7 @@ func OpenLogWith(path string, access Access) (*LogFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := OffsetFromFileName(filepath.Base(path))
-	if err != nil {
-		base = -1
-	}
-	l := &LogFile{Path: path, BaseOffset: base, size: size, f: f, access: access, readAhead: RecordBatchOverhead}
+	l := &LogFile{Path: path, BaseOffset: baseFromName(path), size: size, f: f, access: access, readAhead: RecordBatchOverhead}
 	if access == AccessMmap {
 		if l.mm, err = mapFile(f, size); err != nil {
 			f.Close()

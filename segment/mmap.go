@@ -109,6 +109,18 @@ func readSparse(f *os.File, size int64) ([]byte, []fileRegion, error) {
 	return buf, regions, nil
 }
 
+// sourceRegions is dataRegions for a LogFile's source: a file of another filesystem, or bytes,
+// is read whole.
+func sourceRegions(src logSource, size int64) []fileRegion {
+	if f, ok := src.(*os.File); ok {
+		return dataRegions(f, size)
+	}
+	if size == 0 {
+		return nil
+	}
+	return []fileRegion{{0, size}}
+}
+
 // dataRegions lists where a file holds data; the whole file when holes cannot be found.
 func dataRegions(f *os.File, size int64) []fileRegion {
 	whole := []fileRegion{{0, size}}

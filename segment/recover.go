@@ -45,10 +45,14 @@ func (l *Log) Recover() (*Event, error) {
 	// again from the first batch in the file.
 	s.rollingKnown = false
 
-	lf, err := OpenLogWith(s.logPath, AccessPread)
+	// The .log is read through the writer's own handle, on whatever filesystem holds it, to
+	// its size on that filesystem (after a crash, what survived).
+	st, err := s.logF.Stat()
 	if err != nil {
 		return nil, err
 	}
+	s.size = st.Size()
+	lf := logFileOn(s.logPath, s.logF, s.size)
 	lf.SetReadAhead(1 << 20)
 	var validBytes, lastIndexEntry int64
 	nextOffset := s.base

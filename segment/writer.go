@@ -70,8 +70,6 @@ func CreateLog(dir string, cfg Config, rule Rule, startOffset int64) (*Log, erro
 // Restart, each as LogSegment.flush does (the .log, then the .index, then the
 // .timeindex), then the directory, so that the segments' names are durable too;
 // the directory's parent is synced once, after the directory is created.
-// Recover still reads the .log through the OS (recover.go), so on another
-// filesystem a workload with recover steps fails with a missing file.
 func CreateLogFS(fsys vfs.FS, dir string, cfg Config, rule Rule, startOffset int64) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -68,14 +68,18 @@ func fastTempDir(t *testing.T) string {
 
 // fsWorkloads are the writer tests' workloads that the in-memory filesystem can run: the
 // seed workload (rolls every four batches), the same with clean restarts (the reopen
-// path), and each golden case's workload.json; recover steps read the .log through the
-// OS (recover.go) and are left out.
+// path) and with unclean ones (Recover reads the .log through the writer's handle), and
+// each golden case's workload.json.
 func fsWorkloads(t *testing.T) map[string]*Workload {
 	ws := map[string]*Workload{"seed-10": seedWorkload(10)}
 	r := seedWorkload(10)
 	r.Steps = slices.Insert(r.Steps, 6, Step{Restart: true})
 	r.Steps = slices.Insert(r.Steps, 2, Step{Restart: true})
 	ws["seed-10-restarts"] = r
+	u := seedWorkload(10)
+	u.Steps = slices.Insert(u.Steps, 7, Step{Recover: true})
+	u.Steps = slices.Insert(u.Steps, 3, Step{Recover: true})
+	ws["seed-10-recovers"] = u
 	for _, name := range goldenCases(t) {
 		data, err := os.ReadFile(filepath.Join(goldenDir, name, "workload.json"))
 		if err != nil {
@@ -84,9 +88,6 @@ func fsWorkloads(t *testing.T) map[string]*Workload {
 		w, err := ParseWorkload(data)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if slices.ContainsFunc(w.Steps, func(s Step) bool { return s.Recover }) {
-			continue
 		}
 		ws[name] = w
 	}
