@@ -109,11 +109,12 @@ type BatchSpec struct {
 	MaxTimestamp int64 `json:"maxTimestamp"`
 }
 
-// Step is one workload step: exactly one of Append, Restart, Recover.
+// Step is one workload step: exactly one of Append, Restart, Recover, Crash.
 type Step struct {
 	Append  []BatchSpec
-	Restart bool // clean close of the active segment and reopen (counter 0)
-	Recover bool // unclean restart: LogSegment.recover of the active segment
+	Restart bool       // clean close of the active segment and reopen (counter 0)
+	Recover bool       // unclean restart: LogSegment.recover of the active segment
+	Crash   *CrashSpec // a crash, then the broker's reload (crash.go)
 }
 
 // Workload is a parsed workload file (docs/contract.md §3).
@@ -168,6 +169,7 @@ func ParseWorkload(data []byte) (*Workload, error) {
 			Append  []wireBatch `json:"append"`
 			Restart bool        `json:"restart"`
 			Recover bool        `json:"recover"`
+			Crash   *wireCrash  `json:"crash"`
 		} `json:"steps"`
 	}
 	if err := decodeStrict(data, &wire); err != nil {
@@ -209,11 +211,21 @@ func ParseWorkload(data []byte) (*Workload, error) {
 		if st.Recover {
 			n++
 		}
+		if st.Crash != nil {
+			n++
+		}
 		if n != 1 {
-			return nil, fmt.Errorf("workload steps[%d]: need exactly one of append, restart, recover", i)
+			return nil, fmt.Errorf("workload steps[%d]: need exactly one of append, restart, recover, crash", i)
 		}
 		var s Step
 		s.Restart, s.Recover = st.Restart, st.Recover
+		if st.Crash != nil {
+			c, err := st.Crash.spec(fmt.Sprintf("workload steps[%d].crash", i))
+			if err != nil {
+				return nil, err
+			}
+			s.Crash = &c
+		}
 		for j, b := range st.Append {
 			bs, err := b.spec(fmt.Sprintf("workload steps[%d].append[%d]", i, j))
 			if err != nil {

@@ -30,13 +30,43 @@ func (l *Log) Recover() (*Event, error) {
 	if l.failed {
 		return nil, ErrLogFailed
 	}
-	s := l.active
+	res, err := l.rebuild(l.active)
+	if err != nil {
+		return nil, err
+	}
+	if res.full != nil {
+		l.failed = true
+		return l.addEvent(Event{Kind: res.full.kind, Step: step, Message: res.full.msg}), nil
+	}
+	l.nextOffset = res.nextOffset
+	// The recovery point never passes the log end (LocalLog.updateLogEndOffset).
+	if err := l.lowerRecoveryPoint(l.nextOffset); err != nil {
+		return nil, err
+	}
+	// LogLoader: segments.lastSegment().resizeIndexes(config.maxIndexSize).
+	return nil, l.active.resizeIndexes()
+}
+
+// rebuildResult is what LogSegment.recover did to one segment.
+type rebuildResult struct {
+	truncated  int64 // bytes cut from the .log: an invalid or torn tail
+	nextOffset int64 // the last valid batch's last offset + 1 (the base when none)
+	full       *indexFullError
+}
+
+// rebuild is LogSegment.recover on s: the indexes rebuilt from the .log, read through the
+// segment's own handle on whatever filesystem holds it, to its size there (after a crash,
+// what survived); the invalid tail truncated; both indexes trimmed. It leaves s a new
+// segment object (counter 0, rolling timestamp to be reloaded). A full index stops the
+// rebuild with res.full set, as Kafka's throw does.
+func (l *Log) rebuild(s *writeSegment) (rebuildResult, error) {
+	res := rebuildResult{nextOffset: s.base}
 	s.idxEntries, s.idxLast = 0, s.base
 	s.tEntries, s.tLast = 0, TimeIndexEntry{Timestamp: NoTimestamp, Offset: s.base}
 	s.idxMax = int(l.cfg.SegmentIndexBytes / OffsetIndexEntrySize)
 	s.tMax = int(l.cfg.SegmentIndexBytes / TimeIndexEntrySize)
 	if err := s.resizeIndexes(); err != nil {
-		return nil, err
+		return res, err
 	}
 	s.maxTsKnown = false
 	s.maxTimestampSoFar()
@@ -45,17 +75,14 @@ func (l *Log) Recover() (*Event, error) {
 	// again from the first batch in the file.
 	s.rollingKnown = false
 
-	// The .log is read through the writer's own handle, on whatever filesystem holds it, to
-	// its size on that filesystem (after a crash, what survived).
 	st, err := s.logF.Stat()
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	s.size = st.Size()
 	lf := logFileOn(s.logPath, s.logF, s.size)
 	lf.SetReadAhead(1 << 20)
 	var validBytes, lastIndexEntry int64
-	nextOffset := s.base
 	var loopErr error
 	lf.Walk(0, 0, func(b BatchInfo) bool {
 		if lf.CheckBatch(b) != nil {
@@ -79,34 +106,28 @@ func (l *Log) Recover() (*Event, error) {
 			lastIndexEntry = validBytes
 		}
 		validBytes += b.Size
-		nextOffset = last + 1
+		res.nextOffset = last + 1
 		return true
 	})
 	lf.Close()
-	var full *indexFullError
-	if errors.As(loopErr, &full) {
-		l.failed = true
-		return l.addEvent(Event{Kind: full.kind, Step: step, Message: full.msg}), nil
+	if errors.As(loopErr, &res.full) {
+		return res, nil
 	}
 	if loopErr != nil {
-		return nil, loopErr
+		return res, loopErr
 	}
 	if validBytes < s.size {
+		res.truncated = s.size - validBytes
 		s.size = validBytes
-		l.nextOffset = nextOffset
 		if err := s.logF.Truncate(validBytes); err != nil {
-			return nil, err
+			return res, err
 		}
 	}
 	if err := s.idxF.Truncate(int64(s.idxEntries) * OffsetIndexEntrySize); err != nil {
-		return nil, err
+		return res, err
 	}
 	if err := s.timeIndexMaybeAppend(s.maxTs, s.maxTsOff, true); err != nil {
-		return nil, err
+		return res, err
 	}
-	if err := s.tF.Truncate(int64(s.tEntries) * TimeIndexEntrySize); err != nil {
-		return nil, err
-	}
-	// LogLoader: segments.lastSegment().resizeIndexes(config.maxIndexSize).
-	return nil, s.resizeIndexes()
+	return res, s.tF.Truncate(int64(s.tEntries) * TimeIndexEntrySize)
 }

@@ -56,6 +56,12 @@ type Log struct {
 	closed     bool
 	buf        []byte
 	batches    [][]byte
+	// recoveryPoint is UnifiedLog's recovery point: every offset below it is flushed. It
+	// advances when a flush completes (LocalLog.markFlushed) and never passes the log end.
+	recoveryPoint int64
+	// checkpoint, when set, is the recovery-point-offset-checkpoint the log keeps
+	// (KeepRecoveryCheckpoint).
+	checkpoint *recoveryCheckpoint
 }
 
 // CreateLog starts a log in dir (created if missing) whose first segment
@@ -93,6 +99,12 @@ func CreateLogFS(fsys vfs.FS, dir string, cfg Config, rule Rule, startOffset int
 	}
 	l.active = seg
 	l.bases = append(l.bases, startOffset)
+	// The first segment's names are made durable at once, so that a crash never leaves the
+	// partition without a segment (docs/vfs.md, "Where the writer syncs").
+	if err := fsys.SyncDir(dir); err != nil {
+		seg.closeFiles()
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -200,8 +212,12 @@ func (l *Log) maybeRoll(appendSize, first, last, appendMaxTs int64) error {
 	l.active = ns
 	l.bases = append(l.bases, first)
 	// UnifiedLog.roll schedules flushUptoOffsetExclusive(new base offset): the
-	// previous segment is flushed (LogSegment.flush) once the new one exists.
-	return l.flushAndClose(s)
+	// previous segment is flushed (LogSegment.flush) once the new one exists, then
+	// the recovery point moves to the new base (LocalLog.markFlushed).
+	if err := l.flushAndClose(s); err != nil {
+		return err
+	}
+	return l.markFlushed(first)
 }
 
 // flushAndClose is LogSegment.flush on s (the .log, then the offset index,
@@ -271,6 +287,8 @@ func (l *Log) Apply(s Step) (*Event, error) {
 		return nil, l.Restart()
 	case s.Recover:
 		return l.Recover()
+	case s.Crash != nil:
+		return l.Crash(*s.Crash)
 	}
 	return l.AppendSpecs(s.Append)
 }
@@ -292,6 +310,10 @@ func (l *Log) Restart() error {
 	if err := l.closeActive(); err != nil {
 		return err
 	}
+	// A clean shutdown flushes the whole log and checkpoints its end (LogManager.shutdown).
+	if err := l.markFlushed(l.nextOffset); err != nil {
+		return err
+	}
 	s, err := l.openSegment(base)
 	l.active = s
 	return err
@@ -305,7 +327,13 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
-	return l.closeActive()
+	if err := l.closeActive(); err != nil {
+		return err
+	}
+	if l.failed {
+		return nil
+	}
+	return l.markFlushed(l.nextOffset)
 }
 
 // closeActive is a clean shutdown of the active segment: LogSegment.close's
