@@ -141,7 +141,8 @@ func TestWriterOnMemFSMatchesOS(t *testing.T) {
 // Issue 13: "sync where Kafka flushes (LogSegment.flush: the log, then the offset, time and
 // transaction indexes; the flush of the previous segment that UnifiedLog.roll schedules;
 // close)". The syncs of seed-10 with a restart, in order: the parent of the new directory
-// (kidx's choice, docs/vfs.md), then at each roll the previous
+// (kidx's choice, docs/vfs.md), the directory once its first segment's files exist (so
+// that a crash never loses the first segment, docs/vfs.md), then at each roll the previous
 // segment's .log, .index, .timeindex, then the directory; the same for the active segment at
 // the restart and at Close. The expected list is written out by hand.
 func TestWriterSyncsWhereKafkaFlushes(t *testing.T) {
@@ -166,7 +167,7 @@ func TestWriterSyncsWhereKafkaFlushes(t *testing.T) {
 	seg := func(stem string) []string {
 		return []string{stem + ".log", stem + ".index", stem + ".timeindex", "t-0"}
 	}
-	want := []string{"mem"} // the new directory's parent, once
+	want := []string{"mem", "t-0"} // the new directory's parent, then the directory with the first segment
 	for _, stem := range []string{"00000000000000000000", "00000000000000000316", "00000000000000000632", "00000000000000000632"} {
 		want = append(want, seg(stem)...)
 	}
@@ -191,7 +192,7 @@ func TestWriterCrashKeepsFlushedSegments(t *testing.T) {
 		clones  []*vfs.MemFS
 	}
 	var points []point
-	flushes, armed := 0, false
+	flushes, armed := -1, false // the first directory sync makes the first segment's names durable
 	take := vfs.InjectorFunc(func(op vfs.Op) *vfs.Fault {
 		if armed {
 			p := point{flushed: flushes}
@@ -212,7 +213,8 @@ func TestWriterCrashKeepsFlushedSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	final := readTree(t, mem, "/mem/t-0")
-	if len(points) != len(res.Segments)-1 || len(res.Segments) < 3 {
+	// One point after the first segment's creation, one after each roll's flush.
+	if len(points) != len(res.Segments) || len(res.Segments) < 3 {
 		t.Fatalf("%d crash points for %d segments", len(points), len(res.Segments))
 	}
 	for i, p := range points {
