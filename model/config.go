@@ -19,6 +19,10 @@ type Config struct {
 	MaxMessageBytes    int64 // max.message.bytes (recorded, not enforced: see docs/model.md)
 	SegmentMs          int64 // segment.ms
 	SegmentJitterMs    int64 // segment.jitter.ms (the model draws no jitter: see docs/model.md)
+	// FlushMessages is flush.messages: the file writer syncs the log once this many messages
+	// are unflushed (docs/crash.md). It changes what a crash can lose, never an index, so the
+	// model only carries it.
+	FlushMessages int64
 }
 
 // Kafka's defaults (LogConfig / ServerLogConfigs, docs/kafka.md §9).
@@ -29,6 +33,7 @@ const (
 	DefaultMaxMessageBytes    = 1024*1024 + 12
 	DefaultSegmentMs          = 7 * 24 * 60 * 60 * 1000
 	DefaultSegmentJitterMs    = 0
+	DefaultFlushMessages      = math.MaxInt64
 )
 
 // DefaultConfig returns Kafka's default topic configuration.
@@ -40,6 +45,7 @@ func DefaultConfig() Config {
 		MaxMessageBytes:    DefaultMaxMessageBytes,
 		SegmentMs:          DefaultSegmentMs,
 		SegmentJitterMs:    DefaultSegmentJitterMs,
+		FlushMessages:      DefaultFlushMessages,
 	}
 }
 
@@ -58,6 +64,7 @@ var configKeys = []configKey{
 	{"max.message.bytes", func(c *Config) *int64 { return &c.MaxMessageBytes }, 0, math.MaxInt32},
 	{"segment.ms", func(c *Config) *int64 { return &c.SegmentMs }, 1, math.MaxInt64},
 	{"segment.jitter.ms", func(c *Config) *int64 { return &c.SegmentJitterMs }, 0, math.MaxInt64},
+	{"flush.messages", func(c *Config) *int64 { return &c.FlushMessages }, 1, math.MaxInt64},
 }
 
 // ConfigKeys lists the config names the model understands, sorted.
@@ -164,6 +171,7 @@ var brokerSynonyms = []brokerSynonym{
 	{"log.roll.hours", "segment.ms", hourMs, 1, math.MaxInt32},
 	{"log.roll.jitter.ms", "segment.jitter.ms", 1, 0, math.MaxInt64},
 	{"log.roll.jitter.hours", "segment.jitter.ms", hourMs, 0, math.MaxInt32},
+	{"log.flush.interval.messages", "flush.messages", 1, 1, math.MaxInt64},
 }
 
 // ignoredConfigs are names an operator's config holds that do not shape the index: accepted,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 
 	"kidx/internal/jsonwords"
@@ -19,6 +20,11 @@ type Config struct {
 	// batches' timestamps as LogSegment.timeWaitedForRoll does (there is no wall clock
 	// here). 0 turns time-based rolling off, as in the golden vectors' runs.
 	SegmentMs int64
+	// FlushMessages is flush.messages: after an append that leaves at least this many
+	// messages unflushed (log end - recovery point), the log is flushed and the recovery
+	// point moves to its end (UnifiedLog.append). 0 means never, Kafka's default
+	// (Long.MAX_VALUE).
+	FlushMessages int64
 }
 
 // Config key names.
@@ -27,6 +33,7 @@ const (
 	KeySegmentBytes       = "segment.bytes"
 	KeySegmentIndexBytes  = "segment.index.bytes"
 	KeySegmentMs          = "segment.ms"
+	KeyFlushMessages      = "flush.messages"
 )
 
 // DefaultConfig is Kafka's defaults.
@@ -46,6 +53,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%s=%d: Invalid max index size (below one %d-byte time-index entry)", KeySegmentIndexBytes, c.SegmentIndexBytes, TimeIndexEntrySize)
 	case c.SegmentMs < 0:
 		return fmt.Errorf("%s=%d: must be >= 1 (or 0: time-based rolling off)", KeySegmentMs, c.SegmentMs)
+	case c.FlushMessages < 0:
+		return fmt.Errorf("%s=%d: must be >= 1 (or 0: never)", KeyFlushMessages, c.FlushMessages)
 	}
 	return nil
 }
@@ -63,6 +72,14 @@ func (c *Config) Set(key string, v int64) error {
 		c.SegmentIndexBytes = v
 	case KeySegmentMs:
 		c.SegmentMs = v
+	case KeyFlushMessages:
+		if v < 1 {
+			return fmt.Errorf("%s=%d: must be >= 1", KeyFlushMessages, v)
+		}
+		if v == math.MaxInt64 {
+			v = 0 // Kafka's default: never
+		}
+		c.FlushMessages = v
 	case "max.message.bytes", "segment.jitter.ms":
 	default:
 		return fmt.Errorf("unknown config key %q", key)

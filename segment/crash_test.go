@@ -186,3 +186,43 @@ func TestCrashStepRefusesImpossibleSpecs(t *testing.T) {
 		t.Error("crash of a closed log accepted")
 	}
 }
+
+// flush.messages (UnifiedLog.append: flush once log end - recovery point >= flush.messages):
+// with 100, the seed workload's 79-record appends flush at every second append: after step 1
+// (158 unflushed), step 3 (316 - 158), and so on, so the recovery point is 0, 158, 158, 316,
+// ... and the active segment's .log is synced each time; with flush.messages unset it stays
+// at the last roll's base.
+func TestFlushMessagesMovesRecoveryPoint(t *testing.T) {
+	w := seedWorkload(6)
+	w.Config.FlushMessages = 100
+	var logSyncs int
+	mem := vfs.NewMemFS()
+	ffs := vfs.NewFaultFS(mem, vfs.InjectorFunc(func(op vfs.Op) *vfs.Fault {
+		if op.Kind == vfs.OpSync && filepath.Ext(op.Path) == LogSuffix {
+			logSyncs++
+		}
+		return nil
+	}))
+	l, err := CreateLogFS(ffs, "/logs/t-0", w.Config, w.Rule, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{0, 158, 158, 316, 316, 474}
+	for i, s := range w.Steps {
+		if _, err := l.Apply(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := l.RecoveryPoint(); got != want[i] {
+			t.Errorf("after step %d: recovery point %d, want %d", i, got, want[i])
+		}
+	}
+	// Flushes after steps 1, 3, 5, plus the roll at step 4 (segment 0's .log): four .log syncs.
+	if logSyncs != 4 {
+		t.Errorf("%d .log syncs, want 4", logSyncs)
+	}
+	w.Config.FlushMessages = 0
+	_, l2 := writeOnMem(t, w, "/logs/t-0", 6)
+	if rp := l2.RecoveryPoint(); rp != 316 {
+		t.Errorf("without flush.messages: recovery point %d, want 316 (the roll)", rp)
+	}
+}

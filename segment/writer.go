@@ -176,7 +176,31 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 		l.failed = true
 		return l.addEvent(Event{Kind: full.kind, Step: step, Message: full.msg}), nil
 	}
-	return nil, err
+	if err != nil {
+		return nil, err
+	}
+	return nil, l.maybeFlush()
+}
+
+// maybeFlush is UnifiedLog.append's flush.messages check: once log end - recovery point
+// reaches it, the log is flushed to its end (LocalLog.flush: the unflushed segment, here the
+// active one, then the directory when that segment is new since the recovery point) and the
+// recovery point moves there.
+func (l *Log) maybeFlush() error {
+	n := l.cfg.FlushMessages
+	if n <= 0 || l.nextOffset-l.recoveryPoint < n {
+		return nil
+	}
+	s := l.active
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if s.base >= l.recoveryPoint {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return err
+		}
+	}
+	return l.markFlushed(l.nextOffset)
 }
 
 // maybeRoll is UnifiedLog.maybeRoll + LogSegment.shouldRoll: size >
