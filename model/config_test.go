@@ -41,7 +41,7 @@ func TestRuleForKafkaVersion(t *testing.T) {
 // docs/contract.md §2 and docs/kafka.md §9: Kafka's names, defaults and ranges.
 func TestConfigDefaultsAndRanges(t *testing.T) {
 	want := map[string]int64{"index.interval.bytes": 4096, "segment.bytes": 1073741824, "segment.index.bytes": 10485760,
-		"max.message.bytes": 1048588, "segment.ms": 604800000, "segment.jitter.ms": 0}
+		"max.message.bytes": 1048588, "segment.ms": 604800000, "segment.jitter.ms": 0, "flush.messages": 9223372036854775807}
 	if got := DefaultConfig().Map(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults %v", got)
 	}

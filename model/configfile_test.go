@@ -116,6 +116,7 @@ func TestParseConfigFileKafkaConfigsDescribeAll(t *testing.T) {
 	want := []ConfigSetting{
 		{"segment.jitter.ms", "0"},
 		{"segment.bytes", "65536"},
+		{"flush.messages", "9223372036854775807"},
 		{"file.delete.delay.ms", "60000"},
 		{"max.message.bytes", "1048588"},
 		{"index.interval.bytes", "20000"},
@@ -125,8 +126,8 @@ func TestParseConfigFileKafkaConfigsDescribeAll(t *testing.T) {
 	if cf.Format != "kafka-configs" || cf.Entity != "topic blog" || !reflect.DeepEqual(cf.Settings, want) {
 		t.Errorf("got %s %q %+v", cf.Format, cf.Entity, cf.Settings)
 	}
-	if len(cf.Ignored) != 18 {
-		t.Errorf("%d ignored, want 18: %v", len(cf.Ignored), cf.Ignored)
+	if len(cf.Ignored) != 17 {
+		t.Errorf("%d ignored, want 17: %v", len(cf.Ignored), cf.Ignored)
 	}
 	c := DefaultConfig()
 	notes, err := c.ApplySettings(cf.Settings)
@@ -187,7 +188,7 @@ func TestApplySettingsBrokerNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{IndexIntervalBytes: 100, SegmentBytes: 131072, SegmentIndexBytes: 4096, MaxMessageBytes: DefaultMaxMessageBytes,
-		SegmentMs: 7_200_000, SegmentJitterMs: 3_600_000}
+		SegmentMs: 7_200_000, SegmentJitterMs: 3_600_000, FlushMessages: DefaultFlushMessages}
 	if c != want {
 		t.Errorf("got %+v, want %+v", c, want)
 	}
