@@ -50,6 +50,9 @@ func Resolve(w model.Workload) (*Resolved, error) {
 	if rule == model.PerAppend {
 		sw.Rule = segment.PerAppend
 	}
+	if cfg.FlushMessages != model.DefaultFlushMessages {
+		sw.Config.FlushMessages = cfg.FlushMessages
+	}
 	minTs, maxTs := int64(-1), int64(-1)
 	for i, s := range w.Steps {
 		n := 0
@@ -62,10 +65,20 @@ func Resolve(w model.Workload) (*Resolved, error) {
 		if len(s.Append) > 0 {
 			n++
 		}
+		if s.Crash != nil {
+			n++
+		}
 		if n != 1 {
-			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover", i)
+			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover, crash", i)
 		}
 		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
+		if c := s.Crash; c != nil {
+			st.Crash = &segment.CrashSpec{RecoveryPoint: c.RecoveryPoint}
+			for _, cs := range c.Segments {
+				st.Crash.Segments = append(st.Crash.Segments, segment.CrashSegment{BaseOffset: cs.BaseOffset, LogBytes: cs.LogBytes,
+					IndexBytes: cs.IndexBytes, TimeIndexBytes: cs.TimeIndexBytes})
+			}
+		}
 		for j, b := range s.Append {
 			if err := b.Validate(); err != nil {
 				return nil, fmt.Errorf("step %d batch %d: %w", i, j, err)

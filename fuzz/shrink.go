@@ -19,28 +19,43 @@ import (
 // counts and sizes (staying encodable) and clears timestamps, until nothing more helps or
 // budget checks were spent (<= 0: 2000). The result is a workload file small enough to read.
 func Shrink(d *Divergence, o *Options, budget int) *Divergence {
-	if budget <= 0 {
-		budget = 2000
-	}
 	best := d
-	try := func(w model.Workload) bool {
-		if budget <= 0 {
-			return false
-		}
-		budget--
+	shrinkWorkload(d.Workload, budget, func(w model.Workload) bool {
 		nd, err := Check(w, o)
 		if err != nil || nd == nil || nd.Kind != best.Kind {
 			return false
 		}
 		best = nd
 		return true
+	})
+	return best
+}
+
+// shrinkWorkload is Shrink's search on any predicate: keep(w) runs the check on a smaller
+// candidate and reports whether it still fails the same way (keeping it as the new best).
+// It returns the smallest workload kept.
+func shrinkWorkload(start model.Workload, budget int, keep func(model.Workload) bool) model.Workload {
+	if budget <= 0 {
+		budget = 2000
+	}
+	best := start
+	try := func(w model.Workload) bool {
+		if budget <= 0 {
+			return false
+		}
+		budget--
+		if !keep(w) {
+			return false
+		}
+		best = w
+		return true
 	}
 	for improved := true; improved && budget > 0; {
 		improved = false
 		// Drop chunks of steps, large chunks first.
-		for chunk := len(best.Workload.Steps) / 2; chunk >= 1; chunk /= 2 {
-			for i := 0; i+chunk <= len(best.Workload.Steps); {
-				w := cloneWorkload(best.Workload)
+		for chunk := len(best.Steps) / 2; chunk >= 1; chunk /= 2 {
+			for i := 0; i+chunk <= len(best.Steps); {
+				w := cloneWorkload(best)
 				w.Steps = slices.Delete(w.Steps, i, i+chunk)
 				if len(w.Steps) > 0 && try(w) {
 					improved = true
@@ -50,10 +65,10 @@ func Shrink(d *Divergence, o *Options, budget int) *Divergence {
 			}
 		}
 		// Drop batches from multi-batch appends, then simplify every batch.
-		for i := 0; i < len(best.Workload.Steps); i++ {
-			for j := 0; j < len(best.Workload.Steps[i].Append); j++ {
-				if len(best.Workload.Steps[i].Append) > 1 {
-					w := cloneWorkload(best.Workload)
+		for i := 0; i < len(best.Steps); i++ {
+			for j := 0; j < len(best.Steps[i].Append); j++ {
+				if len(best.Steps[i].Append) > 1 {
+					w := cloneWorkload(best)
 					w.Steps[i].Append = slices.Delete(w.Steps[i].Append, j, j+1)
 					if try(w) {
 						improved = true
@@ -62,12 +77,12 @@ func Shrink(d *Divergence, o *Options, budget int) *Divergence {
 					}
 				}
 				for _, f := range batchShrinks {
-					b := best.Workload.Steps[i].Append[j]
+					b := best.Steps[i].Append[j]
 					nb, ok := f(b)
 					if !ok || nb == b || !Encodable(nb.Records, nb.Bytes) {
 						continue
 					}
-					w := cloneWorkload(best.Workload)
+					w := cloneWorkload(best)
 					w.Steps[i].Append[j] = nb
 					if try(w) {
 						improved = true
@@ -76,8 +91,8 @@ func Shrink(d *Divergence, o *Options, budget int) *Divergence {
 			}
 		}
 		// A start offset of 0 reads best.
-		if best.Workload.StartOffset != 0 {
-			w := cloneWorkload(best.Workload)
+		if best.StartOffset != 0 {
+			w := cloneWorkload(best)
 			w.StartOffset = 0
 			if try(w) {
 				improved = true
@@ -111,7 +126,8 @@ func cloneWorkload(w model.Workload) model.Workload {
 	}
 	c.Steps = make([]model.Step, len(w.Steps))
 	for i, s := range w.Steps {
-		c.Steps[i] = model.Step{Restart: s.Restart, Recover: s.Recover, Append: slices.Clone(s.Append)}
+		c.Steps[i] = s
+		c.Steps[i].Append = slices.Clone(s.Append)
 	}
 	return c
 }

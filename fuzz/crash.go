@@ -1,0 +1,480 @@
+package fuzz
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"kidx/model"
+	"kidx/segment"
+	"kidx/segment/vfs"
+)
+
+// Crash exploration (docs/crash.md): a workload is written on an in-memory filesystem and
+// crashed at its write and sync points; each crashed directory is reloaded as Kafka 2.3+ does
+// after an unclean shutdown, the rest of the workload runs on the reloaded log, and the result
+// is compared with the model given the same crash (the workload's crash step: the recovery
+// point and the surviving files' sizes, read off the crashed directory).
+
+// Finding kinds: Kafka's own behaviour under a crash, reported, not divergences.
+const (
+	// FindingRecoverOverflow: the reload's per-batch rebuild fills a small index; Kafka throws
+	// and the log does not load.
+	FindingRecoverOverflow = "recover-overflow"
+	// FindingZeroTailSanity: a rolled segment's .index kept its preallocated zero tail (the
+	// roll's trim was not durable): Kafka 0.8.0's sanity requirement would refuse the log.
+	FindingZeroTailSanity = "sanity-check-zero-tail"
+	// FindingEntryPastLog: an .index entry survived whose batch did not: it points past the
+	// truncated .log until the reload rebuilds the index.
+	FindingEntryPastLog = "entry-past-log"
+)
+
+// ReopenFunc reloads a crashed partition directory: segment.LoadAfterCrash, or in the tests a
+// deliberately broken reload.
+type ReopenFunc func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, recoveryPoint int64, step int) (*segment.Log, *segment.CrashLoad, error)
+
+// CrashOptions tune ExploreCrashes. The zero value is ready to use.
+type CrashOptions struct {
+	// MaxPoints bounds the crash points explored per workload; a run with more is sampled
+	// with Seed (<= 0: 64).
+	MaxPoints int
+	// Seed draws the sample and what each crash keeps of the unsynced writes.
+	Seed uint64
+	// Reopen is the file side's reload; nil means segment.LoadAfterCrash.
+	Reopen ReopenFunc
+}
+
+// CrashFinding is one of Kafka's hazards met by a crash, with the workload (crash step
+// included) that replays it.
+type CrashFinding struct {
+	Kind     string         `json:"kind"`
+	Message  string         `json:"message"`
+	Workload model.Workload `json:"workload"`
+}
+
+// CrashResult is what ExploreCrashes saw for one workload.
+type CrashResult struct {
+	// Points is the number of write and sync points of the run (plus one after Close);
+	// Explored how many of them were crashed.
+	Points, Explored int
+	Divergences      []*Divergence
+	Findings         []CrashFinding
+}
+
+// crashPartition is where the explorer writes: a partition directory under a log dir, so that
+// the recovery-point-offset-checkpoint has its place and its entry.
+const crashPartition = "/logs/crash-0"
+
+// crashPoint is one crashed state: the directory a crash left at one instant, the durable part
+// alone (what no crash can lose), and the step that was running.
+type crashPoint struct {
+	index   int
+	step    int
+	crashed *vfs.MemFS
+	durable *vfs.MemFS
+}
+
+// ExploreCrashes crashes w (a workload without crash steps) at its write and sync points and
+// checks each reload (docs/crash.md). It returns an error wrapping ErrSkip when w is not
+// comparable (as for Check), any other error when the harness itself failed.
+func ExploreCrashes(w model.Workload, o *CrashOptions) (*CrashResult, error) {
+	if o == nil {
+		o = &CrashOptions{}
+	}
+	maxPoints := o.MaxPoints
+	if maxPoints <= 0 {
+		maxPoints = 64
+	}
+	for i, s := range w.Steps {
+		if s.Crash != nil {
+			return nil, fmt.Errorf("%w: step %d is a crash step: the explorer places its own", ErrSkip, i)
+		}
+	}
+	r, err := Resolve(w)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSkip, err)
+	}
+	if _, err := model.Simulate(r.Model, r.Rule, w.StartOffset, w.Steps, true); err != nil {
+		return nil, fmt.Errorf("%w: model: %v", ErrSkip, err)
+	}
+	total, _, _, err := runToCrash(r, nil, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	chosen := make(map[int]bool)
+	if total <= maxPoints {
+		for i := range total {
+			chosen[i] = true
+		}
+	} else {
+		rng := rand.New(rand.NewPCG(o.Seed, uint64(total)))
+		for _, i := range rng.Perm(total)[:maxPoints] {
+			chosen[i] = true
+		}
+	}
+	_, points, fileEvents, err := runToCrash(r, chosen, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	reopen := o.Reopen
+	if reopen == nil {
+		reopen = segment.LoadAfterCrash
+	}
+	res := &CrashResult{Points: total}
+	seen := map[string]bool{}
+	for _, p := range points {
+		div, findings, err := checkCrashPoint(r, w, p, fileEvents, reopen)
+		if errors.Is(err, errNoSegment) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("crash point %d (step %d): %w", p.index, p.step, err)
+		}
+		res.Explored++
+		if div != nil {
+			res.Divergences = append(res.Divergences, div)
+		}
+		for _, f := range findings {
+			if !seen[f.Kind] {
+				seen[f.Kind] = true
+				res.Findings = append(res.Findings, f)
+			}
+		}
+	}
+	return res, nil
+}
+
+// errNoSegment marks a crash before the first segment's names were durable: there is no log
+// to reload yet.
+var errNoSegment = errors.New("no segment survived")
+
+// crashOps are the operations a crash can fall between: every one that changes a file or a
+// directory.
+func crashOp(k vfs.OpKind) bool {
+	switch k {
+	case vfs.OpCreate, vfs.OpWrite, vfs.OpTruncate, vfs.OpSync, vfs.OpSyncDir, vfs.OpRename, vfs.OpRemove:
+		return true
+	}
+	return false
+}
+
+// runToCrash writes r on a fresh MemFS, numbering the crash points: before each changing
+// operation, and once after Close. For the points in chosen it keeps a crash clone (what the
+// crash leaves, drawn from seed and the point's number) and the durable state. It returns the
+// number of points, the clones, and the events of the uncrashed run. A run that fails (an
+// index overflow) ends there: the partition is offline, and later points are not taken.
+func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoint, []segment.Event, error) {
+	mem := vfs.NewMemFS()
+	if err := mem.MkdirAll(filepath.Dir(crashPartition), 0o755); err != nil {
+		return 0, nil, nil, err
+	}
+	if err := mem.SyncDir("/"); err != nil {
+		return 0, nil, nil, err
+	}
+	n, step := 0, -1
+	var points []crashPoint
+	take := func() {
+		if chosen[n] {
+			rng := rand.New(rand.NewPCG(seed, uint64(n)))
+			points = append(points, crashPoint{index: n, step: step, crashed: mem.CrashClone(rng),
+				durable: mem.CrashCloneFunc(func(string, []vfs.Change) vfs.CrashPoint { return vfs.CrashPoint{} })})
+		}
+		n++
+	}
+	ffs := vfs.NewFaultFS(mem, vfs.InjectorFunc(func(op vfs.Op) *vfs.Fault {
+		if crashOp(op.Kind) {
+			take()
+		}
+		return nil
+	}))
+	sw := r.File
+	l, err := segment.CreateLogFS(ffs, crashPartition, sw.Config, sw.Rule, sw.StartOffset)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if err := l.KeepRecoveryCheckpoint(); err != nil {
+		return 0, nil, nil, err
+	}
+	for i, s := range sw.Steps {
+		step = i
+		if _, err := l.Apply(s); err != nil {
+			l.Close()
+			if isBuilderRefusal(err) {
+				return 0, nil, nil, fmt.Errorf("%w: step %d: %v", ErrSkip, i, err)
+			}
+			return 0, nil, nil, fmt.Errorf("file side: step %d: %w", i, err)
+		}
+		if l.Failed() {
+			// Points inside the failing step are dropped too: the model stops before it.
+			points = slices.DeleteFunc(points, func(p crashPoint) bool { return p.step >= i })
+			l.Close()
+			return n, points, l.Events(), nil
+		}
+	}
+	step = len(sw.Steps) - 1
+	if err := l.Close(); err != nil {
+		return 0, nil, nil, fmt.Errorf("file side: close: %w", err)
+	}
+	take()
+	return n, points, l.Events(), nil
+}
+
+// crashedSegment is one segment as the crash left it, before the reload.
+type crashedSegment struct {
+	base                int64
+	logPath             string
+	log                 []byte
+	indexSize, timeSize int64
+	seg                 *segment.Segment
+}
+
+// readCrashed reads every segment of the crashed partition directory.
+func readCrashed(fsys vfs.FS) ([]crashedSegment, error) {
+	ents, err := fsys.ReadDir(crashPartition)
+	if err != nil {
+		return nil, err
+	}
+	var out []crashedSegment
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), segment.LogSuffix) {
+			continue
+		}
+		p := filepath.Join(crashPartition, e.Name())
+		s, err := segment.OpenSegmentFS(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		cs := crashedSegment{base: s.BaseOffset, logPath: p, seg: s}
+		if cs.log, err = vfs.ReadFile(fsys, p); err != nil {
+			return nil, err
+		}
+		if s.Index != nil {
+			cs.indexSize = s.Index.FileSize
+		}
+		if s.TimeIndex != nil {
+			cs.timeSize = s.TimeIndex.FileSize
+		}
+		out = append(out, cs)
+	}
+	return out, nil
+}
+
+// checkCrashPoint reloads one crashed directory, runs the rest of the workload on it, and
+// compares with the model given the same crash step.
+func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []segment.Event, reopen ReopenFunc) (*Divergence, []CrashFinding, error) {
+	crashed, err := readCrashed(p.crashed)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(crashed) == 0 {
+		return nil, nil, errNoSegment
+	}
+	rp := segment.ReadRecoveryPoint(p.crashed, crashPartition)
+	bases := make([]int64, len(crashed))
+	for i, c := range crashed {
+		bases[i] = c.base
+	}
+	u := 0
+	for i, b := range bases {
+		if b <= rp {
+			u = i
+		}
+	}
+	crash := &model.Crash{RecoveryPoint: rp}
+	for _, c := range crashed[u:] {
+		crash.Segments = append(crash.Segments, model.CrashSegment{BaseOffset: c.base, LogBytes: int64(len(c.log)), IndexBytes: c.indexSize, TimeIndexBytes: c.timeSize})
+	}
+	// The model's workload: the step that was running, whole (the crash step's sizes say how
+	// much of it survived), then the crash, then the rest.
+	mw := cloneWorkload(w)
+	k := p.step + 1
+	mw.Steps = slices.Concat(mw.Steps[:k], []model.Step{{Crash: crash}}, mw.Steps[k:])
+	div := func(kind, format string, args ...any) *Divergence {
+		return &Divergence{Kind: kind, What: fmt.Sprintf("crash point %d, in step %d: ", p.index, p.step) + fmt.Sprintf(format, args...), Workload: mw}
+	}
+	findings := crashFindings(crashed, u, rp, mw)
+
+	sw := r.File
+	l, load, err := reopen(p.crashed, crashPartition, sw.Config, sw.Rule, rp, k)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reload: %w", err)
+	}
+	if load.Overflow != nil {
+		findings = append(findings, CrashFinding{Kind: FindingRecoverOverflow, Workload: mw,
+			Message: fmt.Sprintf("the reload after the crash rebuilds segment %s per batch and fills its index: %q. Kafka throws from LogSegment.recover and the log does not load (docs/crash.md).",
+				lastRecovered(load), load.Overflow.Message)})
+	} else if what := checkDurable(p, crashed, load); what != "" {
+		return div("crash-durability", "%s", what), findings, nil
+	}
+	if !l.Failed() {
+		for i, s := range sw.Steps[k:] {
+			if _, err := l.Apply(s); err != nil {
+				return nil, nil, fmt.Errorf("step %d after the reload: %w", k+1+i, err)
+			}
+			if l.Failed() {
+				break
+			}
+		}
+	}
+	if err := l.Close(); err != nil {
+		return nil, nil, fmt.Errorf("close after the reload: %w", err)
+	}
+	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, mw.Steps, true)
+	if err != nil {
+		return div("crash-step", "the model refuses the crash the files had: %v", err), findings, nil
+	}
+	var fev []segment.Event
+	for _, e := range runEvents {
+		if e.Step <= p.step {
+			fev = append(fev, e)
+		}
+	}
+	fev = append(fev, l.Events()...)
+	if what := compareEvents(ml.Events(), fev); what != "" {
+		return div("events", "%s", what), findings, nil
+	}
+	if ml.Stopped() {
+		// An overflow stopped both sides (events equal); the model shows the state before the
+		// failing step, the files that step's bytes: Check's prefix comparison is not repeated.
+		return nil, findings, nil
+	}
+	kind, what, err := compareCrashedDir(ml.Segments(), p.crashed)
+	if err != nil {
+		return nil, nil, err
+	}
+	if what != "" {
+		return div(kind, "%s", what), findings, nil
+	}
+	return nil, findings, nil
+}
+
+func lastRecovered(load *segment.CrashLoad) string {
+	if n := len(load.Recovered); n > 0 {
+		return segment.FilenamePrefixFromOffset(load.Recovered[n-1]) + segment.LogSuffix
+	}
+	return "?"
+}
+
+// checkDurable checks the file side's reload against the crash alone, without the model
+// (issue 13): no batch synced before the crash is lost (each durable .log is a prefix of the
+// reloaded one), and nothing after the first invalid byte survives (each recovered .log walks
+// to its end and is a prefix of what the crash left).
+func checkDurable(p crashPoint, crashed []crashedSegment, load *segment.CrashLoad) string {
+	ents, err := p.durable.ReadDir(crashPartition)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err.Error()
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), segment.LogSuffix) {
+			continue
+		}
+		path := filepath.Join(crashPartition, e.Name())
+		want, err1 := vfs.ReadFile(p.durable, path)
+		got, err2 := vfs.ReadFile(p.crashed, path)
+		if errors.Is(err2, fs.ErrNotExist) && len(want) > 0 {
+			return fmt.Sprintf("%s: %d synced bytes, and the reload deleted the segment", e.Name(), len(want))
+		}
+		if err := errors.Join(err1, err2); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err.Error()
+		}
+		if !bytes.HasPrefix(got, want) {
+			return fmt.Sprintf("%s: the reload kept %d bytes, which do not start with the %d bytes synced before the crash", e.Name(), len(got), len(want))
+		}
+	}
+	for _, base := range load.Recovered {
+		i := slices.IndexFunc(crashed, func(c crashedSegment) bool { return c.base == base })
+		if i < 0 || slices.Contains(load.Deleted, base) {
+			continue
+		}
+		got, err := vfs.ReadFile(p.crashed, crashed[i].logPath)
+		if err != nil {
+			return err.Error()
+		}
+		if !bytes.HasPrefix(crashed[i].log, got) {
+			return fmt.Sprintf("%s: the recovered %d bytes are not a prefix of the %d the crash left", filepath.Base(crashed[i].logPath), len(got), len(crashed[i].log))
+		}
+		lf := segment.LogFileFromBytes(crashed[i].logPath, got)
+		var bad error
+		walk := lf.Walk(0, 0, func(b segment.BatchInfo) bool {
+			bad = lf.CheckBatch(b)
+			return bad == nil
+		})
+		if bad != nil || walk.Err != nil || walk.TrailingBytes() != 0 {
+			return fmt.Sprintf("%s: after the reload an invalid byte survives at %d of %d (%v)", filepath.Base(crashed[i].logPath), walk.ValidBytes, len(got), errors.Join(bad, walk.Err))
+		}
+	}
+	return ""
+}
+
+// crashFindings reads Kafka's hazards off the crashed files, before any reload: a rolled
+// segment whose .index kept its zero tail, and index entries past the surviving .log.
+func crashFindings(crashed []crashedSegment, u int, rp int64, mw model.Workload) []CrashFinding {
+	var out []CrashFinding
+	for i, c := range crashed {
+		name := filepath.Base(c.logPath)
+		x := c.seg.Index
+		if x == nil {
+			continue
+		}
+		if i < len(crashed)-1 && x.Untrimmed() {
+			out = append(out, CrashFinding{Kind: FindingZeroTailSanity, Workload: mw, Message: fmt.Sprintf(
+				"%s: the crash left a rolled segment's .index untrimmed (%d bytes, %d real entries, then the preallocated zeros): the roll's trim was not yet durable. "+
+					"Kafka 0.8.0 recovers only the active segment and then requires every index's last offset above its base offset (KAFKA-1112): the log would not load. "+
+					"Kafka 0.9-1.1 fail its sanity check and rebuild it (KAFKA-2012); 2.3+ recover it from the recovery point (%d), as kidx's reload does.",
+				strings.TrimSuffix(name, segment.LogSuffix)+segment.IndexSuffix, x.FileSize, x.ValidLen(), rp)})
+		}
+		for j := range x.ValidLen() {
+			e, err := x.Entry(j)
+			if err != nil || e.Position < int64(len(c.log)) {
+				continue
+			}
+			where := "past the recovery point, so every release since 0.8.1 rebuilds the index at the reload (KAFKA-615)"
+			if i < u {
+				where = "below the recovery point, which no reload rebuilds"
+			}
+			out = append(out, CrashFinding{Kind: FindingEntryPastLog, Workload: mw, Message: fmt.Sprintf(
+				"%s: index entry %d (offset %d, position %d) survived the crash but the .log kept only %d bytes: the entry's batch was lost. The segment is %s; "+
+					"a reader of the crashed files before the reload (kafka-dump-log, kidx verify) meets an entry past the end of the log.",
+				strings.TrimSuffix(name, segment.LogSuffix)+segment.IndexSuffix, j, e.Offset, e.Position, len(c.log), where)})
+			break
+		}
+	}
+	return out
+}
+
+// ShrinkFinding reduces the workload (without its crash step) that led to f while crash
+// exploration with o still meets a finding of the same kind, and returns that finding, whose
+// workload then carries the crash step again. budget bounds the explorations (<= 0: 200).
+func ShrinkFinding(base model.Workload, f CrashFinding, o *CrashOptions, budget int) CrashFinding {
+	if budget <= 0 {
+		budget = 200
+	}
+	best := f
+	shrinkWorkload(base, budget, func(w model.Workload) bool {
+		res, err := ExploreCrashes(w, o)
+		if err != nil {
+			return false
+		}
+		for _, nf := range res.Findings {
+			if nf.Kind == f.Kind {
+				best = nf
+				return true
+			}
+		}
+		return false
+	})
+	return best
+}
+
+// WithoutCrash is w without the crash step a finding's workload carries: the workload the
+// explorer started from.
+func WithoutCrash(w model.Workload) model.Workload {
+	c := cloneWorkload(w)
+	c.Steps = slices.DeleteFunc(c.Steps, func(s model.Step) bool { return s.Crash != nil })
+	return c
+}
