@@ -175,7 +175,7 @@ func (l *Log) unflushed(recoveryPoint int64) ([]*Segment, int, error) {
 		return all, len(all) - 1, nil
 	}
 	if !l.opts.KeepSegments || l.opts.OnSegmentDone != nil {
-		return nil, 0, crashErr("recoveryPoint", "%d lies before the active segment (base offset %d), and this run does not keep rolled segments to recover them (a streamed run, such as whatif's, keeps only the active one; model.LogOptions.KeepSegments without OnSegmentDone)",
+		return nil, 0, crashErr("recoveryPoint", "%d lies before the active segment (base offset %d), and this run does not keep rolled segments to recover them (a streamed run, such as kidx whatif's or kidx sim's text table, keeps only the active one; model.LogOptions.KeepSegments without OnSegmentDone)",
 			recoveryPoint, l.active.baseOffset)
 	}
 	first := 0
