@@ -271,6 +271,30 @@ func TestCrashRebuildOverflowsSmallIndex(t *testing.T) {
 	}
 }
 
+// The same hazard through the time index: segment.index.bytes=24 leaves the time index 2
+// slots, full at 1 entry (TimeIndex.isFull: entries >= maxEntries - 1). Two per-append appends
+// of ten 78-byte batches with timestamps 1000+i: the second gets (19, 780) and the time entry
+// (1019, 19). The rebuild: batch 2 → (2,156) and time (1002,2); batch 4 → (4,312), then
+// maybeAppend finds the time index full: "Attempt to append to a full time index (size = 1).".
+func TestCrashRebuildOverflowsSmallTimeIndex(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.IndexIntervalBytes = 100
+	cfg.SegmentIndexBytes = 24
+	l := newLog(t, cfg, PerAppend, 0)
+	appendOK(t, l, ones(10, 78, crashTs)...)
+	appendOK(t, l, ones(10, 78, func(i int) int64 { return crashTs(10 + i) })...)
+	if got := l.Active().TimeIndex().All(); !slices.Equal(got, []TimestampOffset{{1019, 19}}) {
+		t.Fatalf("per-append time index %v", got)
+	}
+	if err := l.Crash(Crash{RecoveryPoint: 0, Segments: []CrashSegment{{BaseOffset: 0, LogBytes: 1560}}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []Event{{Kind: EventTimeIndexFull, Step: 2, Message: "Attempt to append to a full time index (size = 1)."}}
+	if !l.Stopped() || !reflect.DeepEqual(l.Events(), want) {
+		t.Fatalf("stopped %v, events %+v, want %+v", l.Stopped(), l.Events(), want)
+	}
+}
+
 // A Clone shares its rolled segments (clone.go): a crash on the copy must not change the
 // original's.
 func TestCrashLeavesCloneSourceAlone(t *testing.T) {
