@@ -94,7 +94,7 @@ func (s *Segment) Summarize() SegmentSummary {
 }
 
 // Log is the model of one partition's log: it plays UnifiedLog's part (assign offsets,
-// reject oversized appends, roll) over Segments, and applies restart and recover steps.
+// reject oversized appends, roll) over Segments, and applies restart, recover and crash steps.
 type Log struct {
 	cfg  Config
 	rule AppendRule
@@ -219,6 +219,8 @@ func (l *Log) Scan() ScanStats {
 // Apply runs one workload step.
 func (l *Log) Apply(s Step) error {
 	switch {
+	case s.Crash != nil:
+		return l.Crash(*s.Crash)
 	case s.Restart:
 		return l.Restart()
 	case s.Recover:

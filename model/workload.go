@@ -59,8 +59,8 @@ const (
 )
 
 // A Step is one thing that happens to a partition's log: an append of one or more batches
-// (one LogSegment.append call), a clean restart, an unclean restart with recovery, or a
-// roll. Exactly one of Append, Restart, Recover and Roll is set.
+// (one LogSegment.append call), a clean restart, an unclean restart with recovery, a roll, or
+// a crash. Exactly one of Append, Restart, Recover, Roll and Crash is set.
 type Step struct {
 	Append []Batch
 	// Origin is where the append came from (docs/contract.md §3 "origin"): the leader (the default) or a
@@ -74,14 +74,19 @@ type Step struct {
 	// starts at max(log end offset, RollBaseOffset).
 	Roll           bool
 	RollBaseOffset int64
+	// Crash is an unclean shutdown and the broker's restart, with what survived of the
+	// segments' files (docs/contract.md §3 "crash"; Log.Crash).
+	Crash *Crash
 }
 
 // AppendStep returns the step that appends batches in one call.
 func AppendStep(batches ...Batch) Step { return Step{Append: batches} }
 
-// Kind names the step: "append", "restart", "recover" or "roll".
+// Kind names the step: "append", "restart", "recover", "roll" or "crash".
 func (s Step) Kind() string {
 	switch {
+	case s.Crash != nil:
+		return "crash"
 	case s.Restart:
 		return "restart"
 	case s.Recover:
@@ -177,6 +182,17 @@ type (
 		Recover    *bool        `json:"recover"`
 		Roll       *bool        `json:"roll"`
 		BaseOffset *json.Number `json:"baseOffset"`
+		Crash      *crashFile   `json:"crash"`
+	}
+	crashFile struct {
+		RecoveryPoint *json.Number       `json:"recoveryPoint"`
+		Segments      []crashSegmentFile `json:"segments"`
+	}
+	crashSegmentFile struct {
+		BaseOffset     *json.Number `json:"baseOffset"`
+		LogBytes       *json.Number `json:"logBytes"`
+		IndexBytes     *json.Number `json:"indexBytes"`
+		TimeIndexBytes *json.Number `json:"timeIndexBytes"`
 	}
 	batchFile struct {
 		Records           *json.Number  `json:"records"`
@@ -205,6 +221,11 @@ type (
 		Recover    *bool             `json:"recover"`
 		Roll       *bool             `json:"roll"`
 		BaseOffset *json.RawMessage  `json:"baseOffset"`
+		Crash      *json.RawMessage  `json:"crash"`
+	}
+	crashRaw struct {
+		RecoveryPoint *json.RawMessage  `json:"recoveryPoint"`
+		Segments      []json.RawMessage `json:"segments"`
 	}
 )
 
@@ -302,6 +323,15 @@ func (w Workload) checkOffsets() error {
 	next := w.StartOffset
 	rolledTo := int64(-1) // a roll's base offset past the log end, until a batch names its offset
 	for i, st := range w.Steps {
+		if st.Crash != nil {
+			// Lost offsets are given again after a crash: the log end falls back, at most to
+			// the first surviving segment's base. Log.Crash knows the exact value.
+			if len(st.Crash.Segments) > 0 {
+				next = min(next, st.Crash.Segments[0].BaseOffset)
+			}
+			rolledTo = -1
+			continue
+		}
 		if st.Roll {
 			if st.RollBaseOffset > 0 && st.RollBaseOffset < next {
 				return &WorkloadError{Path: fmt.Sprintf("steps[%d].baseOffset", i), Offset: -1,
@@ -343,14 +373,14 @@ func (w Workload) checkOffsets() error {
 
 func (f *stepFile) step(path string) (Step, error) {
 	set := 0
-	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil, f.Roll != nil} {
+	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil, f.Roll != nil, f.Crash != nil} {
 		if isSet {
 			set++
 		}
 	}
 	if set != 1 {
 		return Step{}, &WorkloadError{Path: path, Offset: -1,
-			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}, {"roll": true}`)}
+			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}, {"roll": true}, {"crash": {...}}`)}
 	}
 	if f.Origin != nil && f.Append == nil {
 		return Step{}, &WorkloadError{Path: path + ".origin", Offset: -1, Err: errors.New("only an append has an origin")}
@@ -359,6 +389,12 @@ func (f *stepFile) step(path string) (Step, error) {
 		return Step{}, &WorkloadError{Path: path + ".baseOffset", Offset: -1, Err: errors.New(`only a roll step has a "baseOffset" (a batch's goes inside the batch)`)}
 	}
 	switch {
+	case f.Crash != nil:
+		c, err := f.Crash.crash(path + ".crash")
+		if err != nil {
+			return Step{}, err
+		}
+		return Step{Crash: &c}, nil
 	case f.Roll != nil:
 		if !*f.Roll {
 			return Step{}, &WorkloadError{Path: path + ".roll", Offset: -1, Err: errors.New("must be true")}
@@ -405,6 +441,49 @@ func (f *stepFile) step(path string) (Step, error) {
 		s.Append[j] = b
 	}
 	return s, nil
+}
+
+func (f *crashFile) crash(path string) (Crash, error) {
+	var c Crash
+	if f.RecoveryPoint == nil {
+		return c, &WorkloadError{Path: path + ".recoveryPoint", Offset: -1, Err: errors.New("missing")}
+	}
+	if f.Segments == nil {
+		return c, &WorkloadError{Path: path + ".segments", Offset: -1, Err: errors.New("missing")}
+	}
+	var err error
+	if c.RecoveryPoint, err = numberInt(*f.RecoveryPoint, path+".recoveryPoint"); err != nil {
+		return c, err
+	}
+	c.Segments = make([]CrashSegment, len(f.Segments))
+	for i, sf := range f.Segments {
+		at := fmt.Sprintf("%s.segments[%d]", path, i)
+		for _, field := range []struct {
+			name string
+			n    *json.Number
+			v    *int64
+		}{
+			{"baseOffset", sf.BaseOffset, &c.Segments[i].BaseOffset},
+			{"logBytes", sf.LogBytes, &c.Segments[i].LogBytes},
+			{"indexBytes", sf.IndexBytes, &c.Segments[i].IndexBytes},
+			{"timeIndexBytes", sf.TimeIndexBytes, &c.Segments[i].TimeIndexBytes},
+		} {
+			if field.n == nil {
+				return c, &WorkloadError{Path: at + "." + field.name, Offset: -1, Err: errors.New("missing")}
+			}
+			if *field.v, err = numberInt(*field.n, at+"."+field.name); err != nil {
+				return c, err
+			}
+		}
+	}
+	if err := c.Validate(); err != nil {
+		var ce *CrashError
+		if errors.As(err, &ce) {
+			return c, &WorkloadError{Path: path + "." + ce.Field, Offset: -1, Err: ce.Err}
+		}
+		return c, &WorkloadError{Path: path, Offset: -1, Err: err}
+	}
+	return c, nil
 }
 
 func (f *batchFile) batch(path string) (Batch, error) {
@@ -533,9 +612,9 @@ func locateDecodeError(data []byte, first error) error {
 			return &WorkloadError{Path: "startOffset", Offset: -1, Err: fmt.Errorf("%s is not a number", bytes.TrimSpace(*raw.StartOffset))}
 		}
 	}
-	batch := func(data []byte, path string) error {
-		var f batchFile
-		err := decodeStrictAt(data, &f, path)
+	// numbers decodes one object whose fields are numbers (a batch, a crash segment).
+	numbers := func(data []byte, f any, path string) error {
+		err := decodeStrictAt(data, f, path)
 		if err != nil && strings.Contains(err.Error(), "invalid number literal") {
 			// A json.Number field given a string: the decoder does not say which field.
 			var fields map[string]json.RawMessage
@@ -550,6 +629,7 @@ func locateDecodeError(data []byte, first error) error {
 		}
 		return err
 	}
+	batch := func(data []byte, path string) error { return numbers(data, &batchFile{}, path) }
 	for i, rb := range raw.Batches {
 		if err := batch(rb, fmt.Sprintf("batches[%d]", i)); err != nil {
 			return err
@@ -564,6 +644,23 @@ func locateDecodeError(data []byte, first error) error {
 		for j, rb := range st.Append {
 			if err := batch(rb, fmt.Sprintf("%s.append[%d]", path, j)); err != nil {
 				return err
+			}
+		}
+		if st.Crash != nil {
+			var c crashRaw
+			if err := decodeStrictAt(*st.Crash, &c, path+".crash"); err != nil {
+				return err
+			}
+			if c.RecoveryPoint != nil {
+				var n json.Number
+				if err := json.Unmarshal(*c.RecoveryPoint, &n); err != nil {
+					return &WorkloadError{Path: path + ".crash.recoveryPoint", Offset: -1, Err: fmt.Errorf("%s is not a number", bytes.TrimSpace(*c.RecoveryPoint))}
+				}
+			}
+			for j, rs := range c.Segments {
+				if err := numbers(rs, &crashSegmentFile{}, fmt.Sprintf("%s.crash.segments[%d]", path, j)); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -722,9 +819,25 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 			Batches []batchOut `json:"batches"`
 		}{h, batches})
 	}
+	type crashSegmentOut struct {
+		BaseOffset     int64 `json:"baseOffset"`
+		LogBytes       int64 `json:"logBytes"`
+		IndexBytes     int64 `json:"indexBytes"`
+		TimeIndexBytes int64 `json:"timeIndexBytes"`
+	}
+	type crashOut struct {
+		RecoveryPoint int64             `json:"recoveryPoint"`
+		Segments      []crashSegmentOut `json:"segments"`
+	}
 	steps := make([]map[string]any, 0, len(w.Steps))
 	for _, s := range w.Steps {
 		switch {
+		case s.Crash != nil:
+			c := crashOut{RecoveryPoint: s.Crash.RecoveryPoint, Segments: make([]crashSegmentOut, len(s.Crash.Segments))}
+			for i, cs := range s.Crash.Segments {
+				c.Segments[i] = crashSegmentOut(cs)
+			}
+			steps = append(steps, map[string]any{"crash": c})
 		case s.Restart:
 			steps = append(steps, map[string]any{"restart": true})
 		case s.Recover:

@@ -1,6 +1,7 @@
 package props
 
 import (
+	"errors"
 	"slices"
 
 	"kidx/model"
@@ -67,6 +68,10 @@ func (p *partialRun) done() bool { return p.err != nil || p.log.Stopped() }
 // apply runs one step and records its trace; false once further steps are ignored.
 func (p *partialRun) apply(s model.Step) bool {
 	if p.done() {
+		return false
+	}
+	if s.Crash != nil {
+		p.err = errors.New("a crash step is outside the properties' step space (appends, restarts, recovers)")
 		return false
 	}
 	l := p.log

@@ -54,7 +54,7 @@ type Point struct {
 	MaxAppendBytes       int64 // the largest append (equals MaxBatchBytes for single-batch workloads)
 	IndexFullRolls       int
 	Rejected             int64
-	// Restarts counts the workload's restart and recover steps: the ScanBound holds per
+	// Restarts counts the workload's restart, recover and crash steps: the ScanBound holds per
 	// process lifetime, so a lookup after one may walk from an entry before it.
 	Restarts       int64
 	OverflowEvents []model.Event

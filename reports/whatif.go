@@ -352,7 +352,7 @@ type sourceShape struct {
 	fast           bool
 	maxAppendBytes int64
 	multiBatch     bool
-	restarts       int64 // restart and recover steps: the byte counter starts again at each
+	restarts       int64 // restart, recover and crash steps: the byte counter starts again at each
 }
 
 func probeSource(src sim.Source) (sourceShape, error) {
@@ -372,7 +372,7 @@ func probeSource(src sim.Source) (sourceShape, error) {
 			if len(s.Append) > 1 {
 				sh.multiBatch = true
 			}
-			if s.Restart || s.Recover {
+			if s.Restart || s.Recover || s.Crash != nil {
 				sh.restarts++
 			}
 		}

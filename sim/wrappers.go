@@ -8,6 +8,10 @@ import (
 	"kidx/model"
 )
 
+// errCrashWrapped refuses a crash step inside a wrapper: its byte counts describe the inner
+// stream's segments, which a wrapper that regroups appends or adds restarts changes.
+var errCrashWrapped = errors.New("a crash step cannot go through follower(...) or restarts(...): its byte counts describe the segments of the workload as written")
+
 // stepReader pulls one step at a time from a Stream.
 type stepReader struct {
 	in   Stream
@@ -66,6 +70,12 @@ func (f *followerStream) Next(dst []model.Step) (int, error) {
 			}
 			break
 		}
+		if s.Crash != nil {
+			if n == 0 {
+				return 0, errCrashWrapped
+			}
+			break
+		}
 		if s.Restart || s.Recover {
 			dst[n] = model.Step{Restart: s.Restart, Recover: s.Recover}
 			spans = append(spans, span{-1, -1})
@@ -77,7 +87,7 @@ func (f *followerStream) Next(dst []model.Step) (int, error) {
 		var bytes int64
 		for {
 			s, err := f.in.peek()
-			if err != nil || s.Restart || s.Recover {
+			if err != nil || s.Restart || s.Recover || s.Crash != nil {
 				break
 			}
 			b := s.Append[0]
@@ -134,6 +144,12 @@ func (s *restartStream) Next(dst []model.Step) (int, error) {
 		if err != nil {
 			if n == 0 {
 				return 0, err
+			}
+			break
+		}
+		if st.Crash != nil {
+			if n == 0 {
+				return 0, errCrashWrapped
 			}
 			break
 		}

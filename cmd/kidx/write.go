@@ -152,6 +152,9 @@ func writableWorkload(w model.Workload) error {
 		if s.Roll {
 			return fmt.Errorf("step %d is a roll: kidx write rolls only as Kafka does (size, time, a full index), and cannot replay an operator's or the cleaner's roll", i)
 		}
+		if s.Crash != nil {
+			return fmt.Errorf("step %d is a crash: kidx write writes the files of a log that never crashed", i)
+		}
 		for j, b := range s.Append {
 			where := fmt.Sprintf("step %d batch %d", i, j)
 			switch {

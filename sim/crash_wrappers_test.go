@@ -1,0 +1,40 @@
+package sim
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kidx/model"
+)
+
+// A crash step (docs/contract.md §3) names byte counts of the workload's own segments, which a
+// wrapper that regroups appends or adds restarts changes: the wrappers refuse it with an error
+// rather than panic (follower indexed the step's first batch) or drop it.
+func TestWrappersRefuseCrashSteps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crash.json")
+	w := `{"steps": [{"append": [{"records": 1, "bytes": 78}]},
+	  {"crash": {"recoveryPoint": 0, "segments": [{"baseOffset": 0, "logBytes": 40, "indexBytes": 0, "timeIndexBytes": 0}]}},
+	  {"append": [{"records": 1, "bytes": 78}]}]}`
+	if err := os.WriteFile(path, []byte(w), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"follower:fetch=50000,workload:path=" + path, "restarts:every=1,workload:path=" + path} {
+		src, err := NewGenerator(spec, Limits{Batches: 10}, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := src.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]model.Step, 8)
+		for err == nil {
+			_, err = st.Next(buf)
+		}
+		if !strings.Contains(err.Error(), "a crash step cannot go through follower(...) or restarts(...)") {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+}
