@@ -47,6 +47,9 @@ type CrashOptions struct {
 	Seed uint64
 	// Reopen is the file side's reload; nil means segment.LoadAfterCrash.
 	Reopen ReopenFunc
+	// StopAt, when set, ends the exploration at the first finding of that kind (shrinking
+	// needs only to know that one is met).
+	StopAt string
 }
 
 // CrashFinding is one of Kafka's hazards met by a crash, with the workload (crash step
@@ -145,6 +148,9 @@ func ExploreCrashes(w model.Workload, o *CrashOptions) (*CrashResult, error) {
 				res.Findings = append(res.Findings, f)
 			}
 		}
+		if o.StopAt != "" && seen[o.StopAt] {
+			break
+		}
 	}
 	return res, nil
 }
@@ -230,12 +236,52 @@ type crashedSegment struct {
 	logPath             string
 	log                 []byte
 	indexSize, timeSize int64
-	seg                 *segment.Segment
+	// index is the .index up to its zero tail (nil when the file is missing).
+	index *segment.OffsetIndex
+}
+
+// indexChunk is how much of an index readIndexHead reads at a time.
+const indexChunk = 64 << 10
+
+// readIndexHead reads an .index up to the first all-zero chunk after its start: a crashed
+// index is preallocated to segment.index.bytes (10 MiB by default) with its entries at the
+// front, and past slot 0 a real entry is never all zeros (docs/segment.md, "Valid entries").
+// It returns the index over what was read and the file's size.
+func readIndexHead(fsys vfs.FS, path string, base int64) (*segment.OffsetIndex, int64, error) {
+	f, err := fsys.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	var head []byte
+	buf := make([]byte, indexChunk)
+	for off := int64(0); off < st.Size(); off += indexChunk {
+		n, err := f.ReadAt(buf[:min(indexChunk, st.Size()-off)], off)
+		if err != nil && n == 0 {
+			return nil, 0, err
+		}
+		if off > 0 && !slices.ContainsFunc(buf[:n], func(b byte) bool { return b != 0 }) {
+			break
+		}
+		head = append(head, buf[:n]...)
+	}
+	x, err := segment.OffsetIndexFromBytes(path, base, head)
+	return x, st.Size(), err
 }
 
 // readCrashed reads every segment of the crashed partition directory.
 func readCrashed(fsys vfs.FS) ([]crashedSegment, error) {
 	ents, err := fsys.ReadDir(crashPartition)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // the directory's name was not durable yet
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -245,19 +291,20 @@ func readCrashed(fsys vfs.FS) ([]crashedSegment, error) {
 			continue
 		}
 		p := filepath.Join(crashPartition, e.Name())
-		s, err := segment.OpenSegmentFS(fsys, p)
+		base, err := segment.OffsetFromFileName(e.Name())
 		if err != nil {
-			return nil, err
+			continue
 		}
-		cs := crashedSegment{base: s.BaseOffset, logPath: p, seg: s}
+		cs := crashedSegment{base: base, logPath: p}
 		if cs.log, err = vfs.ReadFile(fsys, p); err != nil {
 			return nil, err
 		}
-		if s.Index != nil {
-			cs.indexSize = s.Index.FileSize
+		stem := strings.TrimSuffix(p, segment.LogSuffix)
+		if cs.index, cs.indexSize, err = readIndexHead(fsys, stem+segment.IndexSuffix, base); err != nil {
+			return nil, err
 		}
-		if s.TimeIndex != nil {
-			cs.timeSize = s.TimeIndex.FileSize
+		if st, err := fsys.Stat(stem + segment.TimeIndexSuffix); err == nil {
+			cs.timeSize = st.Size()
 		}
 		out = append(out, cs)
 	}
@@ -417,16 +464,16 @@ func crashFindings(crashed []crashedSegment, u int, rp int64, mw model.Workload)
 	var out []CrashFinding
 	for i, c := range crashed {
 		name := filepath.Base(c.logPath)
-		x := c.seg.Index
+		x := c.index
 		if x == nil {
 			continue
 		}
-		if i < len(crashed)-1 && x.Untrimmed() {
+		if i < len(crashed)-1 && c.indexSize > int64(x.ValidLen())*segment.OffsetIndexEntrySize {
 			out = append(out, CrashFinding{Kind: FindingZeroTailSanity, Workload: mw, Message: fmt.Sprintf(
 				"%s: the crash left a rolled segment's .index untrimmed (%d bytes, %d real entries, then the preallocated zeros): the roll's trim was not yet durable. "+
 					"Kafka 0.8.0 recovers only the active segment and then requires every index's last offset above its base offset (KAFKA-1112): the log would not load. "+
 					"Kafka 0.9-1.1 fail its sanity check and rebuild it (KAFKA-2012); 2.3+ recover it from the recovery point (%d), as kidx's reload does.",
-				strings.TrimSuffix(name, segment.LogSuffix)+segment.IndexSuffix, x.FileSize, x.ValidLen(), rp)})
+				strings.TrimSuffix(name, segment.LogSuffix)+segment.IndexSuffix, c.indexSize, x.ValidLen(), rp)})
 		}
 		for j := range x.ValidLen() {
 			e, err := x.Entry(j)
@@ -455,8 +502,10 @@ func ShrinkFinding(base model.Workload, f CrashFinding, o *CrashOptions, budget 
 		budget = 200
 	}
 	best := f
+	so := *o
+	so.StopAt = f.Kind
 	shrinkWorkload(base, budget, func(w model.Workload) bool {
-		res, err := ExploreCrashes(w, o)
+		res, err := ExploreCrashes(w, &so)
 		if err != nil {
 			return false
 		}
@@ -477,4 +526,37 @@ func WithoutCrash(w model.Workload) model.Workload {
 	c := cloneWorkload(w)
 	c.Steps = slices.DeleteFunc(c.Steps, func(s model.Step) bool { return s.Crash != nil })
 	return c
+}
+
+// ReplayCrash runs a workload that carries its crash steps (a finding's or a divergence's
+// workload) through the harness: the file side applies each crash step with segment.Log.Crash
+// on the files the previous step left, so it replays what the crash kept of the logs, not the
+// exact unsynced index bytes. A rebuild that overflows at a crash step is reported as the
+// recover-overflow finding; the other findings need the crashed files before the reload, which
+// only exploration sees.
+func ReplayCrash(w model.Workload) (*CrashResult, error) {
+	res := &CrashResult{Points: 1, Explored: 1}
+	d, err := Check(w, nil)
+	if err != nil {
+		return nil, err
+	}
+	if d != nil {
+		res.Divergences = append(res.Divergences, d)
+		return res, nil
+	}
+	r, err := Resolve(w)
+	if err != nil {
+		return nil, err
+	}
+	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, w.Steps, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ml.Events() {
+		if e.Step < len(w.Steps) && w.Steps[e.Step].Crash != nil && strings.HasSuffix(e.Kind, "overflow") {
+			res.Findings = append(res.Findings, CrashFinding{Kind: FindingRecoverOverflow, Workload: w,
+				Message: fmt.Sprintf("the reload at step %d rebuilds a segment per batch and fills its index: %q. Kafka throws from LogSegment.recover and the log does not load (docs/crash.md).", e.Step, e.Message)})
+		}
+	}
+	return res, nil
 }

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -51,6 +52,10 @@ func RunCrashCampaign(o CrashCampaignOptions) (*CrashReport, error) {
 	explore := func(i int64, w model.Workload) outcome {
 		co := o.Crash
 		co.Seed = o.Seed + uint64(i)
+		if slices.ContainsFunc(w.Steps, func(s model.Step) bool { return s.Crash != nil }) {
+			res, err := ReplayCrash(w)
+			return outcome{co.Seed, w, res, err}
+		}
 		res, err := ExploreCrashes(w, &co)
 		return outcome{co.Seed, w, res, err}
 	}
@@ -121,6 +126,10 @@ func RunCrashCampaign(o CrashCampaignOptions) (*CrashReport, error) {
 				continue
 			}
 			firstOf[f.Kind] = len(rep.Findings)
+			if out.res.Points == 1 && slices.ContainsFunc(out.base.Steps, func(s model.Step) bool { return s.Crash != nil }) {
+				rep.Findings = append(rep.Findings, f) // a replay: nothing to shrink
+				continue
+			}
 			co := o.Crash
 			co.Seed = out.seed
 			rep.Findings = append(rep.Findings, ShrinkFinding(out.base, f, &co, o.ShrinkBudget))

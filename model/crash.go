@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Crash is a crash step (docs/contract.md §3): an unclean shutdown (kill -9, power loss) at
@@ -102,22 +103,14 @@ func (l *Log) Crash(c Crash) error {
 	if l.era.Last != (KafkaVersion{}) && l.era.Last.Less(crashLoadsFrom) {
 		return fmt.Errorf("step %d: crash: the crash step models the load of Kafka 2.3+ (LogLoader.recoverLog, KAFKA-7283); era %s loads a crashed log otherwise", step, l.era.ID)
 	}
-	all, first, err := l.unflushed(c.RecoveryPoint)
+	all, first, err := l.unflushed(c)
 	if err != nil {
 		return fmt.Errorf("step %d: crash: %w", step, err)
-	}
-	if left := len(all) - first; len(c.Segments) > left {
-		return fmt.Errorf("step %d: crash: %w", step, crashErr("segments", "lists %d segments from offset %d on, but the log has %d from the first unflushed one (base offset %d) on",
-			len(c.Segments), c.Segments[0].BaseOffset, left, all[first].baseOffset))
 	}
 	for i, cs := range c.Segments {
 		s := all[first+i]
 		field := fmt.Sprintf("segments[%d]", i)
 		if cs.BaseOffset != s.baseOffset {
-			if i == 0 {
-				return fmt.Errorf("step %d: crash: %w", step, crashErr(field+".baseOffset", "%d is not %d, the base offset of the segment holding the recovery point %d (the first unflushed one)",
-					cs.BaseOffset, s.baseOffset, c.RecoveryPoint))
-			}
 			return fmt.Errorf("step %d: crash: %w", step, crashErr(field+".baseOffset", "%d is not %d, the base offset of the log's next segment", cs.BaseOffset, s.baseOffset))
 		}
 		if cs.LogBytes > s.size {
@@ -165,24 +158,36 @@ func (l *Log) Crash(c Crash) error {
 }
 
 // unflushed returns the segments a crash can reach, oldest first, and the index among them
-// of the first unflushed one: the segment holding the recovery point (LocalLog.logSegments
-// from the recovery point, a floor lookup), or the first segment when the recovery point is
-// below every base.
-func (l *Log) unflushed(recoveryPoint int64) ([]*Segment, int, error) {
+// of the first listed one, which must be the first unflushed one: the segment holding the
+// recovery point (LocalLog.logSegments from the recovery point, a floor lookup; the first
+// segment when the recovery point is below every base) among the segments that survived,
+// the listed ones and those before them. A crash in the middle of a roll can leave the old
+// segment alone with a recovery point at the new one's base: the new segment's files did not
+// survive, so the broker's floor lookup finds the old one.
+func (l *Log) unflushed(c Crash) ([]*Segment, int, error) {
 	// l.kept is empty unless KeepSegments is set.
 	all := append(append(make([]*Segment, 0, len(l.kept)+1), l.kept...), l.active)
-	if recoveryPoint >= l.active.baseOffset {
-		return all, len(all) - 1, nil
+	base := c.Segments[0].BaseOffset
+	if base < l.active.baseOffset && (!l.opts.KeepSegments || l.opts.OnSegmentDone != nil) {
+		return nil, 0, crashErr("segments[0].baseOffset", "%d lies before the active segment (base offset %d), and this run does not keep rolled segments to recover them (a streamed run, such as kidx whatif's or kidx sim's text table, keeps only the active one; model.LogOptions.KeepSegments without OnSegmentDone)",
+			base, l.active.baseOffset)
 	}
-	if !l.opts.KeepSegments || l.opts.OnSegmentDone != nil {
-		return nil, 0, crashErr("recoveryPoint", "%d lies before the active segment (base offset %d), and this run does not keep rolled segments to recover them (a streamed run, such as kidx whatif's or kidx sim's text table, keeps only the active one; model.LogOptions.KeepSegments without OnSegmentDone)",
-			recoveryPoint, l.active.baseOffset)
+	first := slices.IndexFunc(all, func(s *Segment) bool { return s.baseOffset == base })
+	if first < 0 {
+		return nil, 0, crashErr("segments[0].baseOffset", "%d is the base offset of no segment of the log", base)
 	}
-	first := 0
-	for i, s := range all {
-		if s.baseOffset <= recoveryPoint {
-			first = i
+	if left := len(all) - first; len(c.Segments) > left {
+		return nil, 0, crashErr("segments", "lists %d segments from offset %d on, but the log has %d from there on", len(c.Segments), base, left)
+	}
+	floor := 0
+	for i, s := range all[:first+len(c.Segments)] {
+		if s.baseOffset <= c.RecoveryPoint {
+			floor = i
 		}
+	}
+	if floor != first {
+		return nil, 0, crashErr("segments[0].baseOffset", "%d is not %d, the base offset of the segment holding the recovery point %d among the surviving segments (the first unflushed one)",
+			base, all[floor].baseOffset, c.RecoveryPoint)
 	}
 	return all, first, nil
 }

@@ -175,6 +175,21 @@ func TestCrashNewSegmentFilesLost(t *testing.T) {
 	}
 }
 
+// The recovery point may name a segment whose files did not survive: a clean restart
+// checkpoints the log end (5), the next append rolls to a new segment at 5, and the crash
+// comes before that segment's names are durable. The broker's floor lookup of 5 among the
+// surviving segments finds segment 0, which is recovered: the same state as above.
+func TestCrashRecoveryPointAtLostSegment(t *testing.T) {
+	l := rolledLog(t)
+	crashOK(t, l, Crash{RecoveryPoint: 5, Segments: []CrashSegment{{BaseOffset: 0, LogBytes: 390}}})
+	checkSegments(t, l, []segmentWant{{base: 0, size: 390, last: 4,
+		index: []OffsetPosition{{2, 156}, {4, 312}}, time: []TimestampOffset{{1002, 2}, {1004, 4}},
+		indexSlots: activeIndexSlots, timeSlots: activeTimeSlots}})
+	if l.NextOffset() != 5 {
+		t.Errorf("log end %d, want 5", l.NextOffset())
+	}
+}
+
 // Kafka's rule, docs/contract.md §3: a segment cut exactly at a batch boundary truncates 0
 // bytes, so the later segments stay although offsets now have a gap. Segment 0 keeps 312 bytes
 // (batches 0-3: (2,156); time (1002,2), (1003,3)), closed and trimmed; offset 4 is gone;
@@ -324,8 +339,10 @@ func TestCrashValidation(t *testing.T) {
 		{"negative time index bytes", Crash{Segments: []CrashSegment{{BaseOffset: 0, TimeIndexBytes: -12}}}, "segments[0].timeIndexBytes: -12 is negative"},
 		{"first base not the unflushed segment", Crash{RecoveryPoint: 3, Segments: []CrashSegment{seg(5, 0)}},
 			"segments[0].baseOffset: 5 is not 0, the base offset of the segment holding the recovery point 3"},
-		{"recovery point in segment 5, base 0 listed", Crash{RecoveryPoint: 7, Segments: []CrashSegment{seg(0, 390)}},
+		// Segment 5 survived and holds the recovery point, so it is the first unflushed one.
+		{"recovery point in segment 5, base 0 listed", Crash{RecoveryPoint: 7, Segments: []CrashSegment{seg(0, 390), seg(5, 78)}},
 			"segments[0].baseOffset: 0 is not 5"},
+		{"base of no segment", Crash{RecoveryPoint: 7, Segments: []CrashSegment{seg(3, 0)}}, "segments[0].baseOffset: 3 is the base offset of no segment"},
 		{"second base wrong", Crash{Segments: []CrashSegment{seg(0, 390), seg(6, 0)}}, "segments[1].baseOffset: 6 is not 5, the base offset of the log's next segment"},
 		{"more segments than the log has", Crash{RecoveryPoint: 5, Segments: []CrashSegment{seg(5, 78), seg(6, 0)}},
 			"segments: lists 2 segments from offset 5 on, but the log has 1"},

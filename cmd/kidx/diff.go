@@ -71,7 +71,9 @@ after it deleted), the rest of the workload runs on it, and the result is compar
 model given the same crash step. Kafka's own hazards (a rebuild that overflows a small index,
 a rolled segment's untrimmed index that 0.8.0 refuses, an index entry past the truncated log)
 are findings: reported, with a shrunk workload, exit 0. A divergence exits 1.
---workload explores one workload file instead of generated cases.`,
+--workload explores one workload file instead of generated cases; a workload that already
+has crash steps (a finding's or a divergence's) is replayed instead: each crash step cuts the
+files as it says and reloads them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {

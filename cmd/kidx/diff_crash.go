@@ -55,7 +55,7 @@ func runDiffCrash(stdout, stderr io.Writer, cf crashFlags, seed uint64, cases in
 		return &exitError{code: 2, err: fmt.Errorf("harness failure (seed %d): %w", seed, err)}
 	}
 	if o.Workload != nil && rep.Skipped > 0 {
-		return usageErr("--workload %s: not comparable: crash exploration needs a workload the model and the file writer both accept, without crash steps (replay one with kidx diff --workload)", cf.workload)
+		return usageErr("--workload %s: not comparable: crash exploration needs a workload the model and the file writer both accept", cf.workload)
 	}
 	var files []string
 	for _, d := range rep.Divergences {
