@@ -187,7 +187,13 @@ func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoin
 	take := func() {
 		if chosen[n] {
 			rng := rand.New(rand.NewPCG(seed, uint64(n)))
-			points = append(points, crashPoint{index: n, step: step, crashed: mem.CrashClone(rng),
+			// Half the crashes keep only synced names (Pebble's rule); the other half may also
+			// keep names no one synced (CrashCloneEager), as ext4's journal can.
+			clone := mem.CrashClone
+			if rng.IntN(2) == 0 {
+				clone = mem.CrashCloneEager
+			}
+			points = append(points, crashPoint{index: n, step: step, crashed: clone(rng),
 				durable: mem.CrashCloneFunc(func(string, []vfs.Change) vfs.CrashPoint { return vfs.CrashPoint{} })})
 		}
 		n++

@@ -75,6 +75,13 @@ func TestCrashExplorationGoldenFindsRecoverOverflow(t *testing.T) {
 	if !slices.Contains(found[FindingRecoverOverflow], "smallindex-per-append") {
 		t.Errorf("recover-overflow not found on smallindex-per-append; findings %v", found)
 	}
+	// The other two hazards of the issue come out too: a rolled segment's untrimmed index (its
+	// trim not durable while the next segment's names are) and an entry past the truncated log.
+	for _, k := range []string{FindingZeroTailSanity, FindingEntryPastLog} {
+		if len(found[k]) == 0 {
+			t.Errorf("no %s finding on any golden workload", k)
+		}
+	}
 }
 
 // Issue 13: "a planted bug in the file-side recovery (e.g. truncating one batch too many) is

@@ -166,6 +166,8 @@ type CrashLoad struct {
 	Deleted []int64 `json:"deleted,omitempty"`
 	// Overflow is set when a rebuild filled an index: Kafka throws and the log does not load.
 	Overflow *Event `json:"overflow,omitempty"`
+	// Orphans are index files found without their .log, deleted as LogLoader does.
+	Orphans []string `json:"orphans,omitempty"`
 }
 
 // LoadAfterCrash reopens the partition directory dir on fsys after an unclean shutdown, as
@@ -183,20 +185,42 @@ func LoadAfterCrash(fsys vfs.FS, dir string, cfg Config, rule Rule, recoveryPoin
 		return nil, nil, err
 	}
 	l := &Log{fs: fsys, dir: dir, cfg: cfg, rule: rule, step: step + 1}
+	load := &CrashLoad{}
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
+	logs := map[string]bool{}
 	for _, e := range ents {
 		if stem, ok := strings.CutSuffix(e.Name(), LogSuffix); ok && !e.IsDir() {
 			if b, err := OffsetFromFileName(stem + LogSuffix); err == nil {
 				l.bases = append(l.bases, b)
+				logs[stem] = true
+			}
+		}
+	}
+	// LogLoader.loadSegmentFiles: "Found an orphaned index file ..., with no corresponding log
+	// file": deleted. A crash leaves one when an index's name was made durable and its .log's
+	// was not.
+	for _, e := range ents {
+		for _, suf := range []string{IndexSuffix, TimeIndexSuffix, TxnIndexSuffix} {
+			if stem, ok := strings.CutSuffix(e.Name(), suf); ok && !e.IsDir() && !logs[stem] {
+				if _, err := OffsetFromFileName(e.Name()); err != nil {
+					continue
+				}
+				if err := fsys.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, nil, err
+				}
+				load.Orphans = append(load.Orphans, e.Name())
 			}
 		}
 	}
 	slices.Sort(l.bases)
-	load, _, err := l.reload(recoveryPoint, step)
-	return l, load, err
+	got, _, err := l.reload(recoveryPoint, step)
+	if got != nil {
+		got.Orphans = load.Orphans
+	}
+	return l, got, err
 }
 
 // reload is LogLoader's unclean-shutdown path on the files of l.bases (the active segment's

@@ -226,3 +226,30 @@ func TestFlushMessagesMovesRecoveryPoint(t *testing.T) {
 		t.Errorf("without flush.messages: recovery point %d, want 316 (the roll)", rp)
 	}
 }
+
+// LogLoader.loadSegmentFiles deletes an index file whose .log is missing ("Found an orphaned
+// index file"): a crash leaves one when the index's name became durable and the .log's did not.
+func TestLoadAfterCrashDeletesOrphanedIndexes(t *testing.T) {
+	w := seedWorkload(6)
+	mem, l := writeOnMem(t, w, "/logs/t-0", 6)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Remove("/logs/t-0/00000000000000000316.log"); err != nil {
+		t.Fatal(err)
+	}
+	l2, load, err := LoadAfterCrash(mem, "/logs/t-0", w.Config, w.Rule, 316, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	want := []string{"00000000000000000316.index", "00000000000000000316.timeindex"}
+	if !slices.Equal(load.Orphans, want) || !slices.Equal(l2.SegmentBaseOffsets(), []int64{0}) {
+		t.Errorf("orphans %v, segments %v; want %v and [0]", load.Orphans, l2.SegmentBaseOffsets(), want)
+	}
+	for _, name := range want {
+		if _, err := mem.Stat("/logs/t-0/" + name); err == nil {
+			t.Errorf("%s is still there", name)
+		}
+	}
+}

@@ -36,6 +36,31 @@ func (m *MemFS) CrashClone(rng *rand.Rand) *MemFS {
 	})
 }
 
+// CrashCloneEager is CrashClone on a filesystem that may also have written back directory
+// entries no one synced, as POSIX allows (ext4 commits them with its journal, every few
+// seconds or with an unrelated fsync): each name created, or renamed into its directory, since
+// the directory's last sync survives or not, drawn from rng; a name removed since then is still
+// there, as in CrashClone. A file whose name survives this way keeps its synced contents (none,
+// if it was never synced) plus a drawn prefix of its later changes, like any other. This is the
+// harsher model: a new segment's files can outlive the flush of the one before it.
+func (m *MemFS) CrashCloneEager(rng *rand.Rand) *MemFS {
+	choose := func(_ string, unsynced []Change) CrashPoint {
+		ops := rng.IntN(len(unsynced) + 1)
+		if ops == len(unsynced) {
+			return CrashPoint{Ops: ops}
+		}
+		size := 1
+		if c := unsynced[ops]; !c.Truncate {
+			size = len(c.Data)
+		}
+		return CrashPoint{Ops: ops, Bytes: rng.IntN(size + 1)}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := &crashCloner{choose: choose, done: map[*memNode]*memNode{}, newName: func(string) bool { return rng.IntN(2) == 0 }}
+	return &MemFS{root: c.dir(m.root, nil)}
+}
+
 // CrashCloneFunc is CrashClone with the choice made by choose, called once for each
 // surviving file that has unsynced changes, in name order, with the file's slash-separated
 // name from the root ("/dir/file") and its changes (which choose must not modify). A node
@@ -51,6 +76,9 @@ func (m *MemFS) CrashCloneFunc(choose func(name string, unsynced []Change) Crash
 type crashCloner struct {
 	choose func(string, []Change) CrashPoint
 	done   map[*memNode]*memNode
+	// newName, when set, decides whether a name created or renamed in since its directory's
+	// last sync survives (CrashCloneEager); nil keeps only synced names.
+	newName func(path string) bool
 }
 
 func (c *crashCloner) dir(n *memNode, path []string) *memNode {
@@ -59,9 +87,25 @@ func (c *crashCloner) dir(n *memNode, path []string) *memNode {
 	for name := range n.syncedChildren {
 		names = append(names, name)
 	}
+	if c.newName != nil {
+		for name := range n.children {
+			if _, ok := n.syncedChildren[name]; !ok {
+				names = append(names, name)
+			}
+		}
+	}
 	slices.Sort(names)
 	for _, name := range names {
-		child := n.syncedChildren[name]
+		child, synced := n.syncedChildren[name]
+		if cur, ok := n.children[name]; c.newName != nil && ok && (!synced || cur != child) {
+			p := "/" + strings.Join(append(slices.Clip(path), name), "/")
+			if c.newName(p) {
+				child, synced = cur, true
+			}
+		}
+		if !synced {
+			continue
+		}
 		cp, ok := c.done[child]
 		if !ok {
 			p := append(slices.Clip(path), name)
