@@ -13,7 +13,7 @@ FUZZTIME    ?= 30s
 FUZZ_TARGETS := FuzzIndexFile FuzzTimeIndexFile FuzzBatchHeader FuzzLogWalk FuzzRecordDecode \
                 FuzzSegmentName FuzzWorkloadJSON FuzzDifferential FuzzRapidDifferential \
                 FuzzProducerSnapshot FuzzTxnIndex FuzzCheckpointFiles FuzzDecompress FuzzRecordsAnyBatch \
-                FuzzExplain FuzzConfigFile
+                FuzzExplain FuzzConfigFile FuzzCrash
 FUZZ_CI_COUNT ?= 2000x
 # New inputs are minimized for at most this many runs (the default, 60s per input, stalls
 # short runs).

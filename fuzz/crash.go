@@ -80,6 +80,24 @@ type crashPoint struct {
 	step    int
 	crashed *vfs.MemFS
 	durable *vfs.MemFS
+	// sizes are the partition's files' sizes at the crash instant, as the running broker saw
+	// them: a crashed index larger than that lost a trim.
+	sizes map[string]int64
+}
+
+// fileSizes lists the sizes of the files in the partition directory of m.
+func fileSizes(m *vfs.MemFS) map[string]int64 {
+	out := map[string]int64{}
+	ents, err := m.ReadDir(crashPartition)
+	if err != nil {
+		return out
+	}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			out[e.Name()] = fi.Size()
+		}
+	}
+	return out
 }
 
 // ExploreCrashes crashes w (a workload without crash steps) at its write and sync points and
@@ -184,8 +202,9 @@ func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoin
 	}
 	n, step := 0, -1
 	var points []crashPoint
+	failed := false
 	take := func() {
-		if chosen[n] {
+		if chosen[n] && !failed {
 			rng := rand.New(rand.NewPCG(seed, uint64(n)))
 			// Half the crashes keep only synced names (Pebble's rule); the other half may also
 			// keep names no one synced (CrashCloneEager), as ext4's journal can.
@@ -194,7 +213,8 @@ func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoin
 				clone = mem.CrashCloneEager
 			}
 			points = append(points, crashPoint{index: n, step: step, crashed: clone(rng),
-				durable: mem.CrashCloneFunc(func(string, []vfs.Change) vfs.CrashPoint { return vfs.CrashPoint{} })})
+				durable: mem.CrashCloneFunc(func(string, []vfs.Change) vfs.CrashPoint { return vfs.CrashPoint{} }),
+				sizes:   fileSizes(mem)})
 		}
 		n++
 	}
@@ -222,7 +242,9 @@ func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoin
 			return 0, nil, nil, fmt.Errorf("file side: step %d: %w", i, err)
 		}
 		if l.Failed() {
-			// Points inside the failing step are dropped too: the model stops before it.
+			// Points inside the failing step are dropped too (the model stops before it), and
+			// none is taken in the Close that follows.
+			failed = true
 			points = slices.DeleteFunc(points, func(p crashPoint) bool { return p.step >= i })
 			l.Close()
 			return n, points, l.Events(), nil
@@ -242,21 +264,30 @@ type crashedSegment struct {
 	logPath             string
 	log                 []byte
 	indexSize, timeSize int64
-	// index is the .index up to its zero tail (nil when the file is missing).
-	index *segment.OffsetIndex
+	// index and timeIndex are the indexes up to their zero tails (nil when missing).
+	index     *segment.OffsetIndex
+	timeIndex *segment.TimeIndex
+}
+
+// untrimmed reports whether either index of the segment is larger after the crash than the
+// running broker had it: the crash lost a trim, and the index has a zero tail past its entries.
+func (c crashedSegment) untrimmed(sizes map[string]int64) bool {
+	stem := strings.TrimSuffix(filepath.Base(c.logPath), segment.LogSuffix)
+	return (c.index != nil && c.indexSize > sizes[stem+segment.IndexSuffix]) ||
+		(c.timeIndex != nil && c.timeSize > sizes[stem+segment.TimeIndexSuffix])
 }
 
 // indexChunk is how much of an index readIndexHead reads at a time.
 const indexChunk = 64 << 10
 
-// readIndexHead reads an .index up to the first all-zero chunk after its start: a crashed
+// readIndexHead reads an index file up to the first all-zero chunk after its start: a crashed
 // index is preallocated to segment.index.bytes (10 MiB by default) with its entries at the
 // front, and past slot 0 a real entry is never all zeros (docs/segment.md, "Valid entries").
-// It returns the index over what was read and the file's size.
-func readIndexHead(fsys vfs.FS, path string, base int64) (*segment.OffsetIndex, int64, error) {
+// It returns what was read and the file's size; a missing file is nil, -1.
+func readIndexHead(fsys vfs.FS, path string) ([]byte, int64, error) {
 	f, err := fsys.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
+		return nil, -1, nil
 	}
 	if err != nil {
 		return nil, 0, err
@@ -266,7 +297,7 @@ func readIndexHead(fsys vfs.FS, path string, base int64) (*segment.OffsetIndex, 
 	if err != nil {
 		return nil, 0, err
 	}
-	var head []byte
+	head := []byte{}
 	buf := make([]byte, indexChunk)
 	for off := int64(0); off < st.Size(); off += indexChunk {
 		n, err := f.ReadAt(buf[:min(indexChunk, st.Size()-off)], off)
@@ -278,8 +309,7 @@ func readIndexHead(fsys vfs.FS, path string, base int64) (*segment.OffsetIndex, 
 		}
 		head = append(head, buf[:n]...)
 	}
-	x, err := segment.OffsetIndexFromBytes(path, base, head)
-	return x, st.Size(), err
+	return head, st.Size(), nil
 }
 
 // readCrashed reads every segment of the crashed partition directory.
@@ -306,11 +336,24 @@ func readCrashed(fsys vfs.FS) ([]crashedSegment, error) {
 			return nil, err
 		}
 		stem := strings.TrimSuffix(p, segment.LogSuffix)
-		if cs.index, cs.indexSize, err = readIndexHead(fsys, stem+segment.IndexSuffix, base); err != nil {
+		head, size, err := readIndexHead(fsys, stem+segment.IndexSuffix)
+		if err != nil {
 			return nil, err
 		}
-		if st, err := fsys.Stat(stem + segment.TimeIndexSuffix); err == nil {
-			cs.timeSize = st.Size()
+		if head != nil {
+			cs.indexSize = size
+			if cs.index, err = segment.OffsetIndexFromBytes(stem+segment.IndexSuffix, base, head); err != nil {
+				return nil, err
+			}
+		}
+		if head, size, err = readIndexHead(fsys, stem+segment.TimeIndexSuffix); err != nil {
+			return nil, err
+		}
+		if head != nil {
+			cs.timeSize = size
+			if cs.timeIndex, err = segment.TimeIndexFromBytes(stem+segment.TimeIndexSuffix, base, head); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, cs)
 	}
@@ -350,7 +393,7 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 	div := func(kind, format string, args ...any) *Divergence {
 		return &Divergence{Kind: kind, What: fmt.Sprintf("crash point %d, in step %d: ", p.index, p.step) + fmt.Sprintf(format, args...), Workload: mw}
 	}
-	findings := crashFindings(crashed, u, rp, mw)
+	findings := crashFindings(crashed, u, rp, p.sizes, mw)
 
 	sw := r.File
 	l, load, err := reopen(p.crashed, crashPartition, sw.Config, sw.Rule, rp, k)
@@ -376,6 +419,21 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 	}
 	if err := l.Close(); err != nil {
 		return nil, nil, fmt.Errorf("close after the reload: %w", err)
+	}
+	// Segments below the first unflushed one keep what the crash left: no reload touches them.
+	// Where that is an untrimmed index (a finding above), the model (whose segments are as
+	// they were flushed) is compared with the index cut back to its entries, once the part cut
+	// off is checked to be the preallocated zeros.
+	for _, c := range crashed[:u] {
+		if !c.untrimmed(p.sizes) {
+			continue
+		}
+		if what, err := cutZeroTails(p.crashed, c, p.sizes); err != nil || what != "" {
+			if err != nil {
+				return nil, nil, err
+			}
+			return div("crash-below-recovery-point", "%s", what), findings, nil
+		}
 	}
 	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, mw.Steps, true)
 	if err != nil {
@@ -404,6 +462,40 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 		return div(kind, "%s", what), findings, nil
 	}
 	return nil, findings, nil
+}
+
+// cutZeroTails truncates a segment's index files to the sizes the running broker had them at,
+// after checking that every byte past those is zero. It returns what is wrong when one is not.
+func cutZeroTails(fsys vfs.FS, c crashedSegment, sizes map[string]int64) (string, error) {
+	stem := strings.TrimSuffix(c.logPath, segment.LogSuffix)
+	base := filepath.Base(stem)
+	validIndex, validTime := sizes[base+segment.IndexSuffix], sizes[base+segment.TimeIndexSuffix]
+	for _, f := range []struct {
+		path  string
+		valid int64
+	}{{stem + segment.IndexSuffix, validIndex}, {stem + segment.TimeIndexSuffix, validTime}} {
+		data, err := vfs.ReadFile(fsys, f.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if int64(len(data)) <= f.valid {
+			continue
+		}
+		if i := slices.IndexFunc(data[f.valid:], func(b byte) bool { return b != 0 }); i >= 0 {
+			return fmt.Sprintf("%s: byte %d past the %d bytes of entries is not zero", filepath.Base(f.path), f.valid+int64(i), f.valid), nil
+		}
+		h, err := fsys.OpenReadWrite(f.path)
+		if err != nil {
+			return "", err
+		}
+		if err := errors.Join(h.Truncate(f.valid), h.Close()); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 func lastRecovered(load *segment.CrashLoad) string {
@@ -466,7 +558,7 @@ func checkDurable(p crashPoint, crashed []crashedSegment, load *segment.CrashLoa
 
 // crashFindings reads Kafka's hazards off the crashed files, before any reload: a rolled
 // segment whose .index kept its zero tail, and index entries past the surviving .log.
-func crashFindings(crashed []crashedSegment, u int, rp int64, mw model.Workload) []CrashFinding {
+func crashFindings(crashed []crashedSegment, u int, rp int64, sizes map[string]int64, mw model.Workload) []CrashFinding {
 	var out []CrashFinding
 	for i, c := range crashed {
 		name := filepath.Base(c.logPath)
@@ -474,7 +566,13 @@ func crashFindings(crashed []crashedSegment, u int, rp int64, mw model.Workload)
 		if x == nil {
 			continue
 		}
-		if i < len(crashed)-1 && c.indexSize > int64(x.ValidLen())*segment.OffsetIndexEntrySize {
+		switch {
+		case i < u && c.untrimmed(sizes):
+			out = append(out, CrashFinding{Kind: FindingZeroTailSanity, Workload: mw, Message: fmt.Sprintf(
+				"%s: a segment below the recovery point (%d) kept untrimmed indexes (.index %d bytes with %d entries, .timeindex %d bytes): its trim was never synced (the roll after a clean restart, or after a flush.messages flush, finds the recovery point at its new base and flushes nothing, UnifiedLog.flush). "+
+					"No reload recovers it. Kafka 2.3+ reopen it with the zero tail read as entries, so its lookups start from the zero entry (KAFKA-7283: no sanity check); 0.8.1-0.8.2 require every index's last offset above its base after recovery (KAFKA-1112): the log does not load; 0.9-1.1 fail the sanity check and rebuild it (KAFKA-2012).",
+				strings.TrimSuffix(name, segment.LogSuffix), rp, c.indexSize, x.ValidLen(), c.timeSize)})
+		case i < len(crashed)-1 && c.untrimmed(sizes):
 			out = append(out, CrashFinding{Kind: FindingZeroTailSanity, Workload: mw, Message: fmt.Sprintf(
 				"%s: the crash left a rolled segment's .index untrimmed (%d bytes, %d real entries, then the preallocated zeros): the roll's trim was not yet durable. "+
 					"Kafka 0.8.0 recovers only the active segment and then requires every index's last offset above its base offset (KAFKA-1112): the log would not load. "+

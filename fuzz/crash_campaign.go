@@ -2,6 +2,8 @@ package fuzz
 
 import (
 	"errors"
+	"maps"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
@@ -84,7 +86,7 @@ func RunCrashCampaign(o CrashCampaignOptions) (*CrashReport, error) {
 					if stop {
 						return
 					}
-					out := explore(i, CaseWorkload(o.Seed, i, o.Gen))
+					out := explore(i, CrashCaseWorkload(o.Seed, i, o.Gen))
 					mu.Lock()
 					outs[i] = out
 					done++
@@ -137,4 +139,19 @@ func RunCrashCampaign(o CrashCampaignOptions) (*CrashReport, error) {
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// CrashCaseWorkload is case i of a crash campaign: CaseWorkload(seed, i), and for every other
+// case a flush.messages drawn from 1 to 200, so that the writer also syncs inside segments
+// (UnifiedLog.append's flush) and a crash has more durable bytes to keep.
+func CrashCaseWorkload(seed uint64, i int64, g GenOptions) model.Workload {
+	w := CaseWorkload(seed, i, g)
+	if i%2 == 1 {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)^0x666c757368))
+		cfg := make(map[string]int64, len(w.Config)+1)
+		maps.Copy(cfg, w.Config)
+		cfg["flush.messages"] = 1 + rng.Int64N(200)
+		w.Config = cfg
+	}
+	return w
 }

@@ -3,7 +3,6 @@ package model
 import (
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // Crash is a crash step (docs/contract.md §3): an unclean shutdown (kill -9, power loss) at
@@ -103,28 +102,24 @@ func (l *Log) Crash(c Crash) error {
 	if l.era.Last != (KafkaVersion{}) && l.era.Last.Less(crashLoadsFrom) {
 		return fmt.Errorf("step %d: crash: the crash step models the load of Kafka 2.3+ (LogLoader.recoverLog, KAFKA-7283); era %s loads a crashed log otherwise", step, l.era.ID)
 	}
-	all, first, err := l.unflushed(c)
+	all, at, err := l.unflushed(c)
 	if err != nil {
 		return fmt.Errorf("step %d: crash: %w", step, err)
 	}
 	for i, cs := range c.Segments {
-		s := all[first+i]
-		field := fmt.Sprintf("segments[%d]", i)
-		if cs.BaseOffset != s.baseOffset {
-			return fmt.Errorf("step %d: crash: %w", step, crashErr(field+".baseOffset", "%d is not %d, the base offset of the log's next segment", cs.BaseOffset, s.baseOffset))
-		}
-		if cs.LogBytes > s.size {
-			return fmt.Errorf("step %d: crash: %w", step, crashErr(field+".logBytes", "%d is more than the %d bytes segment %d holds: a crash cannot keep bytes that were never written",
+		if s := all[at[i]]; cs.LogBytes > s.size {
+			return fmt.Errorf("step %d: crash: %w", step, crashErr(fmt.Sprintf("segments[%d].logBytes", i), "%d is more than the %d bytes segment %d holds: a crash cannot keep bytes that were never written",
 				cs.LogBytes, s.size, s.baseOffset))
 		}
 	}
+	first := at[0]
 
 	// Recover copies, so that an overflow leaves the log as it was (docs/contract.md §4: the
 	// state after the previous step), and so that a Clone sharing the rolled segments is not
 	// changed.
 	recovered := make([]*Segment, 0, len(c.Segments))
 	for i, cs := range c.Segments {
-		s := all[first+i].clone()
+		s := all[at[i]].clone()
 		s.decisions = l.decisions
 		torn := s.keepBytes(cs.LogBytes)
 		if err := s.recover(l.cfg); err != nil {
@@ -157,39 +152,54 @@ func (l *Log) Crash(c Crash) error {
 	return nil
 }
 
-// unflushed returns the segments a crash can reach, oldest first, and the index among them
-// of the first listed one, which must be the first unflushed one: the segment holding the
-// recovery point (LocalLog.logSegments from the recovery point, a floor lookup; the first
-// segment when the recovery point is below every base) among the segments that survived,
-// the listed ones and those before them. A crash in the middle of a roll can leave the old
-// segment alone with a recovery point at the new one's base: the new segment's files did not
-// survive, so the broker's floor lookup finds the old one.
-func (l *Log) unflushed(c Crash) ([]*Segment, int, error) {
+// unflushed returns the segments a crash can reach, oldest first, and where each listed
+// segment is among them. The listed segments are the ones whose files survived from the first
+// unflushed one on; a segment between two listed ones that is not listed lost its files (a
+// filesystem may make a later segment's names durable before an earlier one's). The first
+// listed must be the first unflushed one: the segment holding the recovery point
+// (LocalLog.logSegments from the recovery point, a floor lookup; the first segment when the
+// recovery point is below every base) among the segments that survived, the listed ones and
+// those before them. A crash in the middle of a roll can leave the old segment alone with a
+// recovery point at the new one's base: the broker's floor lookup then finds the old one.
+func (l *Log) unflushed(c Crash) ([]*Segment, []int, error) {
 	// l.kept is empty unless KeepSegments is set.
 	all := append(append(make([]*Segment, 0, len(l.kept)+1), l.kept...), l.active)
 	base := c.Segments[0].BaseOffset
 	if base < l.active.baseOffset && (!l.opts.KeepSegments || l.opts.OnSegmentDone != nil) {
-		return nil, 0, crashErr("segments[0].baseOffset", "%d lies before the active segment (base offset %d), and this run does not keep rolled segments to recover them (a streamed run, such as kidx whatif's or kidx sim's text table, keeps only the active one; model.LogOptions.KeepSegments without OnSegmentDone)",
+		return nil, nil, crashErr("segments[0].baseOffset", "%d lies before the active segment (base offset %d), and this run does not keep rolled segments to recover them (a streamed run, such as kidx whatif's or kidx sim's text table, keeps only the active one; model.LogOptions.KeepSegments without OnSegmentDone)",
 			base, l.active.baseOffset)
 	}
-	first := slices.IndexFunc(all, func(s *Segment) bool { return s.baseOffset == base })
-	if first < 0 {
-		return nil, 0, crashErr("segments[0].baseOffset", "%d is the base offset of no segment of the log", base)
+	at := make([]int, len(c.Segments))
+	j := 0
+	for i, cs := range c.Segments {
+		for j < len(all) && all[j].baseOffset < cs.BaseOffset {
+			j++
+		}
+		if j == len(all) || all[j].baseOffset != cs.BaseOffset {
+			return nil, nil, crashErr(fmt.Sprintf("segments[%d].baseOffset", i), "%d is the base offset of no segment of the log", cs.BaseOffset)
+		}
+		at[i] = j
+		j++
 	}
-	if left := len(all) - first; len(c.Segments) > left {
-		return nil, 0, crashErr("segments", "lists %d segments from offset %d on, but the log has %d from there on", len(c.Segments), base, left)
-	}
-	floor := 0
-	for i, s := range all[:first+len(c.Segments)] {
+	floor := -1
+	for i, s := range all[:at[0]] {
 		if s.baseOffset <= c.RecoveryPoint {
 			floor = i
 		}
 	}
-	if floor != first {
-		return nil, 0, crashErr("segments[0].baseOffset", "%d is not %d, the base offset of the segment holding the recovery point %d among the surviving segments (the first unflushed one)",
+	for i, cs := range c.Segments {
+		if cs.BaseOffset <= c.RecoveryPoint {
+			floor = at[i]
+		}
+	}
+	if floor == -1 {
+		floor = 0
+	}
+	if floor != at[0] {
+		return nil, nil, crashErr("segments[0].baseOffset", "%d is not %d, the base offset of the segment holding the recovery point %d among the surviving segments (the first unflushed one)",
 			base, all[floor].baseOffset, c.RecoveryPoint)
 	}
-	return all, first, nil
+	return all, at, nil
 }
 
 // keepBytes truncates the segment's .log to its first n bytes as a crash leaves it: the

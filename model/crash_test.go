@@ -156,6 +156,25 @@ func TestCrashInsideRollIntactOldSegmentKeepsNew(t *testing.T) {
 	}
 }
 
+// A segment between two listed ones lost its files (a filesystem may make a later segment's
+// names durable before an earlier one's): eleven 78-byte batches in 390-byte segments (0, 5,
+// 10), recovery point 0, segments 0 (intact) and 10 listed. Segment 0 is recovered as in the
+// test above and closed; segment 5 is gone, so offsets 5-9 are a gap; segment 10 is recovered
+// (batch 10 alone: no offset entry, the closing time entry (1010, 10)) and active; log end 11.
+func TestCrashSegmentBetweenListedOnesLost(t *testing.T) {
+	l := crashLog(t, 390, 11)
+	crashOK(t, l, Crash{RecoveryPoint: 0, Segments: []CrashSegment{{BaseOffset: 0, LogBytes: 390}, {BaseOffset: 10, LogBytes: 78}}})
+	checkSegments(t, l, []segmentWant{
+		{base: 0, size: 390, last: 4, index: []OffsetPosition{{2, 156}, {4, 312}}, time: []TimestampOffset{{1002, 2}, {1004, 4}},
+			indexSlots: 2, timeSlots: 2, closed: true, rollReason: RollSize},
+		{base: 10, size: 78, last: 10, index: []OffsetPosition{}, time: []TimestampOffset{{1010, 10}},
+			indexSlots: activeIndexSlots, timeSlots: activeTimeSlots},
+	})
+	if l.NextOffset() != 11 {
+		t.Errorf("log end %d, want 11", l.NextOffset())
+	}
+}
+
 // Issue 13: the new segment's files did not survive (one segment listed): segment 0, intact,
 // is the active segment again, its indexes resized to segment.index.bytes, and the log end is
 // 5. The next append finds 390 > 390 - 78 and rolls to a new segment at 5 again.
@@ -343,9 +362,9 @@ func TestCrashValidation(t *testing.T) {
 		{"recovery point in segment 5, base 0 listed", Crash{RecoveryPoint: 7, Segments: []CrashSegment{seg(0, 390), seg(5, 78)}},
 			"segments[0].baseOffset: 0 is not 5"},
 		{"base of no segment", Crash{RecoveryPoint: 7, Segments: []CrashSegment{seg(3, 0)}}, "segments[0].baseOffset: 3 is the base offset of no segment"},
-		{"second base wrong", Crash{Segments: []CrashSegment{seg(0, 390), seg(6, 0)}}, "segments[1].baseOffset: 6 is not 5, the base offset of the log's next segment"},
+		{"second base wrong", Crash{Segments: []CrashSegment{seg(0, 390), seg(6, 0)}}, "segments[1].baseOffset: 6 is the base offset of no segment of the log"},
 		{"more segments than the log has", Crash{RecoveryPoint: 5, Segments: []CrashSegment{seg(5, 78), seg(6, 0)}},
-			"segments: lists 2 segments from offset 5 on, but the log has 1"},
+			"segments[1].baseOffset: 6 is the base offset of no segment of the log"},
 		{"bytes never written", Crash{Segments: []CrashSegment{seg(0, 391)}}, "segments[0].logBytes: 391 is more than the 390 bytes segment 0 holds"},
 		{"bytes never written, active", Crash{RecoveryPoint: 5, Segments: []CrashSegment{seg(5, 79)}}, "segments[0].logBytes: 79 is more than the 78 bytes segment 5 holds"},
 	} {

@@ -101,15 +101,33 @@ func (l *Log) Crash(c CrashSpec) (*Event, error) {
 		return nil, err
 	}
 	l.active = nil
-	u := firstUnflushed(l.bases, c.RecoveryPoint)
-	if len(c.Segments) == 0 || len(c.Segments) > len(l.bases)-u {
-		return nil, fmt.Errorf("step %d: crash lists %d segments, the log has %d from the recovery point %d on", step, len(c.Segments), len(l.bases)-u, c.RecoveryPoint)
+	if len(c.Segments) == 0 {
+		return nil, fmt.Errorf("step %d: crash lists no segment", step)
 	}
+	// The listed segments must be segments of the log, in order; those after the first listed
+	// one that are not listed lost their files.
+	listed := map[int64]CrashSegment{}
+	first := slices.Index(l.bases, c.Segments[0].BaseOffset)
+	j := max(first, 0)
 	for i, cs := range c.Segments {
-		if cs.BaseOffset != l.bases[u+i] {
-			return nil, fmt.Errorf("step %d: crash segment %d has base offset %d, the log's segment there %d", step, i, cs.BaseOffset, l.bases[u+i])
+		for j < len(l.bases) && l.bases[j] < cs.BaseOffset {
+			j++
 		}
-		logPath, idxPath, tPath := l.paths(cs.BaseOffset)
+		if first < 0 || j == len(l.bases) || l.bases[j] != cs.BaseOffset {
+			return nil, fmt.Errorf("step %d: crash segment %d has base offset %d, which is no segment of the log", step, i, cs.BaseOffset)
+		}
+		listed[cs.BaseOffset] = cs
+		j++
+	}
+	survivors := slices.Clone(l.bases[:first])
+	for _, cs := range c.Segments {
+		survivors = append(survivors, cs.BaseOffset)
+	}
+	if u := firstUnflushed(survivors, c.RecoveryPoint); survivors[u] != c.Segments[0].BaseOffset {
+		return nil, fmt.Errorf("step %d: crash segment 0 has base offset %d, but the segment holding the recovery point %d is %d", step, c.Segments[0].BaseOffset, c.RecoveryPoint, survivors[u])
+	}
+	for _, cs := range c.Segments {
+		logPath, _, _ := l.paths(cs.BaseOffset)
 		st, err := l.fs.Stat(logPath)
 		if err != nil {
 			return nil, err
@@ -117,6 +135,16 @@ func (l *Log) Crash(c CrashSpec) (*Event, error) {
 		if cs.LogBytes > st.Size() {
 			return nil, fmt.Errorf("step %d: crash keeps %d bytes of %s, which has %d", step, cs.LogBytes, filepath.Base(logPath), st.Size())
 		}
+	}
+	for _, base := range l.bases[first:] {
+		cs, ok := listed[base]
+		if !ok {
+			if err := l.removeSegmentFiles(base); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		logPath, idxPath, tPath := l.paths(base)
 		for _, f := range []struct {
 			path string
 			size int64
@@ -126,11 +154,7 @@ func (l *Log) Crash(c CrashSpec) (*Event, error) {
 			}
 		}
 	}
-	for _, b := range l.bases[u+len(c.Segments):] {
-		if err := l.removeSegmentFiles(b); err != nil {
-			return nil, err
-		}
-	}
+	l.bases = survivors
 	_, ev, err := l.reload(c.RecoveryPoint, step)
 	return ev, err
 }

@@ -235,21 +235,29 @@ func (l *Log) maybeRoll(appendSize, first, last, appendMaxTs int64) error {
 	}
 	l.active = ns
 	l.bases = append(l.bases, first)
-	// UnifiedLog.roll schedules flushUptoOffsetExclusive(new base offset): the
-	// previous segment is flushed (LogSegment.flush) once the new one exists, then
-	// the recovery point moves to the new base (LocalLog.markFlushed).
+	// UnifiedLog.roll schedules flushUptoOffsetExclusive(new base offset): once the
+	// new segment exists, the previous one is flushed (LogSegment.flush) and the
+	// recovery point moves to the new base (LocalLog.markFlushed) -- unless the
+	// recovery point is there already (UnifiedLog.flush: only when the offset is past
+	// the recovery point). That happens when a clean restart checkpointed the log end
+	// and the next append rolls: the old segment's data was flushed at the restart, and
+	// its trim now is never synced (docs/crash.md).
+	if first <= l.recoveryPoint {
+		return s.closeFiles()
+	}
 	if err := l.flushAndClose(s); err != nil {
 		return err
 	}
 	return l.markFlushed(first)
 }
 
-// flushAndClose is LogSegment.flush on s (the .log, then the offset index,
-// then the time index), the directory sync that makes the segments' names
-// durable, and the file handles released.
+// flushAndClose is LocalLog.flush of s (LogSegment.flush: the .log, then the
+// offset index, then the time index), then the directory when s is new since the
+// recovery point (the names of segments created since the last flush), and the file
+// handles released.
 func (l *Log) flushAndClose(s *writeSegment) error {
 	err := s.flush()
-	if err == nil {
+	if err == nil && s.base >= l.recoveryPoint {
 		err = l.fs.SyncDir(l.dir)
 	}
 	return errors.Join(err, s.closeFiles())

@@ -144,7 +144,8 @@ func TestWriterOnMemFSMatchesOS(t *testing.T) {
 // (kidx's choice, docs/vfs.md), the directory once its first segment's files exist (so
 // that a crash never loses the first segment, docs/vfs.md), then at each roll the previous
 // segment's .log, .index, .timeindex, then the directory; the same for the active segment at
-// the restart and at Close. The expected list is written out by hand.
+// the restart and at Close, but without the directory at Close (its segment is not new since
+// the restart's recovery point). The expected list is written out by hand.
 func TestWriterSyncsWhereKafkaFlushes(t *testing.T) {
 	var syncs []string
 	record := vfs.InjectorFunc(func(op vfs.Op) *vfs.Fault {
@@ -171,6 +172,9 @@ func TestWriterSyncsWhereKafkaFlushes(t *testing.T) {
 	for _, stem := range []string{"00000000000000000000", "00000000000000000316", "00000000000000000632", "00000000000000000632"} {
 		want = append(want, seg(stem)...)
 	}
+	// Close flushes segment 632 again, but the restart moved the recovery point to 711, past its
+	// base: LocalLog.flush syncs the directory only for segments new since the recovery point.
+	want = want[:len(want)-1]
 	if !slices.Equal(syncs, want) {
 		t.Errorf("syncs\n%v\nwant\n%v", syncs, want)
 	}
