@@ -32,6 +32,9 @@ const (
 	// FindingEntryPastLog: an .index entry survived whose batch did not: it points past the
 	// truncated .log until the reload rebuilds the index.
 	FindingEntryPastLog = "entry-past-log"
+	// FindingUnsyncedRewrite: a segment below the recovery point has an index the crash left
+	// half rewritten: an unclean restart's recovery rewrote it and flushed nothing.
+	FindingUnsyncedRewrite = "unsynced-index-rewrite"
 )
 
 // ReopenFunc reloads a crashed partition directory: segment.LoadAfterCrash, or in the tests a
@@ -81,23 +84,37 @@ type crashPoint struct {
 	crashed *vfs.MemFS
 	durable *vfs.MemFS
 	// sizes are the partition's files' sizes at the crash instant, as the running broker saw
-	// them: a crashed index larger than that lost a trim.
-	sizes map[string]int64
+	// them (a crashed index larger than that lost a trim), and indexes the bytes of its small
+	// index files.
+	sizes   map[string]int64
+	indexes map[string][]byte
 }
 
-// fileSizes lists the sizes of the files in the partition directory of m.
-func fileSizes(m *vfs.MemFS) map[string]int64 {
-	out := map[string]int64{}
+// snapshotMax bounds the index files whose bytes a crash point keeps: closed segments'
+// indexes are trimmed and small; the active one's is preallocated and is always recovered.
+const snapshotMax = 1 << 20
+
+// fileSizes lists the sizes of the files in the partition directory of m, and the bytes of
+// its index files up to snapshotMax.
+func fileSizes(m *vfs.MemFS) (map[string]int64, map[string][]byte) {
+	sizes, indexes := map[string]int64{}, map[string][]byte{}
 	ents, err := m.ReadDir(crashPartition)
 	if err != nil {
-		return out
+		return sizes, indexes
 	}
 	for _, e := range ents {
-		if fi, err := e.Info(); err == nil {
-			out[e.Name()] = fi.Size()
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		sizes[e.Name()] = fi.Size()
+		if ext := filepath.Ext(e.Name()); (ext == segment.IndexSuffix || ext == segment.TimeIndexSuffix) && fi.Size() <= snapshotMax {
+			if b, err := vfs.ReadFile(m, filepath.Join(crashPartition, e.Name())); err == nil {
+				indexes[e.Name()] = b
+			}
 		}
 	}
-	return out
+	return sizes, indexes
 }
 
 // ExploreCrashes crashes w (a workload without crash steps) at its write and sync points and
@@ -212,9 +229,10 @@ func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoin
 			if rng.IntN(2) == 0 {
 				clone = mem.CrashCloneEager
 			}
+			sizes, indexes := fileSizes(mem)
 			points = append(points, crashPoint{index: n, step: step, crashed: clone(rng),
 				durable: mem.CrashCloneFunc(func(string, []vfs.Change) vfs.CrashPoint { return vfs.CrashPoint{} }),
-				sizes:   fileSizes(mem)})
+				sizes:   sizes, indexes: indexes})
 		}
 		n++
 	}
@@ -421,19 +439,15 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 		return nil, nil, fmt.Errorf("close after the reload: %w", err)
 	}
 	// Segments below the first unflushed one keep what the crash left: no reload touches them.
-	// Where that is an untrimmed index (a finding above), the model (whose segments are as
-	// they were flushed) is compared with the index cut back to its entries, once the part cut
-	// off is checked to be the preallocated zeros.
-	for _, c := range crashed[:u] {
-		if !c.untrimmed(p.sizes) {
-			continue
-		}
-		if what, err := cutZeroTails(p.crashed, c, p.sizes); err != nil || what != "" {
-			if err != nil {
-				return nil, nil, err
-			}
-			return div("crash-below-recovery-point", "%s", what), findings, nil
-		}
+	// Where their indexes differ from what the running broker had (findings), the model, whose
+	// segments are as the broker had them, is compared with those indexes put back.
+	below, what, err := checkBelowRecoveryPoint(p, crashed[:u], rp, mw)
+	if err != nil {
+		return nil, nil, err
+	}
+	findings = append(findings, below...)
+	if what != "" {
+		return div("crash-below-recovery-point", "%s", what), findings, nil
 	}
 	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, mw.Steps, true)
 	if err != nil {
@@ -464,38 +478,66 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 	return nil, findings, nil
 }
 
-// cutZeroTails truncates a segment's index files to the sizes the running broker had them at,
-// after checking that every byte past those is zero. It returns what is wrong when one is not.
-func cutZeroTails(fsys vfs.FS, c crashedSegment, sizes map[string]int64) (string, error) {
-	stem := strings.TrimSuffix(c.logPath, segment.LogSuffix)
-	base := filepath.Base(stem)
-	validIndex, validTime := sizes[base+segment.IndexSuffix], sizes[base+segment.TimeIndexSuffix]
-	for _, f := range []struct {
-		path  string
-		valid int64
-	}{{stem + segment.IndexSuffix, validIndex}, {stem + segment.TimeIndexSuffix, validTime}} {
-		data, err := vfs.ReadFile(fsys, f.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+// checkBelowRecoveryPoint compares the segments below the first unflushed one, as the crash
+// left them, with the running broker's: their .log must be whole (it was flushed); an index
+// that differs is one of Kafka's hazards, since no reload recovers these segments:
+//   - an index longer than the broker's, its own bytes then zeros: a trim never synced (the roll
+//     that found the recovery point at its new base flushed nothing);
+//   - other bytes: a rewrite never synced (the recovery at an unclean restart rewrites the
+//     indexes of the segments from the recovery point and flushes nothing), so the crash left a
+//     mix of the old and the new entries.
+//
+// Each such index is then put back as the broker had it. It returns the findings, and what is
+// wrong when a .log below the recovery point lost bytes.
+func checkBelowRecoveryPoint(p crashPoint, below []crashedSegment, rp int64, mw model.Workload) ([]CrashFinding, string, error) {
+	var out []CrashFinding
+	for _, c := range below {
+		name := filepath.Base(c.logPath)
+		if want := p.sizes[name]; int64(len(c.log)) != want {
+			return out, fmt.Sprintf("%s: a segment below the recovery point %d has %d bytes after the crash, the broker had %d (flushed)", name, rp, len(c.log), want), nil
 		}
-		if err != nil {
-			return "", err
-		}
-		if int64(len(data)) <= f.valid {
-			continue
-		}
-		if i := slices.IndexFunc(data[f.valid:], func(b byte) bool { return b != 0 }); i >= 0 {
-			return fmt.Sprintf("%s: byte %d past the %d bytes of entries is not zero", filepath.Base(f.path), f.valid+int64(i), f.valid), nil
-		}
-		h, err := fsys.OpenReadWrite(f.path)
-		if err != nil {
-			return "", err
-		}
-		if err := errors.Join(h.Truncate(f.valid), h.Close()); err != nil {
-			return "", err
+		stem := strings.TrimSuffix(name, segment.LogSuffix)
+		for _, suf := range []string{segment.IndexSuffix, segment.TimeIndexSuffix} {
+			want, ok := p.indexes[stem+suf]
+			if !ok {
+				continue
+			}
+			path := filepath.Join(crashPartition, stem+suf)
+			got, err := vfs.ReadFile(p.crashed, path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return out, fmt.Sprintf("%s: the index of a segment below the recovery point %d is gone after the crash", stem+suf, rp), nil
+			}
+			if err != nil {
+				return out, "", err
+			}
+			if bytes.Equal(got, want) {
+				continue
+			}
+			if len(got) > len(want) && bytes.Equal(got[:len(want)], want) && !slices.ContainsFunc(got[len(want):], func(b byte) bool { return b != 0 }) {
+				out = append(out, CrashFinding{Kind: FindingZeroTailSanity, Workload: mw, Message: fmt.Sprintf(
+					"%s: a segment below the recovery point (%d) kept its index untrimmed (%d bytes, the broker's %d, then zeros): its trim was never synced (a roll that finds the recovery point at its new base, after a clean restart or a flush.messages flush, flushes nothing: UnifiedLog.flush). "+
+						"No reload recovers it. Kafka 2.3+ reopen it with the zero tail read as entries, so its lookups start from the zero entry (no sanity check since KAFKA-7283); 0.8.1-0.8.2 require every index's last offset above its base after recovery (KAFKA-1112): the log does not load; 0.9-1.1 fail the sanity check and rebuild it (KAFKA-2012).",
+					stem+suf, rp, len(got), len(want))})
+			} else {
+				out = append(out, CrashFinding{Kind: FindingUnsyncedRewrite, Workload: mw, Message: fmt.Sprintf(
+					"%s: a segment below the recovery point (%d) has an index that differs from the broker's (%d bytes, the broker's %d, first difference at byte %d): an unclean restart's recovery rewrote it and flushed nothing (LogLoader keeps the recovery point), so the crash kept part of the old entries and part of the new. "+
+						"No reload recovers it again: Kafka serves lookups from that index as it is.",
+					stem+suf, rp, len(got), len(want), firstDiff(got, want))})
+			}
+			f, err := p.crashed.Create(path)
+			if err != nil {
+				return out, "", err
+			}
+			if _, err := f.WriteAt(want, 0); err != nil {
+				f.Close()
+				return out, "", err
+			}
+			if err := f.Close(); err != nil {
+				return out, "", err
+			}
 		}
 	}
-	return "", nil
+	return out, "", nil
 }
 
 func lastRecovered(load *segment.CrashLoad) string {
@@ -567,12 +609,7 @@ func crashFindings(crashed []crashedSegment, u int, rp int64, sizes map[string]i
 			continue
 		}
 		switch {
-		case i < u && c.untrimmed(sizes):
-			out = append(out, CrashFinding{Kind: FindingZeroTailSanity, Workload: mw, Message: fmt.Sprintf(
-				"%s: a segment below the recovery point (%d) kept untrimmed indexes (.index %d bytes with %d entries, .timeindex %d bytes): its trim was never synced (the roll after a clean restart, or after a flush.messages flush, finds the recovery point at its new base and flushes nothing, UnifiedLog.flush). "+
-					"No reload recovers it. Kafka 2.3+ reopen it with the zero tail read as entries, so its lookups start from the zero entry (KAFKA-7283: no sanity check); 0.8.1-0.8.2 require every index's last offset above its base after recovery (KAFKA-1112): the log does not load; 0.9-1.1 fail the sanity check and rebuild it (KAFKA-2012).",
-				strings.TrimSuffix(name, segment.LogSuffix), rp, c.indexSize, x.ValidLen(), c.timeSize)})
-		case i < len(crashed)-1 && c.untrimmed(sizes):
+		case i >= u && i < len(crashed)-1 && c.untrimmed(sizes):
 			out = append(out, CrashFinding{Kind: FindingZeroTailSanity, Workload: mw, Message: fmt.Sprintf(
 				"%s: the crash left a rolled segment's .index untrimmed (%d bytes, %d real entries, then the preallocated zeros): the roll's trim was not yet durable. "+
 					"Kafka 0.8.0 recovers only the active segment and then requires every index's last offset above its base offset (KAFKA-1112): the log would not load. "+
