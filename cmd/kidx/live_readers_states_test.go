@@ -693,6 +693,9 @@ func shrinkUnderOpenSegment(t *testing.T, main *frozenStates) {
 			main.met[k] = main.met[k] || v
 		}
 		main.inFile += fz.inFile
+		for k, v := range fz.errs {
+			main.errs[k] += v
+		}
 		main.states += fz.states
 		main.failures += fz.failures
 	}()
@@ -777,6 +780,9 @@ func shrinkUnderOpenSegment(t *testing.T, main *frozenStates) {
 			t.Logf("%s: %d lookup errors, first: %s", c.name, o.errs["lookup"], o.sample["lookup"])
 		}
 		fz.inFile += o.inFile
+		for k, v := range o.errs {
+			fz.errs[k] += v
+		}
 		fz.states++
 	}
 
