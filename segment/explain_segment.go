@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"sort"
@@ -703,6 +704,15 @@ func explainSegment(sf SegmentFiles, snaps []snapshotFile, newest bool, opts Exp
 	s, err := readExSegment(sf, snaps, newest)
 	if err != nil {
 		var pe *os.PathError
+		if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+			// The file was listed but is gone: a running broker's retention renamed it to
+			// .deleted (UnifiedLog.deleteSegment) or a roll recreated an empty segment
+			// (LocalLog.roll). That segment cannot be explained; the others still can, as
+			// verify reads on past an unreadable segment (docs/logdirs.md, "Readers under a
+			// live broker").
+			se.Notes = append(se.Notes, fmt.Sprintf("%s: vanished between the directory listing and its open (a running broker deleted or renamed it): the segment is not explained", pe.Path))
+			return se, nil
+		}
 		if errors.As(err, &pe) {
 			return se, err
 		}

@@ -333,3 +333,69 @@ func TestScanNestedLogDirs(t *testing.T) {
 		}
 	}
 }
+
+// A file listed by the scan that is gone when explain opens it (a running broker's retention
+// renames a deleted segment's files to .deleted, UnifiedLog.deleteSegment →
+// LocalLog.deleteSegmentFiles) costs that segment only: the others are explained, and the
+// vanished file is named (issue 13, item 4: "every error names file and byte"; a whole file
+// that vanished has no byte, docs/logdirs.md "Readers under a live broker").
+func TestExplainGoesOnPastVanishedFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "topic-0")
+	cfg := DefaultConfig()
+	cfg.IndexIntervalBytes = 100
+	cfg.SegmentBytes = 1000
+	l, err := CreateLog(dir, cfg, PerBatch, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 30 batches of 100 bytes: segment.bytes 1000 rolls every 10 (docs/kafka.md §8.1), three segments.
+	for i := int64(0); i < 30; i++ {
+		b, err := BuildSizedBatch(i, 1, 100, 1700000000000+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	scan, err := ScanDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := scan.Partitions[0].LogSegments()
+	if len(segs) != 3 {
+		t.Fatalf("%d segments, want 3", len(segs))
+	}
+	for _, vanish := range []string{segs[1].Index, segs[1].Log} {
+		t.Run(filepath.Ext(vanish), func(t *testing.T) {
+			if err := os.Rename(vanish, vanish+".deleted"); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Rename(vanish+".deleted", vanish)
+			pe, err := ExplainPartition(&scan.Partitions[0], ExplainOptions{Interval: -1})
+			if err != nil {
+				t.Fatalf("explain stopped at the vanished file: %v", err)
+			}
+			if len(pe.Segments) != 3 {
+				t.Fatalf("%d segments explained, want all 3", len(pe.Segments))
+			}
+			for i, s := range pe.Segments {
+				if i == 1 {
+					if s.Reproduced || len(s.Notes) != 1 || !strings.Contains(s.Notes[0], vanish+": vanished") {
+						t.Errorf("segment 1: reproduced %v, notes %q; want not reproduced, a note naming %s", s.Reproduced, s.Notes, vanish)
+					}
+					continue
+				}
+				if !s.Reproduced {
+					t.Errorf("segment %d not reproduced: %v", i, s.FirstDisagreement)
+				}
+			}
+			if pe.Reproduced() {
+				t.Error("the partition counts as reproduced with a segment unread")
+			}
+		})
+	}
+}

@@ -183,10 +183,20 @@ func zeroFrom(lf *LogFile, pos int64) (int64, bool) {
 				return 0, false
 			}
 			if err != nil {
-				break
+				// Shorter than the size taken at the open: the file shrank under the reader (a
+				// follower's LogSegment.truncateTo). Those bytes are gone, not zeros: no
+				// preallocation to report, the walk's error stands.
+				return 0, false
 			}
 			p += n
 		}
+	}
+	// Past the last data region the file reads as zeros only if it still reaches size: a
+	// hole does, a file cut since the open does not (the regions are listed on the file as
+	// it is now).
+	var last [1]byte
+	if _, err := lf.f.ReadAt(last[:], size-1); err != nil {
+		return 0, false
 	}
 	return size - pos, true
 }

@@ -3,6 +3,7 @@ package segment
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -143,5 +144,68 @@ func TestVerifyKafkaSummaryWording(t *testing.T) {
 			t.Fatalf("not descending: %q", buf.String())
 		}
 		prev = o
+	}
+}
+
+// A .log cut while verify holds it open (a follower's LogSegment.truncateTo on a running
+// broker) is not a preallocated .log: past the new end there are no zeros, the bytes are gone.
+// The walk's error at the cut (the mapped read's fault, or pread's short read) is the finding;
+// before, zeroFrom counted the lost bytes as zeros (holes past the listed data regions) and
+// verify reported "preallocated-log" (issue 13, item 4: readers under a live broker).
+func TestVerifyLogShrankUnderTheWalk(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "topic-0")
+	cfg := DefaultConfig()
+	cfg.IndexIntervalBytes = 300
+	l, err := CreateLog(dir, cfg, PerBatch, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 596 bytes, then 500 each: a batch starts at byte 4096 (596 + 7*500), a page boundary, so a
+	// mapped read past a cut there faults rather than reading the last page's zeros.
+	for i := int64(0); i < 40; i++ {
+		size := 500
+		if i == 0 {
+			size = 596
+		}
+		b, err := BuildSizedBatch(i, 1, size, 1700000000000+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, FilenamePrefixFromOffset(0)+LogSuffix)
+	saved, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cut = 4096
+	for _, deep := range []bool{false, true} {
+		if err := os.WriteFile(logPath, saved, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Verify([]string{dir}, VerifyOptions{Deep: deep, Visit: func(sf SegmentFiles, _ *Segment) SegmentVisitor {
+			if err := os.Truncate(sf.Log, cut); err != nil {
+				t.Error(err)
+			}
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		corrupt := false
+		for _, f := range rep.Findings {
+			if f.Check == CheckPreallocatedLog {
+				t.Errorf("deep %v: the cut .log reported as preallocated: %s", deep, f)
+			}
+			corrupt = corrupt || f.Check == CheckLogCorrupt && f.File == logPath && f.Pos == cut
+		}
+		if !corrupt {
+			t.Errorf("deep %v: no log-corrupt finding at byte %d: %v", deep, cut, rep.Findings)
+		}
 	}
 }

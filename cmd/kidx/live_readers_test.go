@@ -23,6 +23,7 @@ import (
 
 	"kidx/reports"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // Issue 13, item 4 ("Readers under a live broker"): a writer does Kafka's operations on a
@@ -56,6 +57,7 @@ type liveWriter struct {
 	rng   *rand.Rand
 	rule  segment.Rule
 	log   *segment.Log
+	fsys  vfs.FS  // what the segment.Log writes through (vfs.OS; a hooked one in the states test)
 	bases []int64 // segments on disk, oldest first; the last is the active one
 	ts    int64
 	pause func()
@@ -64,7 +66,13 @@ type liveWriter struct {
 }
 
 func newLiveWriter(t *testing.T, dir string, seed int64, pause func()) *liveWriter {
-	w := &liveWriter{t: t, dir: dir, rng: rand.New(rand.NewSource(seed)), ts: 1_700_000_000_000, pause: pause}
+	return newLiveWriterFS(t, dir, seed, vfs.OS, pause)
+}
+
+// newLiveWriterFS is newLiveWriter whose segment.Log writes through fsys (the hand-made steps
+// of truncation and retention stay plain os calls).
+func newLiveWriterFS(t *testing.T, dir string, seed int64, fsys vfs.FS, pause func()) *liveWriter {
+	w := &liveWriter{t: t, dir: dir, rng: rand.New(rand.NewSource(seed)), ts: 1_700_000_000_000, pause: pause, fsys: fsys}
 	w.rule = segment.PerBatch
 	if w.rng.Intn(2) == 1 {
 		w.rule = segment.PerAppend
@@ -74,7 +82,7 @@ func newLiveWriter(t *testing.T, dir string, seed int64, pause func()) *liveWrit
 }
 
 func (w *liveWriter) startLog(base int64) {
-	l, err := segment.CreateLog(w.dir, liveCfg, w.rule, base)
+	l, err := segment.CreateLogFS(w.fsys, w.dir, liveCfg, w.rule, base)
 	if err != nil {
 		w.t.Fatal(err)
 	}
