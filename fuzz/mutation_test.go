@@ -11,6 +11,7 @@ import (
 
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // copyLog is a copy of the file-backed per-batch rule (segment/writer.go's LogSegment.append
@@ -19,6 +20,7 @@ import (
 // off-by-one in the counter reset of docs/kafka.md §2.2). It covers the domain mutationWorkload
 // draws from: per-batch rule, appends only, indexes too large to fill.
 type copyLog struct {
+	fs         vfs.FS
 	dir        string
 	cfg        segment.Config
 	mutate     bool
@@ -35,14 +37,14 @@ type copyLog struct {
 }
 
 func newCopyLog(mutate bool) NewFileLog {
-	return func(dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
+	return func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
 		if rule != segment.PerBatch {
 			return nil, errors.New("copyLog implements the per-batch rule only")
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := fsys.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		c := &copyLog{dir: dir, cfg: cfg, mutate: mutate, next: start}
+		c := &copyLog{fs: fsys, dir: dir, cfg: cfg, mutate: mutate, next: start}
 		c.open(start)
 		return c, nil
 	}
@@ -65,9 +67,19 @@ func (c *copyLog) timeAppend(ts, off int64) {
 func (c *copyLog) flush() error {
 	c.timeAppend(c.maxTs, c.maxTsOff)
 	stem := filepath.Join(c.dir, segment.FilenamePrefixFromOffset(c.base))
-	return errors.Join(os.WriteFile(stem+segment.LogSuffix, c.log, 0o644),
-		os.WriteFile(stem+segment.IndexSuffix, c.idx, 0o644),
-		os.WriteFile(stem+segment.TimeIndexSuffix, c.tidx, 0o644))
+	return errors.Join(writeFile(c.fs, stem+segment.LogSuffix, c.log),
+		writeFile(c.fs, stem+segment.IndexSuffix, c.idx),
+		writeFile(c.fs, stem+segment.TimeIndexSuffix, c.tidx))
+}
+
+// writeFile is os.WriteFile on fsys.
+func writeFile(fsys vfs.FS, name string, data []byte) error {
+	f, err := fsys.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
 }
 
 func (c *copyLog) Apply(s segment.Step) (*segment.Event, error) {
@@ -176,11 +188,11 @@ func TestMutationCounterResetOffByOne(t *testing.T) {
 // strict "bytesSinceLastIndexEntry > indexIntervalBytes" (docs/kafka.md §2.1 step 7, §2.2) into
 // ">=". Caught within 10 000 cases.
 func TestMutationStrictComparison(t *testing.T) {
-	mutant := func(dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
+	mutant := func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
 		if cfg.IndexIntervalBytes > 0 {
 			cfg.IndexIntervalBytes--
 		}
-		return segment.CreateLog(dir, cfg, rule, start)
+		return segment.CreateLogFS(fsys, dir, cfg, rule, start)
 	}
 	for i := range int64(10000) {
 		d, err := Check(CaseWorkload(78, i, GenOptions{}), &Options{NewLog: mutant})

@@ -48,6 +48,7 @@ func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
 		outDir   string
 		format   string
 		steps    int
+		real     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [--duration 60s | --cases N]",
@@ -55,11 +56,17 @@ func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `diff generates workloads near every edge of the index policy (intervals around the batch
 size, segments a few batches long, segment.index.bytes small enough to overflow, equal and
 decreasing timestamps, multi-batch appends, restarts, recoveries), runs each through the
-model and through real segment files (written, closed, reopened, read back), and compares
+model and through segment files (written, closed, reopened, read back), and compares
 segments, batches, .index/.timeindex bytes, the lookup of every offset, time lookups and
 events. Every run prints its seed and is replayable with --seed. On a divergence it shrinks
 the workload, writes it as a workload file (--out DIR, default a new temporary directory),
-prints the path and exits 1.`,
+prints the path and exits 1.
+
+By default the segment files live in an in-memory filesystem: the same writer, the same
+bytes compared, several times as many cases per second; use it for long campaigns.
+--real-files writes them to a temporary directory (tmpfs when /dev/shm exists) and reads
+them back as kidx reads a user's directory (directory scan, mapped .log): slower; use it to
+check the OS path too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
@@ -88,7 +95,7 @@ prints the path and exits 1.`,
 				fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", seed, seed)
 			}
 			opts := fuzz.CampaignOptions{Seed: seed, Cases: cases, Duration: duration, Workers: workers,
-				Gen: fuzz.GenOptions{Rule: rule, MaxSteps: steps}, Check: fuzz.Options{NewLog: diffFileLog}}
+				Gen: fuzz.GenOptions{Rule: rule, MaxSteps: steps}, Check: fuzz.Options{NewLog: diffFileLog, RealFiles: real}}
 			total := cases
 			if total == 0 {
 				total = -1 // --duration: the number of cases is not known
@@ -150,6 +157,7 @@ prints the path and exits 1.`,
 	f.StringVar(&outDir, "out", "", "directory for reproduction files (default: a new temporary directory)")
 	f.StringVar(&format, "format", "text", "output: text or json")
 	f.IntVar(&steps, "max-steps", 40, "most steps per generated workload")
+	f.BoolVar(&real, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd
 }
 

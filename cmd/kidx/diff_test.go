@@ -9,6 +9,7 @@ import (
 	"kidx/fuzz"
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // docs/contract.md §8: a clean campaign exits 0; a drawn seed is printed (every run replayable); --format json
@@ -51,11 +52,11 @@ func TestDiffUsage(t *testing.T) {
 // and the file replays the divergence. The file side here is a planted bug:
 // index.interval.bytes shifted by one, which turns Kafka's strict '>' into '>='.
 func TestDiffDivergenceWritesReproduction(t *testing.T) {
-	broken := func(dir string, cfg segment.Config, rule segment.Rule, start int64) (fuzz.FileLog, error) {
+	broken := func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, start int64) (fuzz.FileLog, error) {
 		if cfg.IndexIntervalBytes > 0 {
 			cfg.IndexIntervalBytes--
 		}
-		return segment.CreateLog(dir, cfg, rule, start)
+		return segment.CreateLogFS(fsys, dir, cfg, rule, start)
 	}
 	diffFileLog = broken
 	defer func() { diffFileLog = nil }()

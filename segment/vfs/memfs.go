@@ -28,6 +28,58 @@ import (
 type MemFS struct {
 	mu   sync.Mutex
 	root *memNode
+	// free holds the arrays of the files Reset dropped, for the files written after it;
+	// freeBytes is their total capacity.
+	free      [][]byte
+	freeBytes int
+}
+
+// maxFreeBytes bounds the memory Reset keeps for reuse.
+const maxFreeBytes = 64 << 20
+
+// Reset empties m, as NewMemFS would make it, and keeps the arrays that held its files'
+// bytes for the files written next: a harness that needs an empty filesystem per case saves
+// their allocation, zeroing and growth. Every byte slice m handed out before (ReadFileShared,
+// the changes given to CrashCloneFunc's choose) is invalid after Reset, and so is every
+// file open on m. Clones taken before (CrashClone) are unaffected: they copied.
+func (m *MemFS) Reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recycle(m.root)
+	m.root = newDir(0o755)
+}
+
+func (m *MemFS) recycle(dir *memNode) {
+	for _, n := range dir.children {
+		if n.dir {
+			m.recycle(n)
+			continue
+		}
+		if c := cap(n.data.b); c > 0 && m.freeBytes+c <= maxFreeBytes {
+			m.free = append(m.free, n.data.b[:0])
+			m.freeBytes += c
+		}
+	}
+}
+
+// take returns an empty array of capacity at least want from the free list (the smallest
+// that fits), or nil.
+func (m *MemFS) take(want int) []byte {
+	best := -1
+	for i, b := range m.free {
+		if cap(b) >= want && (best < 0 || cap(b) < cap(m.free[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	b := m.free[best]
+	last := len(m.free) - 1
+	m.free[best], m.free[last] = m.free[last], nil
+	m.free = m.free[:last]
+	m.freeBytes -= cap(b)
+	return b
 }
 
 // NewMemFS returns an empty filesystem holding only its root directory.
@@ -50,21 +102,62 @@ func newDir(perm fs.FileMode) *memNode {
 
 // image is a file's bytes: b, then zeros up to size. Growing a file by Truncate (the
 // segment writer preallocates 10 MiB indexes) costs no memory.
+//
+// Bytes are copied once per write, into b. The synced image and the recorded changes are
+// slices of b's array, not copies of it: b[:shared] may be seen by them, so a change that
+// would alter any of those bytes first moves b to a new array (copy on write). The writers
+// kidx runs append and trim, so that copy is rare.
 type image struct {
-	b    []byte
-	size int64
+	b      []byte
+	size   int64
+	shared int
 }
 
 func (im image) clone() image { return image{b: slices.Clone(im.b), size: im.size} }
 
-func (im *image) writeAt(p []byte, off int64) {
+// share returns an image of the same bytes for another holder (the synced image) and marks
+// them shared.
+func (im *image) share() image {
+	n := len(im.b)
+	im.shared = max(im.shared, n)
+	return image{b: im.b[:n:n], size: im.size}
+}
+
+// writeAt writes p at off and returns the written bytes as they now stand in the image, for
+// the change log; the caller marks them shared. A new array comes from m's free list when m
+// is not nil.
+func (im *image) writeAt(p []byte, off int64, m *MemFS) []byte {
 	end := off + int64(len(p))
-	if int64(len(im.b)) < end {
-		// Bytes between len(b) and off are zeros already (past len(b) the image is zeros).
-		im.b = append(im.b, make([]byte, end-int64(len(im.b)))...)
+	old := int64(len(im.b))
+	// The bytes this write alters are [off, end) and the zeros it fills in [old, off); past
+	// len(b) the array may also hold shared bytes from before a truncate.
+	if min(off, old) < int64(im.shared) {
+		im.b, im.shared = slices.Clone(im.b), 0
+	}
+	if end > old {
+		if end > int64(cap(im.b)) {
+			// A new array, private: grown to twice its size, so that a file written by
+			// appends is copied about once in all (append's own growth is 1.25x for large
+			// slices).
+			want := int(max(end, 2*int64(cap(im.b)), 512))
+			var nb []byte
+			if m != nil {
+				nb = m.take(want)
+			}
+			if nb == nil {
+				nb = make([]byte, 0, want)
+			}
+			// A reused array holds old bytes past len: the clear below and the copy of p
+			// cover everything up to end.
+			nb = append(nb, im.b...)
+			im.b, im.shared = nb, 0
+		}
+		im.b = im.b[:end]
+		clear(im.b[old:max(old, off)])
 	}
 	copy(im.b[off:], p)
 	im.size = max(im.size, end)
+	return im.b[off:end:end]
 }
 
 func (im *image) truncate(size int64) {
@@ -100,12 +193,19 @@ func (c Change) apply(im *image) {
 	if c.Truncate {
 		im.truncate(c.Size)
 	} else {
-		im.writeAt(c.Data, c.Offset)
+		im.writeAt(c.Data, c.Offset, nil)
 	}
 }
 
-func (n *memNode) change(c Change) {
-	c.apply(&n.data)
+// change applies c to the file and records it. A write's Data may be the caller's buffer: the
+// record keeps the image's copy of those bytes instead.
+func (n *memNode) change(c Change, m *MemFS) {
+	if c.Truncate {
+		n.data.truncate(c.Size)
+	} else {
+		c.Data = n.data.writeAt(c.Data, c.Offset, m)
+		n.data.shared = max(n.data.shared, int(c.Offset)+len(c.Data))
+	}
 	n.unsynced = append(n.unsynced, c)
 }
 
@@ -186,7 +286,7 @@ func (m *MemFS) open(name string, write, create, trunc bool) (File, error) {
 		// Reading a directory as a file is not modelled (docs/vfs.md); the OS would open it.
 		return nil, pathError("open", name, syscall.EISDIR)
 	case trunc && n.data.size > 0:
-		n.change(Change{Truncate: true})
+		n.change(Change{Truncate: true}, m)
 	}
 	return &memFile{fs: m, node: n, name: name, write: write}, nil
 }
@@ -313,6 +413,28 @@ func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
+// ReadFileShared is ReadFile without the copy: name's contents as they stand, in memory the
+// caller must not modify. Later changes to the file do not show in them: the file moves to a
+// new array before it alters shared bytes. A file whose last bytes are a Truncate's zeros is
+// copied (those zeros are not stored). Its errors are ReadFile's on a MemFS.
+func (m *MemFS) ReadFileShared(name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup(name)
+	if err == nil && n.dir {
+		err = syscall.EISDIR
+	}
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	if n.data.size > int64(len(n.data.b)) {
+		b := make([]byte, n.data.size)
+		copy(b, n.data.b)
+		return b, nil
+	}
+	return n.data.share().b, nil
+}
+
 // MkdirAll creates a directory and its missing parents; a file in the way is ENOTDIR on
 // its own name, as os.MkdirAll reports it.
 func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
@@ -426,10 +548,11 @@ func (f *memFile) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// writeAt records a copy of p: the caller may reuse its buffer.
+// writeAt records the write; the change keeps the file's copy of p, so the caller may reuse
+// its buffer.
 func (f *memFile) writeAt(p []byte, off int64) {
 	if len(p) > 0 {
-		f.node.change(Change{Offset: off, Data: slices.Clone(p)})
+		f.node.change(Change{Offset: off, Data: p}, f.fs)
 	}
 }
 
@@ -453,7 +576,7 @@ func (f *memFile) Truncate(size int64) error {
 		return pathError("truncate", f.name, syscall.EINVAL)
 	}
 	if size != f.node.data.size {
-		f.node.change(Change{Truncate: true, Size: size})
+		f.node.change(Change{Truncate: true, Size: size}, f.fs)
 	}
 	return nil
 }
@@ -465,7 +588,7 @@ func (f *memFile) Sync() error {
 	if f.closed {
 		return pathError("sync", f.name, fs.ErrClosed)
 	}
-	f.node.synced = f.node.data.clone()
+	f.node.synced = f.node.data.share()
 	f.node.unsynced = nil
 	return nil
 }
