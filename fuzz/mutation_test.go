@@ -147,12 +147,18 @@ func mutationWorkload(i int64) model.Workload {
 	return w
 }
 
-// findDivergence runs up to n mutation-domain cases against the writer and returns the first
-// divergence and its case number.
+// findDivergence runs up to n mutation-domain cases against the writer in memory and returns
+// the first divergence and its case number. Every realFilesShare-th case, and the divergent
+// one, runs on real files too, which must give the same verdict: the mutant is caught on both
+// filesystems.
 func findDivergence(t *testing.T, newLog NewFileLog, n int64) (*Divergence, int64) {
 	t.Helper()
 	for i := range n {
-		d, err := Check(mutationWorkload(i), &Options{NewLog: newLog})
+		w := mutationWorkload(i)
+		d, err := Check(w, &Options{NewLog: newLog})
+		if i%realFilesShare == 0 || d != nil {
+			requireSameVerdictOnRealFiles(t, w, newLog, d, err)
+		}
 		if errors.Is(err, ErrSkip) {
 			continue
 		}
@@ -195,7 +201,11 @@ func TestMutationStrictComparison(t *testing.T) {
 		return segment.CreateLogFS(fsys, dir, cfg, rule, start)
 	}
 	for i := range int64(10000) {
-		d, err := Check(CaseWorkload(78, i, GenOptions{}), &Options{NewLog: mutant})
+		w := CaseWorkload(78, i, GenOptions{})
+		d, err := Check(w, &Options{NewLog: mutant})
+		if i%realFilesShare == 0 || d != nil {
+			requireSameVerdictOnRealFiles(t, w, mutant, d, err)
+		}
 		if errors.Is(err, ErrSkip) {
 			continue
 		}
@@ -228,12 +238,14 @@ func TestReproductionReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := Replay(path, bad)
-	if err != nil || again == nil || again.Kind != d.Kind {
-		t.Fatalf("replaying %s: %v, %+v; want a %s divergence", path, err, again, d.Kind)
-	}
-	if clean, err := Replay(path, nil); err != nil || clean != nil {
-		t.Fatalf("the real writer on %s: %v %+v", path, err, clean)
+	for _, real := range []bool{false, true} {
+		again, err := Replay(path, &Options{NewLog: bad.NewLog, RealFiles: real})
+		if err != nil || again == nil || again.Kind != d.Kind {
+			t.Fatalf("replaying %s (real files %v): %v, %+v; want a %s divergence", path, real, err, again, d.Kind)
+		}
+		if clean, err := Replay(path, &Options{RealFiles: real}); err != nil || clean != nil {
+			t.Fatalf("the real writer on %s (real files %v): %v %+v", path, real, err, clean)
+		}
 	}
 	data, _ := os.ReadFile(path)
 	t.Logf("shrunk reproduction (%s): %s", d.What, data)
