@@ -77,17 +77,45 @@ func TempRoot() string {
 	return os.TempDir()
 }
 
-// memFSs are in-memory filesystems between cases, empty: Reset keeps their files' arrays, so
-// that a worker's next case writes into memory already allocated.
-var memFSs = sync.Pool{New: func() any { return vfs.NewMemFS() }}
+// idleMemFS holds in-memory filesystems between cases, empty: Reset keeps their files'
+// arrays, so that the next case writes into memory already allocated. (A sync.Pool would drop
+// them at every garbage collection, which a case's megabytes trigger often.) At most one per
+// concurrent Check is ever made.
+var idleMemFS struct {
+	sync.Mutex
+	fs []*vfs.MemFS
+}
+
+func takeMemFS() *vfs.MemFS {
+	idleMemFS.Lock()
+	defer idleMemFS.Unlock()
+	if n := len(idleMemFS.fs); n > 0 {
+		m := idleMemFS.fs[n-1]
+		idleMemFS.fs = idleMemFS.fs[:n-1]
+		return m
+	}
+	return vfs.NewMemFS()
+}
+
+func putMemFS(m *vfs.MemFS) {
+	m.Reset()
+	idleMemFS.Lock()
+	defer idleMemFS.Unlock()
+	if len(idleMemFS.fs) < maxIdleMemFS {
+		idleMemFS.fs = append(idleMemFS.fs, m)
+	}
+}
+
+// maxIdleMemFS bounds the memory kept between cases (vfs.MemFS keeps up to 64 MiB each).
+const maxIdleMemFS = 16
 
 // caseFS is the filesystem and directory of one case: an empty MemFS, or a new directory
 // under the temp root. done removes what the case made; nothing read from the case's files
 // may be used after it.
 func (o *Options) caseFS() (fsys vfs.FS, dir string, done func(), err error) {
 	if !o.RealFiles {
-		m := memFSs.Get().(*vfs.MemFS)
-		return m, "/case", func() { m.Reset(); memFSs.Put(m) }, nil
+		m := takeMemFS()
+		return m, "/case", func() { putMemFS(m) }, nil
 	}
 	root := o.TempRoot
 	if root == "" {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math/bits"
 	"path"
 	"path/filepath"
 	"slices"
@@ -28,14 +29,18 @@ import (
 type MemFS struct {
 	mu   sync.Mutex
 	root *memNode
-	// free holds the arrays of the files Reset dropped, for the files written after it;
-	// freeBytes is their total capacity.
-	free      [][]byte
+	// free holds the arrays of the files Reset dropped, for the files written after it, by
+	// size class: free[k] has capacities in [2^k, 2^(k+1)). freeBytes is their total.
+	free      [maxFreeClass + 1][][]byte
 	freeBytes int
 }
 
-// maxFreeBytes bounds the memory Reset keeps for reuse.
-const maxFreeBytes = 64 << 20
+// Reuse bounds: memory kept, arrays per class, and the largest class kept (1 GiB).
+const (
+	maxFreeBytes    = 64 << 20
+	maxFreePerClass = 512
+	maxFreeClass    = 30
+)
 
 // Reset empties m, as NewMemFS would make it, and keeps the arrays that held its files'
 // bytes for the files written next: a harness that needs an empty filesystem per case saves
@@ -55,31 +60,30 @@ func (m *MemFS) recycle(dir *memNode) {
 			m.recycle(n)
 			continue
 		}
-		if c := cap(n.data.b); c > 0 && m.freeBytes+c <= maxFreeBytes {
-			m.free = append(m.free, n.data.b[:0])
-			m.freeBytes += c
+		c := cap(n.data.b)
+		k := bits.Len(uint(c)) - 1 // 2^k <= c
+		if c == 0 || k > maxFreeClass || len(m.free[k]) >= maxFreePerClass || m.freeBytes+c > maxFreeBytes {
+			continue
 		}
+		m.free[k] = append(m.free[k], n.data.b[:0])
+		m.freeBytes += c
 	}
 }
 
-// take returns an empty array of capacity at least want from the free list (the smallest
-// that fits), or nil.
+// take returns an empty array of capacity at least want and at most about four times that
+// from the free list (the most recently freed of the smallest class that fits), or nil.
 func (m *MemFS) take(want int) []byte {
-	best := -1
-	for i, b := range m.free {
-		if cap(b) >= want && (best < 0 || cap(b) < cap(m.free[best])) {
-			best = i
+	k := bits.Len(uint(want - 1)) // 2^k >= want: every array of class k fits
+	for c := k; c <= min(k+2, maxFreeClass); c++ {
+		if n := len(m.free[c]); n > 0 {
+			b := m.free[c][n-1]
+			m.free[c][n-1] = nil
+			m.free[c] = m.free[c][:n-1]
+			m.freeBytes -= cap(b)
+			return b
 		}
 	}
-	if best < 0 {
-		return nil
-	}
-	b := m.free[best]
-	last := len(m.free) - 1
-	m.free[best], m.free[last] = m.free[last], nil
-	m.free = m.free[:last]
-	m.freeBytes -= cap(b)
-	return b
+	return nil
 }
 
 // NewMemFS returns an empty filesystem holding only its root directory.
@@ -139,7 +143,7 @@ func (im *image) writeAt(p []byte, off int64, m *MemFS) []byte {
 			// A new array, private: grown to twice its size, so that a file written by
 			// appends is copied about once in all (append's own growth is 1.25x for large
 			// slices).
-			want := int(max(end, 2*int64(cap(im.b)), 512))
+			want := int(max(end, 4*int64(cap(im.b)), 512))
 			var nb []byte
 			if m != nil {
 				nb = m.take(want)
@@ -209,12 +213,12 @@ func (n *memNode) change(c Change, m *MemFS) {
 	n.unsynced = append(n.unsynced, c)
 }
 
-// split turns a name into its components from the root; "" is not a name.
-func split(name string) ([]string, bool) {
+// split turns a name into its components from the root, appended to parts (a caller's
+// buffer, so that resolving a name allocates nothing); "" is not a name.
+func split(name string, parts []string) ([]string, bool) {
 	if name == "" {
 		return nil, false
 	}
-	var parts []string
 	for p := range strings.SplitSeq(filepath.ToSlash(filepath.Clean(name)), "/") {
 		if p != "" && p != "." && p != ".." {
 			parts = append(parts, p)
@@ -223,12 +227,8 @@ func split(name string) ([]string, bool) {
 	return parts, true
 }
 
-// lookup resolves a whole name.
-func (m *MemFS) lookup(name string) (*memNode, error) {
-	parts, ok := split(name)
-	if !ok {
-		return nil, syscall.ENOENT
-	}
+// walk resolves components from the root.
+func (m *MemFS) walk(parts []string) (*memNode, error) {
 	n := m.root
 	for _, p := range parts {
 		if !n.dir {
@@ -243,17 +243,28 @@ func (m *MemFS) lookup(name string) (*memNode, error) {
 	return n, nil
 }
 
+// lookup resolves a whole name.
+func (m *MemFS) lookup(name string) (*memNode, error) {
+	var buf [8]string
+	parts, ok := split(name, buf[:0])
+	if !ok {
+		return nil, syscall.ENOENT
+	}
+	return m.walk(parts)
+}
+
 // parent resolves the directory holding name, and name's last component ("" for the
 // root).
 func (m *MemFS) parent(name string) (*memNode, string, error) {
-	parts, ok := split(name)
+	var buf [8]string
+	parts, ok := split(name, buf[:0])
 	if !ok {
 		return nil, "", syscall.ENOENT
 	}
 	if len(parts) == 0 {
 		return nil, "", nil
 	}
-	dir, err := m.lookup("/" + strings.Join(parts[:len(parts)-1], "/"))
+	dir, err := m.walk(parts[:len(parts)-1])
 	if err != nil {
 		return nil, "", err
 	}
@@ -440,7 +451,7 @@ func (m *MemFS) ReadFileShared(name string) ([]byte, error) {
 func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	parts, ok := split(name)
+	parts, ok := split(name, nil)
 	if !ok {
 		return pathError("mkdir", name, syscall.ENOENT)
 	}
