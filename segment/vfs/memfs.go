@@ -95,6 +95,10 @@ type memNode struct {
 	mode fs.FileMode
 	// Directories.
 	children, syncedChildren map[string]*memNode
+	// changed names the entries of children set or removed since the last SyncDir, which
+	// then updates syncedChildren by them alone (a partition directory is synced at every
+	// roll: copying all its entries each time would cost the square of their number).
+	changed []string
 	// Files.
 	data, synced image
 	unsynced     []Change
@@ -102,6 +106,16 @@ type memNode struct {
 
 func newDir(perm fs.FileMode) *memNode {
 	return &memNode{dir: true, mode: fs.ModeDir | perm.Perm(), children: map[string]*memNode{}, syncedChildren: map[string]*memNode{}}
+}
+
+func (d *memNode) setChild(name string, n *memNode) {
+	d.children[name] = n
+	d.changed = append(d.changed, name)
+}
+
+func (d *memNode) removeChild(name string) {
+	delete(d.children, name)
+	d.changed = append(d.changed, name)
 }
 
 // image is a file's bytes: b, then zeros up to size. Growing a file by Truncate (the
@@ -143,17 +157,19 @@ func (im *image) writeAt(p []byte, off int64, m *MemFS) []byte {
 			// A new array, private: grown to twice its size, so that a file written by
 			// appends is copied about once in all (append's own growth is 1.25x for large
 			// slices).
-			want := int(max(end, 4*int64(cap(im.b)), 512))
+			want := int(max(end, 2*int64(cap(im.b)), 512))
 			var nb []byte
 			if m != nil {
 				nb = m.take(want)
 			}
-			if nb == nil {
-				nb = make([]byte, 0, want)
+			if nb != nil {
+				// A reused array holds old bytes past len: the clear below and the copy of
+				// p cover everything up to end.
+				nb = append(nb, im.b...)
+			} else {
+				// append zeroes only the part past old, not the part it copies over.
+				nb = append(im.b[:old:old], make([]byte, want-int(old))...)[:old]
 			}
-			// A reused array holds old bytes past len: the clear below and the copy of p
-			// cover everything up to end.
-			nb = append(nb, im.b...)
 			im.b, im.shared = nb, 0
 		}
 		im.b = im.b[:end]
@@ -288,7 +304,7 @@ func (m *MemFS) open(name string, write, create, trunc bool) (File, error) {
 			return nil, pathError("open", name, syscall.EISDIR)
 		}
 		n = &memNode{mode: 0o644}
-		dir.children[base] = n
+		dir.setChild(base, n)
 	case err != nil:
 		return nil, pathError("open", name, err)
 	case n.dir && write:
@@ -349,8 +365,8 @@ func (m *MemFS) Rename(oldname, newname string) error {
 	if n.dir && m.inside(ndir, n) {
 		return linkError(oldname, newname, syscall.EINVAL)
 	}
-	delete(odir.children, obase)
-	ndir.children[nbase] = n
+	odir.removeChild(obase)
+	ndir.setChild(nbase, n)
 	return nil
 }
 
@@ -385,7 +401,7 @@ func (m *MemFS) Remove(name string) error {
 	if n.dir && len(n.children) > 0 {
 		return pathError("remove", name, syscall.ENOTEMPTY)
 	}
-	delete(dir.children, base)
+	dir.removeChild(base)
 	return nil
 }
 
@@ -460,7 +476,7 @@ func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 		c, ok := n.children[p]
 		if !ok {
 			c = newDir(perm)
-			n.children[p] = c
+			n.setChild(p, c)
 		} else if !c.dir {
 			prefix := strings.Join(parts[:i+1], "/")
 			if filepath.IsAbs(name) {
@@ -482,7 +498,18 @@ func (m *MemFS) SyncDir(name string) error {
 		return pathError("open", name, err)
 	}
 	if n.dir {
-		n.syncedChildren = maps.Clone(n.children)
+		if len(n.changed) > len(n.children) {
+			n.syncedChildren = maps.Clone(n.children)
+		} else {
+			for _, name := range n.changed {
+				if c, ok := n.children[name]; ok {
+					n.syncedChildren[name] = c
+				} else {
+					delete(n.syncedChildren, name)
+				}
+			}
+		}
+		n.changed = n.changed[:0]
 	}
 	return nil
 }
