@@ -70,11 +70,17 @@ func (m *MemFS) recycle(dir *memNode) {
 	}
 }
 
-// take returns an empty array of capacity at least want and at most about four times that
-// from the free list (the most recently freed of the smallest class that fits), or nil.
-func (m *MemFS) take(want int) []byte {
+// take returns an empty array of capacity at least want from the free list (the most recently
+// freed of the smallest class that fits), or nil. For a file's first array (growing false) the
+// array is at most about four times want: a small file does not take the array a large one
+// will need. A file that outgrew its array takes any: it is being appended to.
+func (m *MemFS) take(want int, growing bool) []byte {
 	k := bits.Len(uint(want - 1)) // 2^k >= want: every array of class k fits
-	for c := k; c <= min(k+2, maxFreeClass); c++ {
+	last := maxFreeClass
+	if !growing {
+		last = min(k+2, maxFreeClass)
+	}
+	for c := k; c <= last; c++ {
 		if n := len(m.free[c]); n > 0 {
 			b := m.free[c][n-1]
 			m.free[c][n-1] = nil
@@ -160,7 +166,7 @@ func (im *image) writeAt(p []byte, off int64, m *MemFS) []byte {
 			want := int(max(end, 2*int64(cap(im.b)), 512))
 			var nb []byte
 			if m != nil {
-				nb = m.take(want)
+				nb = m.take(want, cap(im.b) > 0)
 			}
 			if nb != nil {
 				// A reused array holds old bytes past len: the clear below and the copy of
