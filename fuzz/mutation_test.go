@@ -238,13 +238,13 @@ func TestReproductionReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, real := range []bool{false, true} {
-		again, err := Replay(path, &Options{NewLog: bad.NewLog, RealFiles: real})
+	for _, onReal := range []bool{false, true} {
+		again, err := Replay(path, &Options{NewLog: bad.NewLog, RealFiles: onReal})
 		if err != nil || again == nil || again.Kind != d.Kind {
-			t.Fatalf("replaying %s (real files %v): %v, %+v; want a %s divergence", path, real, err, again, d.Kind)
+			t.Fatalf("replaying %s (real files %v): %v, %+v; want a %s divergence", path, onReal, err, again, d.Kind)
 		}
-		if clean, err := Replay(path, &Options{RealFiles: real}); err != nil || clean != nil {
-			t.Fatalf("the real writer on %s (real files %v): %v %+v", path, real, err, clean)
+		if clean, err := Replay(path, &Options{RealFiles: onReal}); err != nil || clean != nil {
+			t.Fatalf("the real writer on %s (real files %v): %v %+v", path, onReal, err, clean)
 		}
 	}
 	data, _ := os.ReadFile(path)

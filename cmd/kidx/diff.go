@@ -48,7 +48,7 @@ func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
 		outDir   string
 		format   string
 		steps    int
-		real     bool
+		realFS   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [--duration 60s | --cases N]",
@@ -95,7 +95,7 @@ check the OS path too.`,
 				fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", seed, seed)
 			}
 			opts := fuzz.CampaignOptions{Seed: seed, Cases: cases, Duration: duration, Workers: workers,
-				Gen: fuzz.GenOptions{Rule: rule, MaxSteps: steps}, Check: fuzz.Options{NewLog: diffFileLog, RealFiles: real}}
+				Gen: fuzz.GenOptions{Rule: rule, MaxSteps: steps}, Check: fuzz.Options{NewLog: diffFileLog, RealFiles: realFS}}
 			total := cases
 			if total == 0 {
 				total = -1 // --duration: the number of cases is not known
@@ -157,7 +157,7 @@ check the OS path too.`,
 	f.StringVar(&outDir, "out", "", "directory for reproduction files (default: a new temporary directory)")
 	f.StringVar(&format, "format", "text", "output: text or json")
 	f.IntVar(&steps, "max-steps", 40, "most steps per generated workload")
-	f.BoolVar(&real, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
+	f.BoolVar(&realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd
 }
 
