@@ -54,9 +54,10 @@ func DefaultFileLog(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Ru
 type Options struct {
 	// RealFiles writes each case to real files (vfs.OS) in a new directory under TempRoot and
 	// reads them back with the OS readers (mapped .log, ScanDir), as kidx reads a user's
-	// directory. False, the default, writes each case to a fresh in-memory filesystem
-	// (vfs.MemFS) and reads it back from there: the same bytes compared, without a system call
-	// per file operation (docs/fuzz.md, "In memory or on real files").
+	// directory. False, the default, writes each case to an empty in-memory filesystem
+	// (vfs.MemFS, reset and reused between cases) and reads it back from there: the same bytes
+	// compared, without a system call per file operation (docs/fuzz.md, "In memory or on real
+	// files").
 	RealFiles bool
 	// TempRoot is where real-file case directories are created; "" means TempRoot().
 	TempRoot string
