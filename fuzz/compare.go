@@ -3,32 +3,37 @@ package fuzz
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
-// compareDir compares the model's (closed) segments with the segment files in dir, read back
-// through segment.ScanDir and segment.OpenSegment. It returns the divergence kind and text, or
-// an error when the harness could not read what it wrote.
-func compareDir(segs []*model.Segment, dir string) (kind, what string, err error) {
-	scan, err := segment.ScanDir(dir)
-	if err != nil {
-		return "", "", err
-	}
+// compareDir compares the model's (closed) segments with the segment files in dir on fsys, read
+// back through segment.ScanDir and segment.OpenSegment on the OS, through
+// segment.SegmentSetsFS and segment.OpenSegmentFS on another filesystem. It returns the
+// divergence kind and text, or an error when the harness could not read what it wrote.
+func compareDir(fsys vfs.FS, segs []*model.Segment, dir string) (kind, what string, err error) {
 	var files []segment.SegmentFiles
-	for _, p := range scan.Partitions {
-		files = append(files, p.Segments...)
-	}
-	if len(scan.Partitions) > 1 {
-		return "segments", fmt.Sprintf("ScanDir found %d partitions in one partition directory", len(scan.Partitions)), nil
+	if fsys == vfs.OS {
+		scan, err := segment.ScanDir(dir)
+		if err != nil {
+			return "", "", err
+		}
+		for _, p := range scan.Partitions {
+			files = append(files, p.Segments...)
+		}
+		if len(scan.Partitions) > 1 {
+			return "segments", fmt.Sprintf("ScanDir found %d partitions in one partition directory", len(scan.Partitions)), nil
+		}
+	} else if files, err = segment.SegmentSetsFS(fsys, dir); err != nil {
+		return "", "", err
 	}
 	if len(files) != len(segs) {
 		return "segments", fmt.Sprintf("model has %d segments %v, files %d %v", len(segs), modelBases(segs), len(files), fileBases(files)), nil
 	}
-	var c comparer
+	c := comparer{fs: fsys}
 	for i, ms := range segs {
 		if files[i].BaseOffset != ms.BaseOffset() {
 			return "segments", fmt.Sprintf("segment %d: model base offset %d, files %d", i, ms.BaseOffset(), files[i].BaseOffset), nil
@@ -64,6 +69,7 @@ const timeSamples = 12
 
 // comparer holds buffers reused across segments.
 type comparer struct {
+	fs      vfs.FS
 	enc     []byte
 	batches []segment.BatchInfo
 	tss     []int64
@@ -101,7 +107,7 @@ func firstDiff(a, b []byte) int {
 }
 
 func (c *comparer) bytesEqual(kind, path string, want []byte) (string, string, error) {
-	got, err := os.ReadFile(path)
+	got, err := segment.ReadFileShared(c.fs, path)
 	if err != nil {
 		return "", "", err
 	}
@@ -124,7 +130,7 @@ func (c *comparer) segment(ms *model.Segment, sf segment.SegmentFiles) (string, 
 	if k, w, err := c.bytesEqual("timeindex-bytes", sf.TimeIndex, c.enc); k != "" || err != nil {
 		return k, w, err
 	}
-	fs, err := segment.OpenSegment(sf.Log)
+	fs, err := segment.OpenSegmentFS(c.fs, sf.Log)
 	if err != nil {
 		return "", "", err
 	}

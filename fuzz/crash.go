@@ -468,7 +468,7 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 		// failing step, the files that step's bytes: Check's prefix comparison is not repeated.
 		return nil, findings, nil
 	}
-	kind, what, err := compareCrashedDir(ml.Segments(), p.crashed)
+	kind, what, err := compareDir(p.crashed, ml.Segments(), crashPartition)
 	if err != nil {
 		return nil, nil, err
 	}

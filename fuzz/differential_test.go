@@ -13,14 +13,35 @@ import (
 	"kidx/segment"
 )
 
-// checkOrFail runs the harness and fails t on a divergence, printing the reproduction.
+// realFilesShare: one case in realFilesShare of the differential tests also runs on real
+// files (issue 13, item 2: "a real-file mode stays in CI"); the rest run in memory only.
+const realFilesShare = 8
+
+// inMemory and onRealFiles are the harness's two modes.
+var (
+	inMemory    = &Options{}
+	onRealFiles = &Options{RealFiles: true}
+)
+
+// checkOrFail runs the harness in memory and fails t on a divergence, printing the
+// reproduction.
 func checkOrFail(t interface {
 	Helper()
 	Fatal(...any)
 	Fatalf(string, ...any)
 }, w model.Workload) {
 	t.Helper()
-	d, err := Check(w, nil)
+	checkOrFailOn(t, w, inMemory)
+}
+
+// checkOrFailOn is checkOrFail in the mode o.
+func checkOrFailOn(t interface {
+	Helper()
+	Fatal(...any)
+	Fatalf(string, ...any)
+}, w model.Workload, o *Options) {
+	t.Helper()
+	d, err := Check(w, o)
 	if errors.Is(err, ErrSkip) {
 		return
 	}
@@ -28,7 +49,7 @@ func checkOrFail(t interface {
 		t.Fatal(err)
 	}
 	if d != nil {
-		d = Shrink(d, nil, 300)
+		d = Shrink(d, o, 300)
 		repro, _ := MarshalReproduction(d)
 		t.Fatalf("model and files diverge: %s: %s\nreproduction (docs/contract.md §3 workload):\n%s", d.Kind, d.What, repro)
 	}
@@ -36,6 +57,7 @@ func checkOrFail(t interface {
 
 // FuzzDifferential: fuzz bytes -> a valid, edge-heavy workload (gofuzz adapter) -> model and
 // files must agree on everything Check compares (docs/contract.md §4, §5, §7; docs/kafka.md §2, §3, §8).
+// The files are in memory (issue 13, item 2: the fuzz targets use the in-memory filesystem).
 func FuzzDifferential(f *testing.F) {
 	for i := range 16 {
 		seed := make([]byte, 64)
@@ -61,10 +83,11 @@ func FuzzRapidDifferential(f *testing.F) {
 }
 
 // The rapid generator of single batches and configs: model and files agree on leader-style
-// workloads (one batch per append) of any valid config.
+// workloads (one batch per append) of any valid config; every realFilesShare-th case on real
+// files too.
 func TestRapidLeaderWorkloads(t *testing.T) {
 	defer capRapidChecks(t, 1000)()
-	compared := 0
+	compared, cases := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		w := model.Workload{Config: ConfigGen().Draw(t, "config"), Rule: rapid.SampledFrom([]string{"per-batch", "per-append"}).Draw(t, "rule")}
 		for _, b := range rapid.SliceOfN(BatchGen(), 1, 30).Draw(t, "batches") {
@@ -74,6 +97,9 @@ func TestRapidLeaderWorkloads(t *testing.T) {
 			compared++
 		}
 		checkOrFail(t, w)
+		if cases++; cases%realFilesShare == 1 {
+			checkOrFailOn(t, w, onRealFiles)
+		}
 	})
 	if compared == 0 {
 		t.Fatal("every generated workload was skipped")
@@ -106,7 +132,7 @@ func TestGeneratorsProduceComparableWorkloads(t *testing.T) {
 }
 
 // The golden Kafka workloads (testdata/kafka-golden, written by Kafka itself) pass the
-// harness: the model reproduces them and so do the files.
+// harness: the model reproduces them and so do the files, in memory and on real files.
 func TestGoldenWorkloadsAgree(t *testing.T) {
 	n := 0
 	for _, g := range goldenDirs(t) {
@@ -118,12 +144,14 @@ func TestGoldenWorkloadsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", g, err)
 		}
-		d, err := Check(w, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", g, err)
-		}
-		if d != nil {
-			t.Fatalf("%s: %s: %s", g, d.Kind, d.What)
+		for _, o := range []*Options{inMemory, onRealFiles} {
+			d, err := Check(w, o)
+			if err != nil {
+				t.Fatalf("%s (real files %v): %v", g, o.RealFiles, err)
+			}
+			if d != nil {
+				t.Fatalf("%s (real files %v): %s: %s", g, o.RealFiles, d.Kind, d.What)
+			}
 		}
 		n++
 	}
@@ -150,9 +178,10 @@ func TestOverflowCompared(t *testing.T) {
 	if !ml.Stopped() || len(ml.Events()) != 1 || ml.Events()[0].Step != 1 {
 		t.Fatalf("model events %+v: want one overflow at step 1", ml.Events())
 	}
-	d, err := Check(w, nil)
-	if err != nil || d != nil {
-		t.Fatalf("overflow workload: %v %+v", err, d)
+	for _, o := range []*Options{inMemory, onRealFiles} {
+		if d, err := Check(w, o); err != nil || d != nil {
+			t.Fatalf("overflow workload (real files %v): %v %+v", o.RealFiles, err, d)
+		}
 	}
 }
 
@@ -160,12 +189,14 @@ func TestOverflowCompared(t *testing.T) {
 // cannot be built (docs/segment.md). Time-based rolls are compared (both sides roll on the
 // batches' timestamps, LogSegment.timeWaitedForRoll).
 func TestCheckSkips(t *testing.T) {
-	if _, err := Check(model.BatchesWorkload([]model.Batch{{Records: 1, Bytes: 126, MaxTimestamp: -1}}), nil); !errors.Is(err, ErrSkip) {
-		t.Errorf("unbuildable: err %v, want ErrSkip", err)
-	}
-	timeRoll := model.BatchesWorkload([]model.Batch{{Records: 1, Bytes: 100, MaxTimestamp: 0}, {Records: 1, Bytes: 100, MaxTimestamp: model.DefaultSegmentMs + 1}})
-	if d, err := Check(timeRoll, nil); err != nil || d != nil {
-		t.Errorf("time roll: %v %+v, want both sides to roll alike", err, d)
+	for _, o := range []*Options{inMemory, onRealFiles} {
+		if _, err := Check(model.BatchesWorkload([]model.Batch{{Records: 1, Bytes: 126, MaxTimestamp: -1}}), o); !errors.Is(err, ErrSkip) {
+			t.Errorf("unbuildable (real files %v): err %v, want ErrSkip", o.RealFiles, err)
+		}
+		timeRoll := model.BatchesWorkload([]model.Batch{{Records: 1, Bytes: 100, MaxTimestamp: 0}, {Records: 1, Bytes: 100, MaxTimestamp: model.DefaultSegmentMs + 1}})
+		if d, err := Check(timeRoll, o); err != nil || d != nil {
+			t.Errorf("time roll (real files %v): %v %+v, want both sides to roll alike", o.RealFiles, err, d)
+		}
 	}
 	// And the builder really refuses that size (if it stops refusing, Encodable can allow it).
 	if _, err := segment.BuildSizedBatch(0, 1, 126, -1); err == nil {

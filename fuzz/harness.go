@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // ErrSkip marks a workload the harness does not compare: the model refuses it, or the file
@@ -39,17 +41,25 @@ type FileLog interface {
 	Events() []segment.Event
 }
 
-// NewFileLog creates the file side's writer: segment.CreateLog by default.
-type NewFileLog func(dir string, cfg segment.Config, rule segment.Rule, startOffset int64) (FileLog, error)
+// NewFileLog creates the file side's writer in dir on fsys (the filesystem Options chose):
+// segment.CreateLogFS by default.
+type NewFileLog func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, startOffset int64) (FileLog, error)
 
-// DefaultFileLog is segment.CreateLog.
-func DefaultFileLog(dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
-	return segment.CreateLog(dir, cfg, rule, start)
+// DefaultFileLog is segment.CreateLogFS.
+func DefaultFileLog(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
+	return segment.CreateLogFS(fsys, dir, cfg, rule, start)
 }
 
-// Options tune Check. The zero value is ready to use.
+// Options tune Check. The zero value is ready to use: in memory, the real writer.
 type Options struct {
-	// TempRoot is where case directories are created; "" means TempRoot().
+	// RealFiles writes each case to real files (vfs.OS) in a new directory under TempRoot and
+	// reads them back with the OS readers (mapped .log, ScanDir), as kidx reads a user's
+	// directory. False, the default, writes each case to an empty in-memory filesystem
+	// (vfs.MemFS, reset and reused between cases) and reads it back from there: the same bytes
+	// compared, without a system call per file operation (docs/fuzz.md, "In memory or on real
+	// files").
+	RealFiles bool
+	// TempRoot is where real-file case directories are created; "" means TempRoot().
 	TempRoot string
 	// NewLog creates the file side; nil means DefaultFileLog.
 	NewLog NewFileLog
@@ -66,6 +76,57 @@ func TempRoot() string {
 		}
 	}
 	return os.TempDir()
+}
+
+// idleMemFS holds in-memory filesystems between cases, empty: Reset keeps their files'
+// arrays, so that the next case writes into memory already allocated. (A sync.Pool would drop
+// them at every garbage collection, which a case's megabytes trigger often.) At most one per
+// concurrent Check is ever made.
+var idleMemFS struct {
+	sync.Mutex
+	fs []*vfs.MemFS
+}
+
+func takeMemFS() *vfs.MemFS {
+	idleMemFS.Lock()
+	defer idleMemFS.Unlock()
+	if n := len(idleMemFS.fs); n > 0 {
+		m := idleMemFS.fs[n-1]
+		idleMemFS.fs = idleMemFS.fs[:n-1]
+		return m
+	}
+	return vfs.NewMemFS()
+}
+
+func putMemFS(m *vfs.MemFS) {
+	m.Reset()
+	idleMemFS.Lock()
+	defer idleMemFS.Unlock()
+	if len(idleMemFS.fs) < maxIdleMemFS {
+		idleMemFS.fs = append(idleMemFS.fs, m)
+	}
+}
+
+// maxIdleMemFS bounds the memory kept between cases (vfs.MemFS keeps up to 64 MiB each).
+const maxIdleMemFS = 16
+
+// caseFS is the filesystem and directory of one case: an empty MemFS, or a new directory
+// under the temp root. done removes what the case made; nothing read from the case's files
+// may be used after it.
+func (o *Options) caseFS() (fsys vfs.FS, dir string, done func(), err error) {
+	if !o.RealFiles {
+		m := takeMemFS()
+		return m, "/case", func() { putMemFS(m) }, nil
+	}
+	root := o.TempRoot
+	if root == "" {
+		root = tempRoot
+	}
+	dir, err = os.MkdirTemp(root, "kidx-diff-*")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return vfs.OS, dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // Check runs w through the model and through the files and compares them. It returns
@@ -92,21 +153,17 @@ func Check(w model.Workload, o *Options) (*Divergence, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: model: %v", ErrSkip, err)
 	}
-	root := o.TempRoot
-	if root == "" {
-		root = tempRoot
-	}
-	dir, err := os.MkdirTemp(root, "kidx-diff-*")
+	fsys, dir, done, err := o.caseFS()
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer done()
 	newLog := o.NewLog
 	if newLog == nil {
 		newLog = DefaultFileLog
 	}
 	full := filepath.Join(dir, "full")
-	fev, err := runFiles(newLog, full, r.File, len(r.File.Steps))
+	fev, err := runFiles(newLog, fsys, full, r.File, len(r.File.Steps))
 	if err != nil {
 		return nil, err
 	}
@@ -124,18 +181,18 @@ func Check(w model.Workload, o *Options) (*Divergence, error) {
 		ev := ml.Events()
 		stop := ev[len(ev)-1].Step
 		stateDir = filepath.Join(dir, "prefix")
-		if _, err := runFiles(newLog, stateDir, r.File, stop); err != nil {
+		if _, err := runFiles(newLog, fsys, stateDir, r.File, stop); err != nil {
 			return nil, err
 		}
 		// A roll done by the overflowing append leaves an empty active segment in the model.
 		if n := len(segs); n > 1 && len(segs[n-1].Batches()) == 0 {
 			segs = segs[:n-1]
 		}
-		if what := comparePrefix(stateDir, full); what != "" {
+		if what := comparePrefix(fsys, stateDir, full); what != "" {
 			return div("overflow-prefix", "%s", what)
 		}
 	}
-	kind, what, err := compareDir(segs, stateDir)
+	kind, what, err := compareDir(fsys, segs, stateDir)
 	if err != nil {
 		return nil, err
 	}
@@ -147,9 +204,9 @@ func Check(w model.Workload, o *Options) (*Divergence, error) {
 
 var tempRoot = TempRoot()
 
-// runFiles applies the first n steps of sw to a new file log in dir, then closes it.
-func runFiles(newLog NewFileLog, dir string, sw *segment.Workload, n int) ([]segment.Event, error) {
-	l, err := newLog(dir, sw.Config, sw.Rule, sw.StartOffset)
+// runFiles applies the first n steps of sw to a new file log in dir on fsys, then closes it.
+func runFiles(newLog NewFileLog, fsys vfs.FS, dir string, sw *segment.Workload, n int) ([]segment.Event, error) {
+	l, err := newLog(fsys, dir, sw.Config, sw.Rule, sw.StartOffset)
 	if err != nil {
 		return nil, fmt.Errorf("file side: %w", err)
 	}
@@ -198,8 +255,8 @@ func compareEvents(m []model.Event, f []segment.Event) string {
 // comparePrefix checks that the whole run's files extend the files of the steps before the
 // overflow: every .log of the prefix is a prefix of the same segment's .log in the full run
 // (Kafka writes the failing append's bytes before its index throws, docs/kafka.md §2.4).
-func comparePrefix(prefix, full string) string {
-	ents, err := os.ReadDir(prefix)
+func comparePrefix(fsys vfs.FS, prefix, full string) string {
+	ents, err := fsys.ReadDir(prefix)
 	if err != nil {
 		return err.Error()
 	}
@@ -207,8 +264,8 @@ func comparePrefix(prefix, full string) string {
 		if !strings.HasSuffix(e.Name(), segment.LogSuffix) {
 			continue
 		}
-		a, err1 := os.ReadFile(filepath.Join(prefix, e.Name()))
-		b, err2 := os.ReadFile(filepath.Join(full, e.Name()))
+		a, err1 := segment.ReadFileShared(fsys, filepath.Join(prefix, e.Name()))
+		b, err2 := segment.ReadFileShared(fsys, filepath.Join(full, e.Name()))
 		if err := errors.Join(err1, err2); err != nil {
 			return err.Error()
 		}

@@ -11,6 +11,7 @@ import (
 
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // copyLog is a copy of the file-backed per-batch rule (segment/writer.go's LogSegment.append
@@ -19,6 +20,7 @@ import (
 // off-by-one in the counter reset of docs/kafka.md §2.2). It covers the domain mutationWorkload
 // draws from: per-batch rule, appends only, indexes too large to fill.
 type copyLog struct {
+	fs         vfs.FS
 	dir        string
 	cfg        segment.Config
 	mutate     bool
@@ -35,14 +37,14 @@ type copyLog struct {
 }
 
 func newCopyLog(mutate bool) NewFileLog {
-	return func(dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
+	return func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
 		if rule != segment.PerBatch {
 			return nil, errors.New("copyLog implements the per-batch rule only")
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := fsys.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		c := &copyLog{dir: dir, cfg: cfg, mutate: mutate, next: start}
+		c := &copyLog{fs: fsys, dir: dir, cfg: cfg, mutate: mutate, next: start}
 		c.open(start)
 		return c, nil
 	}
@@ -65,9 +67,19 @@ func (c *copyLog) timeAppend(ts, off int64) {
 func (c *copyLog) flush() error {
 	c.timeAppend(c.maxTs, c.maxTsOff)
 	stem := filepath.Join(c.dir, segment.FilenamePrefixFromOffset(c.base))
-	return errors.Join(os.WriteFile(stem+segment.LogSuffix, c.log, 0o644),
-		os.WriteFile(stem+segment.IndexSuffix, c.idx, 0o644),
-		os.WriteFile(stem+segment.TimeIndexSuffix, c.tidx, 0o644))
+	return errors.Join(writeFile(c.fs, stem+segment.LogSuffix, c.log),
+		writeFile(c.fs, stem+segment.IndexSuffix, c.idx),
+		writeFile(c.fs, stem+segment.TimeIndexSuffix, c.tidx))
+}
+
+// writeFile is os.WriteFile on fsys.
+func writeFile(fsys vfs.FS, name string, data []byte) error {
+	f, err := fsys.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
 }
 
 func (c *copyLog) Apply(s segment.Step) (*segment.Event, error) {
@@ -135,12 +147,18 @@ func mutationWorkload(i int64) model.Workload {
 	return w
 }
 
-// findDivergence runs up to n mutation-domain cases against the writer and returns the first
-// divergence and its case number.
+// findDivergence runs up to n mutation-domain cases against the writer in memory and returns
+// the first divergence and its case number. Every realFilesShare-th case, and the divergent
+// one, runs on real files too, which must give the same verdict: the mutant is caught on both
+// filesystems.
 func findDivergence(t *testing.T, newLog NewFileLog, n int64) (*Divergence, int64) {
 	t.Helper()
 	for i := range n {
-		d, err := Check(mutationWorkload(i), &Options{NewLog: newLog})
+		w := mutationWorkload(i)
+		d, err := Check(w, &Options{NewLog: newLog})
+		if i%realFilesShare == 0 || d != nil {
+			requireSameVerdictOnRealFiles(t, w, newLog, d, err)
+		}
 		if errors.Is(err, ErrSkip) {
 			continue
 		}
@@ -176,14 +194,18 @@ func TestMutationCounterResetOffByOne(t *testing.T) {
 // strict "bytesSinceLastIndexEntry > indexIntervalBytes" (docs/kafka.md §2.1 step 7, §2.2) into
 // ">=". Caught within 10 000 cases.
 func TestMutationStrictComparison(t *testing.T) {
-	mutant := func(dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
+	mutant := func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, start int64) (FileLog, error) {
 		if cfg.IndexIntervalBytes > 0 {
 			cfg.IndexIntervalBytes--
 		}
-		return segment.CreateLog(dir, cfg, rule, start)
+		return segment.CreateLogFS(fsys, dir, cfg, rule, start)
 	}
 	for i := range int64(10000) {
-		d, err := Check(CaseWorkload(78, i, GenOptions{}), &Options{NewLog: mutant})
+		w := CaseWorkload(78, i, GenOptions{})
+		d, err := Check(w, &Options{NewLog: mutant})
+		if i%realFilesShare == 0 || d != nil {
+			requireSameVerdictOnRealFiles(t, w, mutant, d, err)
+		}
 		if errors.Is(err, ErrSkip) {
 			continue
 		}
@@ -216,12 +238,14 @@ func TestReproductionReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := Replay(path, bad)
-	if err != nil || again == nil || again.Kind != d.Kind {
-		t.Fatalf("replaying %s: %v, %+v; want a %s divergence", path, err, again, d.Kind)
-	}
-	if clean, err := Replay(path, nil); err != nil || clean != nil {
-		t.Fatalf("the real writer on %s: %v %+v", path, err, clean)
+	for _, onReal := range []bool{false, true} {
+		again, err := Replay(path, &Options{NewLog: bad.NewLog, RealFiles: onReal})
+		if err != nil || again == nil || again.Kind != d.Kind {
+			t.Fatalf("replaying %s (real files %v): %v, %+v; want a %s divergence", path, onReal, err, again, d.Kind)
+		}
+		if clean, err := Replay(path, &Options{RealFiles: onReal}); err != nil || clean != nil {
+			t.Fatalf("the real writer on %s (real files %v): %v %+v", path, onReal, err, clean)
+		}
 	}
 	data, _ := os.ReadFile(path)
 	t.Logf("shrunk reproduction (%s): %s", d.What, data)

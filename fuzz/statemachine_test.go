@@ -13,6 +13,7 @@ import (
 
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // machine drives a model.Log and a segment.Log side by side.
@@ -89,7 +90,7 @@ func (m *machine) check(t *rapid.T) {
 	if got, want := m.fl.SegmentBaseOffsets(), modelBases(segs); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("segments: files %v, model %v", got, want)
 	}
-	var c comparer
+	c := comparer{fs: vfs.OS}
 	for _, ms := range segs[:len(segs)-1] {
 		stem := filepath.Join(m.dir, segment.FilenamePrefixFromOffset(ms.BaseOffset()))
 		if size, ok := m.checked[ms.BaseOffset()]; ok {

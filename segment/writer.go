@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"sync"
 
 	"kidx/segment/vfs"
 )
@@ -272,7 +273,14 @@ func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 		total += s.Bytes
 	}
 	if cap(l.buf) < total {
-		l.buf = make([]byte, 0, total)
+		if l.buf == nil {
+			if p, _ := appendBuffers.Get().(*[]byte); p != nil {
+				l.buf = (*p)[:0]
+			}
+		}
+		if cap(l.buf) < total {
+			l.buf = make([]byte, 0, total)
+		}
 	}
 	l.batches = l.batches[:0]
 	off := l.nextOffset
@@ -359,6 +367,13 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
+	if l.buf != nil {
+		// The files hold copies of the batches (an io.WriterAt does not keep p): the next
+		// log may build into this buffer.
+		b := l.buf[:0]
+		appendBuffers.Put(&b)
+		l.buf, l.batches = nil, nil
+	}
 	if err := l.closeActive(); err != nil {
 		return err
 	}
@@ -367,6 +382,10 @@ func (l *Log) Close() error {
 	}
 	return l.markFlushed(l.nextOffset)
 }
+
+// appendBuffers holds the batch-building buffers of closed logs for the logs created next (a
+// differential campaign creates one or two per case).
+var appendBuffers sync.Pool
 
 // closeActive is a clean shutdown of the active segment: LogSegment.close's
 // final time-index entry and trims, then the flush. Kafka's shutdown flushes

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"kidx/fuzz"
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // docs/contract.md §8: a clean campaign exits 0; a drawn seed is printed (every run replayable); --format json
@@ -51,11 +53,11 @@ func TestDiffUsage(t *testing.T) {
 // and the file replays the divergence. The file side here is a planted bug:
 // index.interval.bytes shifted by one, which turns Kafka's strict '>' into '>='.
 func TestDiffDivergenceWritesReproduction(t *testing.T) {
-	broken := func(dir string, cfg segment.Config, rule segment.Rule, start int64) (fuzz.FileLog, error) {
+	broken := func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, start int64) (fuzz.FileLog, error) {
 		if cfg.IndexIntervalBytes > 0 {
 			cfg.IndexIntervalBytes--
 		}
-		return segment.CreateLog(dir, cfg, rule, start)
+		return segment.CreateLogFS(fsys, dir, cfg, rule, start)
 	}
 	diffFileLog = broken
 	defer func() { diffFileLog = nil }()
@@ -87,5 +89,42 @@ func TestDiffDivergenceWritesReproduction(t *testing.T) {
 	again, err := fuzz.Replay(d.File, &fuzz.Options{NewLog: broken})
 	if err != nil || again == nil {
 		t.Fatalf("replay: %v %+v", err, again)
+	}
+}
+
+// Issue 13, item 2: `kidx diff` writes in memory by default and --real-files selects real
+// files. The writer hook sees which filesystem each case was given.
+func TestDiffRealFilesFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		real bool
+	}{{nil, false}, {[]string{"--real-files"}, true}} {
+		var mu sync.Mutex
+		kinds := map[string]int{}
+		diffFileLog = func(fsys vfs.FS, dir string, cfg segment.Config, rule segment.Rule, start int64) (fuzz.FileLog, error) {
+			mu.Lock()
+			if fsys == vfs.OS {
+				kinds["os"]++
+			} else if _, ok := fsys.(*vfs.MemFS); ok {
+				kinds["memory"]++
+			} else {
+				kinds["other"]++
+			}
+			mu.Unlock()
+			return segment.CreateLogFS(fsys, dir, cfg, rule, start)
+		}
+		args := append([]string{"diff", "--cases", "20", "--seed", "5", "--workers", "2"}, c.args...)
+		_, errOut, code := runKidx(t, args...)
+		diffFileLog = nil
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		want := "memory"
+		if c.real {
+			want = "os"
+		}
+		if kinds[want] == 0 || len(kinds) != 1 {
+			t.Fatalf("%v: the writer was given %v, want only %s", args, kinds, want)
+		}
 	}
 }

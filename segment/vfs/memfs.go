@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math/bits"
 	"path"
 	"path/filepath"
 	"slices"
@@ -28,6 +29,67 @@ import (
 type MemFS struct {
 	mu   sync.Mutex
 	root *memNode
+	// free holds the arrays of the files Reset dropped, for the files written after it, by
+	// size class: free[k] has capacities in [2^k, 2^(k+1)). freeBytes is their total.
+	free      [maxFreeClass + 1][][]byte
+	freeBytes int
+}
+
+// Reuse bounds: memory kept, arrays per class, and the largest class kept (1 GiB).
+const (
+	maxFreeBytes    = 64 << 20
+	maxFreePerClass = 512
+	maxFreeClass    = 30
+)
+
+// Reset empties m, as NewMemFS would make it, and keeps the arrays that held its files'
+// bytes for the files written next: a harness that needs an empty filesystem per case saves
+// their allocation, zeroing and growth. Every byte slice m handed out before (ReadFileShared,
+// the changes given to CrashCloneFunc's choose) is invalid after Reset, and so is every
+// file open on m. Clones taken before (CrashClone) are unaffected: they copied.
+func (m *MemFS) Reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recycle(m.root)
+	m.root = newDir(0o755)
+}
+
+func (m *MemFS) recycle(dir *memNode) {
+	for _, n := range dir.children {
+		if n.dir {
+			m.recycle(n)
+			continue
+		}
+		c := cap(n.data.b)
+		k := bits.Len(uint(c)) - 1 // 2^k <= c
+		if c == 0 || k > maxFreeClass || len(m.free[k]) >= maxFreePerClass || m.freeBytes+c > maxFreeBytes {
+			continue
+		}
+		m.free[k] = append(m.free[k], n.data.b[:0])
+		m.freeBytes += c
+	}
+}
+
+// take returns an empty array of capacity at least want from the free list (the most recently
+// freed of the smallest class that fits), or nil. For a file's first array (growing false) the
+// array is at most about four times want: a small file does not take the array a large one
+// will need. A file that outgrew its array takes any: it is being appended to.
+func (m *MemFS) take(want int, growing bool) []byte {
+	k := bits.Len(uint(want - 1)) // 2^k >= want: every array of class k fits
+	last := maxFreeClass
+	if !growing {
+		last = min(k+2, maxFreeClass)
+	}
+	for c := k; c <= last; c++ {
+		if n := len(m.free[c]); n > 0 {
+			b := m.free[c][n-1]
+			m.free[c][n-1] = nil
+			m.free[c] = m.free[c][:n-1]
+			m.freeBytes -= cap(b)
+			return b
+		}
+	}
+	return nil
 }
 
 // NewMemFS returns an empty filesystem holding only its root directory.
@@ -39,6 +101,10 @@ type memNode struct {
 	mode fs.FileMode
 	// Directories.
 	children, syncedChildren map[string]*memNode
+	// changed names the entries of children set or removed since the last SyncDir, which
+	// then updates syncedChildren by them alone (a partition directory is synced at every
+	// roll: copying all its entries each time would cost the square of their number).
+	changed []string
 	// Files.
 	data, synced image
 	unsynced     []Change
@@ -48,23 +114,76 @@ func newDir(perm fs.FileMode) *memNode {
 	return &memNode{dir: true, mode: fs.ModeDir | perm.Perm(), children: map[string]*memNode{}, syncedChildren: map[string]*memNode{}}
 }
 
+func (d *memNode) setChild(name string, n *memNode) {
+	d.children[name] = n
+	d.changed = append(d.changed, name)
+}
+
+func (d *memNode) removeChild(name string) {
+	delete(d.children, name)
+	d.changed = append(d.changed, name)
+}
+
 // image is a file's bytes: b, then zeros up to size. Growing a file by Truncate (the
 // segment writer preallocates 10 MiB indexes) costs no memory.
+//
+// Bytes are copied once per write, into b. The synced image and the recorded changes are
+// slices of b's array, not copies of it: b[:shared] may be seen by them, so a change that
+// would alter any of those bytes first moves b to a new array (copy on write). The writers
+// kidx runs append and trim, so that copy is rare.
 type image struct {
-	b    []byte
-	size int64
+	b      []byte
+	size   int64
+	shared int
 }
 
 func (im image) clone() image { return image{b: slices.Clone(im.b), size: im.size} }
 
-func (im *image) writeAt(p []byte, off int64) {
+// share returns an image of the same bytes for another holder (the synced image) and marks
+// them shared.
+func (im *image) share() image {
+	n := len(im.b)
+	im.shared = max(im.shared, n)
+	return image{b: im.b[:n:n], size: im.size}
+}
+
+// writeAt writes p at off and returns the written bytes as they now stand in the image, for
+// the change log; the caller marks them shared. A new array comes from m's free list when m
+// is not nil.
+func (im *image) writeAt(p []byte, off int64, m *MemFS) []byte {
 	end := off + int64(len(p))
-	if int64(len(im.b)) < end {
-		// Bytes between len(b) and off are zeros already (past len(b) the image is zeros).
-		im.b = append(im.b, make([]byte, end-int64(len(im.b)))...)
+	old := int64(len(im.b))
+	// The bytes this write alters are [off, end) and the zeros it fills in [old, off); past
+	// len(b) the array may also hold shared bytes from before a truncate.
+	if min(off, old) < int64(im.shared) {
+		im.b, im.shared = slices.Clone(im.b), 0
+	}
+	if end > old {
+		if end > int64(cap(im.b)) {
+			// A new array, private: grown to twice its size, so that a file written by
+			// appends is copied about once in all (append's own growth is 1.25x for large
+			// slices).
+			want := int(max(end, 2*int64(cap(im.b)), 512))
+			var nb []byte
+			if m != nil {
+				nb = m.take(want, cap(im.b) > 0)
+			}
+			if nb != nil {
+				// A reused array holds old bytes past len: the clear below and the copy of
+				// p cover everything up to end.
+				nb = append(nb, im.b...)
+			} else {
+				// append zeroes only the part past old, not the part it copies over.
+				nb = append(im.b[:old:old], make([]byte, want-int(old))...)[:old]
+			}
+			im.b, im.shared = nb, 0
+		}
+		im.b = im.b[:end]
+		clear(im.b[old:max(old, off)])
 	}
 	copy(im.b[off:], p)
 	im.size = max(im.size, end)
+	return im.b[off:end:end]
 }
 
 func (im *image) truncate(size int64) {
@@ -100,21 +219,28 @@ func (c Change) apply(im *image) {
 	if c.Truncate {
 		im.truncate(c.Size)
 	} else {
-		im.writeAt(c.Data, c.Offset)
+		im.writeAt(c.Data, c.Offset, nil)
 	}
 }
 
-func (n *memNode) change(c Change) {
-	c.apply(&n.data)
+// change applies c to the file and records it. A write's Data may be the caller's buffer: the
+// record keeps the image's copy of those bytes instead.
+func (n *memNode) change(c Change, m *MemFS) {
+	if c.Truncate {
+		n.data.truncate(c.Size)
+	} else {
+		c.Data = n.data.writeAt(c.Data, c.Offset, m)
+		n.data.shared = max(n.data.shared, int(c.Offset)+len(c.Data))
+	}
 	n.unsynced = append(n.unsynced, c)
 }
 
-// split turns a name into its components from the root; "" is not a name.
-func split(name string) ([]string, bool) {
+// split turns a name into its components from the root, appended to parts (a caller's
+// buffer, so that resolving a name allocates nothing); "" is not a name.
+func split(name string, parts []string) ([]string, bool) {
 	if name == "" {
 		return nil, false
 	}
-	var parts []string
 	for p := range strings.SplitSeq(filepath.ToSlash(filepath.Clean(name)), "/") {
 		if p != "" && p != "." && p != ".." {
 			parts = append(parts, p)
@@ -123,12 +249,8 @@ func split(name string) ([]string, bool) {
 	return parts, true
 }
 
-// lookup resolves a whole name.
-func (m *MemFS) lookup(name string) (*memNode, error) {
-	parts, ok := split(name)
-	if !ok {
-		return nil, syscall.ENOENT
-	}
+// walk resolves components from the root.
+func (m *MemFS) walk(parts []string) (*memNode, error) {
 	n := m.root
 	for _, p := range parts {
 		if !n.dir {
@@ -143,17 +265,28 @@ func (m *MemFS) lookup(name string) (*memNode, error) {
 	return n, nil
 }
 
+// lookup resolves a whole name.
+func (m *MemFS) lookup(name string) (*memNode, error) {
+	var buf [8]string
+	parts, ok := split(name, buf[:0])
+	if !ok {
+		return nil, syscall.ENOENT
+	}
+	return m.walk(parts)
+}
+
 // parent resolves the directory holding name, and name's last component ("" for the
 // root).
 func (m *MemFS) parent(name string) (*memNode, string, error) {
-	parts, ok := split(name)
+	var buf [8]string
+	parts, ok := split(name, buf[:0])
 	if !ok {
 		return nil, "", syscall.ENOENT
 	}
 	if len(parts) == 0 {
 		return nil, "", nil
 	}
-	dir, err := m.lookup("/" + strings.Join(parts[:len(parts)-1], "/"))
+	dir, err := m.walk(parts[:len(parts)-1])
 	if err != nil {
 		return nil, "", err
 	}
@@ -177,7 +310,7 @@ func (m *MemFS) open(name string, write, create, trunc bool) (File, error) {
 			return nil, pathError("open", name, syscall.EISDIR)
 		}
 		n = &memNode{mode: 0o644}
-		dir.children[base] = n
+		dir.setChild(base, n)
 	case err != nil:
 		return nil, pathError("open", name, err)
 	case n.dir && write:
@@ -186,7 +319,7 @@ func (m *MemFS) open(name string, write, create, trunc bool) (File, error) {
 		// Reading a directory as a file is not modelled (docs/vfs.md); the OS would open it.
 		return nil, pathError("open", name, syscall.EISDIR)
 	case trunc && n.data.size > 0:
-		n.change(Change{Truncate: true})
+		n.change(Change{Truncate: true}, m)
 	}
 	return &memFile{fs: m, node: n, name: name, write: write}, nil
 }
@@ -238,8 +371,8 @@ func (m *MemFS) Rename(oldname, newname string) error {
 	if n.dir && m.inside(ndir, n) {
 		return linkError(oldname, newname, syscall.EINVAL)
 	}
-	delete(odir.children, obase)
-	ndir.children[nbase] = n
+	odir.removeChild(obase)
+	ndir.setChild(nbase, n)
 	return nil
 }
 
@@ -274,7 +407,7 @@ func (m *MemFS) Remove(name string) error {
 	if n.dir && len(n.children) > 0 {
 		return pathError("remove", name, syscall.ENOTEMPTY)
 	}
-	delete(dir.children, base)
+	dir.removeChild(base)
 	return nil
 }
 
@@ -313,12 +446,34 @@ func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
+// ReadFileShared is ReadFile without the copy: name's contents as they stand, in memory the
+// caller must not modify. Later changes to the file do not show in them: the file moves to a
+// new array before it alters shared bytes. A file whose last bytes are a Truncate's zeros is
+// copied (those zeros are not stored). Its errors are ReadFile's on a MemFS.
+func (m *MemFS) ReadFileShared(name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup(name)
+	if err == nil && n.dir {
+		err = syscall.EISDIR
+	}
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	if n.data.size > int64(len(n.data.b)) {
+		b := make([]byte, n.data.size)
+		copy(b, n.data.b)
+		return b, nil
+	}
+	return n.data.share().b, nil
+}
+
 // MkdirAll creates a directory and its missing parents; a file in the way is ENOTDIR on
 // its own name, as os.MkdirAll reports it.
 func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	parts, ok := split(name)
+	parts, ok := split(name, nil)
 	if !ok {
 		return pathError("mkdir", name, syscall.ENOENT)
 	}
@@ -327,7 +482,7 @@ func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 		c, ok := n.children[p]
 		if !ok {
 			c = newDir(perm)
-			n.children[p] = c
+			n.setChild(p, c)
 		} else if !c.dir {
 			prefix := strings.Join(parts[:i+1], "/")
 			if filepath.IsAbs(name) {
@@ -349,7 +504,18 @@ func (m *MemFS) SyncDir(name string) error {
 		return pathError("open", name, err)
 	}
 	if n.dir {
-		n.syncedChildren = maps.Clone(n.children)
+		if len(n.changed) > len(n.children) {
+			n.syncedChildren = maps.Clone(n.children)
+		} else {
+			for _, name := range n.changed {
+				if c, ok := n.children[name]; ok {
+					n.syncedChildren[name] = c
+				} else {
+					delete(n.syncedChildren, name)
+				}
+			}
+		}
+		n.changed = n.changed[:0]
 	}
 	return nil
 }
@@ -426,10 +592,11 @@ func (f *memFile) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// writeAt records a copy of p: the caller may reuse its buffer.
+// writeAt records the write; the change keeps the file's copy of p, so the caller may reuse
+// its buffer.
 func (f *memFile) writeAt(p []byte, off int64) {
 	if len(p) > 0 {
-		f.node.change(Change{Offset: off, Data: slices.Clone(p)})
+		f.node.change(Change{Offset: off, Data: p}, f.fs)
 	}
 }
 
@@ -453,7 +620,7 @@ func (f *memFile) Truncate(size int64) error {
 		return pathError("truncate", f.name, syscall.EINVAL)
 	}
 	if size != f.node.data.size {
-		f.node.change(Change{Truncate: true, Size: size})
+		f.node.change(Change{Truncate: true, Size: size}, f.fs)
 	}
 	return nil
 }
@@ -465,7 +632,7 @@ func (f *memFile) Sync() error {
 	if f.closed {
 		return pathError("sync", f.name, fs.ErrClosed)
 	}
-	f.node.synced = f.node.data.clone()
+	f.node.synced = f.node.data.share()
 	f.node.unsynced = nil
 	return nil
 }
