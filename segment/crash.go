@@ -94,6 +94,9 @@ func (l *Log) Crash(c CrashSpec) (*Event, error) {
 	if l.closed {
 		return nil, errors.New("log is closed")
 	}
+	if l.active == nil {
+		return nil, errLostActive
+	}
 	if l.failed {
 		return nil, fmt.Errorf("step %d: crash after an index overflow: the log failed at an earlier step", step)
 	}

@@ -27,6 +27,9 @@ func (l *Log) Recover() (*Event, error) {
 	if l.closed {
 		return nil, errors.New("log is closed")
 	}
+	if l.active == nil {
+		return nil, errLostActive
+	}
 	if l.failed {
 		return nil, ErrLogFailed
 	}

@@ -32,6 +32,11 @@ type Event struct {
 // overflow: Kafka's LogSegment.append threw, the partition is offline.
 var ErrLogFailed = errors.New("log failed after an index overflow; only Close is allowed")
 
+// errLostActive is returned for any operation but Close after an I/O error left the log
+// without an active segment (a roll or reopen whose files could not be made): Kafka takes
+// the log dir offline on an IOException (LogDirFailureChannel).
+var errLostActive = errors.New("the log has no active segment after an earlier I/O error; only Close is allowed")
+
 // indexFullError is Kafka's IllegalArgumentException from a full index.
 type indexFullError struct {
 	kind string
@@ -137,6 +142,9 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 	l.step++
 	if l.closed {
 		return nil, errors.New("log is closed")
+	}
+	if l.active == nil {
+		return nil, errLostActive
 	}
 	if l.failed {
 		return nil, ErrLogFailed
@@ -343,6 +351,9 @@ func (l *Log) Restart() error {
 	if l.closed {
 		return errors.New("log is closed")
 	}
+	if l.active == nil {
+		return errLostActive
+	}
 	if l.failed {
 		return ErrLogFailed
 	}
@@ -393,6 +404,9 @@ var appendBuffers sync.Pool
 // the trims here so that a cleanly closed log is durable exactly as it stands.
 func (l *Log) closeActive() error {
 	s := l.active
+	if s == nil {
+		return nil // lost to an earlier I/O error, which was reported then
+	}
 	if err := s.finish(); err != nil {
 		s.closeFiles()
 		return err
