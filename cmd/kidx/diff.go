@@ -139,13 +139,7 @@ files as it says and reloads them.`,
 				rep.CasesPerSecond = float64(res.Cases) / s
 			}
 			for _, d := range res.Divergences {
-				dir := outDir
-				if dir == "" {
-					if dir, err = os.MkdirTemp("", "kidx-diff-"); err != nil {
-						return err
-					}
-				}
-				path, err := fuzz.WriteReproduction(dir, d)
+				path, err := writeReproduction(outDir, d)
 				if err != nil {
 					return err
 				}
@@ -185,6 +179,19 @@ files as it says and reloads them.`,
 	f.IntVar(&crash.maxPoints, "crash-points", 64, "with --crash: most crash points per workload; more are sampled from the seed")
 	f.BoolVar(&realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd
+}
+
+// writeReproduction writes d as a replayable workload file in outDir, or in a new temporary
+// directory when outDir is "", and returns its path.
+func writeReproduction(outDir string, d *fuzz.Divergence) (string, error) {
+	if outDir == "" {
+		dir, err := os.MkdirTemp("", "kidx-diff-")
+		if err != nil {
+			return "", err
+		}
+		outDir = dir
+	}
+	return fuzz.WriteReproduction(outDir, d)
 }
 
 // isTerminal reports whether w is a character device (a terminal), without x/term.

@@ -59,13 +59,7 @@ func runDiffCrash(stdout, stderr io.Writer, cf crashFlags, seed uint64, cases in
 	}
 	var files []string
 	for _, d := range rep.Divergences {
-		dir := outDir
-		if dir == "" {
-			if dir, err = os.MkdirTemp("", "kidx-diff-"); err != nil {
-				return err
-			}
-		}
-		path, err := fuzz.WriteReproduction(dir, d)
+		path, err := writeReproduction(outDir, d)
 		if err != nil {
 			return err
 		}

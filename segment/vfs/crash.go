@@ -22,29 +22,12 @@ type CrashPoint struct {
 // are visited in name order, so the same seed gives the same clone. m is unchanged and can
 // go on (a clone can be taken at many points of one run); nothing written to m later
 // reaches the clone.
-func (m *MemFS) CrashClone(rng *rand.Rand) *MemFS {
-	return m.CrashCloneFunc(func(_ string, unsynced []Change) CrashPoint {
-		ops := rng.IntN(len(unsynced) + 1)
-		if ops == len(unsynced) {
-			return CrashPoint{Ops: ops}
-		}
-		size := 1
-		if c := unsynced[ops]; !c.Truncate {
-			size = len(c.Data)
-		}
-		return CrashPoint{Ops: ops, Bytes: rng.IntN(size + 1)}
-	})
-}
+func (m *MemFS) CrashClone(rng *rand.Rand) *MemFS { return m.CrashCloneFunc(drawCrashPoint(rng)) }
 
-// CrashCloneEager is CrashClone on a filesystem that may also have written back directory
-// entries no one synced, as POSIX allows (ext4 commits them with its journal, every few
-// seconds or with an unrelated fsync): each name created, or renamed into its directory, since
-// the directory's last sync survives or not, drawn from rng; a name removed since then is still
-// there, as in CrashClone. A file whose name survives this way keeps its synced contents (none,
-// if it was never synced) plus a drawn prefix of its later changes, like any other. This is the
-// harsher model: a new segment's files can outlive the flush of the one before it.
-func (m *MemFS) CrashCloneEager(rng *rand.Rand) *MemFS {
-	choose := func(_ string, unsynced []Change) CrashPoint {
+// drawCrashPoint draws, for each file, how many of its unsynced changes survive and how much
+// of the next one.
+func drawCrashPoint(rng *rand.Rand) func(string, []Change) CrashPoint {
+	return func(_ string, unsynced []Change) CrashPoint {
 		ops := rng.IntN(len(unsynced) + 1)
 		if ops == len(unsynced) {
 			return CrashPoint{Ops: ops}
@@ -55,9 +38,19 @@ func (m *MemFS) CrashCloneEager(rng *rand.Rand) *MemFS {
 		}
 		return CrashPoint{Ops: ops, Bytes: rng.IntN(size + 1)}
 	}
+}
+
+// CrashCloneEager is CrashClone on a filesystem that may also have written back directory
+// entries no one synced, as POSIX allows (ext4 commits them with its journal, every few
+// seconds or with an unrelated fsync): each name created, or renamed into its directory, since
+// the directory's last sync survives or not, drawn from rng; a name removed since then is still
+// there, as in CrashClone. A file whose name survives this way keeps its synced contents (none,
+// if it was never synced) plus a drawn prefix of its later changes, like any other. This is the
+// harsher model: a new segment's files can outlive the flush of the one before it.
+func (m *MemFS) CrashCloneEager(rng *rand.Rand) *MemFS {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := &crashCloner{choose: choose, done: map[*memNode]*memNode{}, newName: func(string) bool { return rng.IntN(2) == 0 }}
+	c := &crashCloner{choose: drawCrashPoint(rng), done: map[*memNode]*memNode{}, newName: func(string) bool { return rng.IntN(2) == 0 }}
 	return &MemFS{root: c.dir(m.root, nil)}
 }
 
