@@ -119,18 +119,7 @@ func SegmentSetsFS(fsys vfs.FS, dir string) ([]SegmentFiles, error) {
 		if n := len(out); n == 0 || out[n-1].BaseOffset != base {
 			out = append(out, SegmentFiles{BaseOffset: base})
 		}
-		s := &out[len(out)-1]
-		full := filepath.Join(dir, e.Name())
-		switch kind {
-		case KindLog:
-			s.Log = full
-		case KindIndex:
-			s.Index = full
-		case KindTimeIndex:
-			s.TimeIndex = full
-		case KindTxnIndex:
-			s.TxnIndex = full
-		}
+		out[len(out)-1].set(kind, filepath.Join(dir, e.Name()))
 	}
 	return out, nil
 }

@@ -69,6 +69,20 @@ type SegmentFiles struct {
 	TxnIndex   string
 }
 
+// set records path as the set's file of the given kind.
+func (s *SegmentFiles) set(kind FileKind, path string) {
+	switch kind {
+	case KindLog:
+		s.Log = path
+	case KindIndex:
+		s.Index = path
+	case KindTimeIndex:
+		s.TimeIndex = path
+	case KindTxnIndex:
+		s.TxnIndex = path
+	}
+}
+
 // stem is the path of the set's files without their suffix ("<dir>/<base>").
 func (s SegmentFiles) stem() string {
 	for _, c := range []struct{ path, suf string }{{s.Log, LogSuffix}, {s.Index, IndexSuffix}, {s.TimeIndex, TimeIndexSuffix}, {s.TxnIndex, TxnIndexSuffix}} {
@@ -432,16 +446,7 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 			s = &SegmentFiles{BaseOffset: base}
 			sets[base] = s
 		}
-		switch kind {
-		case KindLog:
-			s.Log = full
-		case KindIndex:
-			s.Index = full
-		case KindTimeIndex:
-			s.TimeIndex = full
-		case KindTxnIndex:
-			s.TxnIndex = full
-		}
+		s.set(kind, full)
 	}
 	for _, s := range sets {
 		p.Segments = append(p.Segments, *s)
