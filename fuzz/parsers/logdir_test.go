@@ -1,4 +1,4 @@
-package fuzz
+package parsers
 
 import (
 	"encoding/binary"
@@ -24,7 +24,7 @@ import (
 // absent: the inline seeds below have the same shapes.
 func realLogDirFiles(tb testing.TB, match func(name string) bool, max int) [][]byte {
 	var out [][]byte
-	root := filepath.Join("..", "..", "shared", "realdata")
+	root := filepath.Join("..", "..", "..", "shared", "realdata")
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || len(out) >= max || !match(d.Name()) {
 			return nil
