@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // FuzzIndexFile: an arbitrary .index image. Kafka's view is floor(len/8) entries of int32
@@ -185,20 +187,41 @@ func FuzzRecordDecode(f *testing.F) {
 // docs/kafka.md §1.5), read once through mmap and once through pread; both must agree. Checked:
 // no panic, batches in order and inside the file (a size field is never trusted beyond the
 // file size), a tail of <= 17 bytes never a batch, CRC checks and record iteration of every
-// batch without panic, and the lookup of every batch's offsets.
+// batch without panic, and the lookup of every batch's offsets. The two readers read a real
+// file (OpenLogWith, OpenSegment) for every input under go test and one in fileEvery under
+// -fuzz; the other inputs go through the same two access paths over the bytes in memory
+// (LogFileFromBytes: the mapped path; OpenSegmentFS on a MemFS: the pread path), which cost
+// no system call.
 func FuzzLogWalk(f *testing.F) {
 	addGoldenSeeds(f, segment.LogSuffix)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		measure := sampleOf(data, 0).alloc
-		path := writeScratch(t, "logwalk", "00000000000000000000.log", data)
-		var walks [2][]segment.BatchInfo
-		var results [2]segment.WalkResult
-		for k, access := range []segment.Access{segment.AccessMmap, segment.AccessPread} {
-			lf, err := segment.OpenLogWith(path, access)
-			if err != nil {
+		s := sampleOf(data, 0)
+		var logs [2]*segment.LogFile // mmap, pread
+		var seg *segment.Segment
+		if s.file {
+			path := writeScratch(t, "logwalk", "00000000000000000000.log", data)
+			for k, access := range []segment.Access{segment.AccessMmap, segment.AccessPread} {
+				lf, err := segment.OpenLogWith(path, access)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer lf.Close()
+				logs[k] = lf
+			}
+			var err error
+			if seg, err = segment.OpenSegment(path); err != nil {
 				t.Fatal(err)
 			}
-			checkAlloc(t, measure, "Walk", len(data), func() {
+		} else {
+			logs[0] = segment.LogFileFromBytes("00000000000000000000.log", data)
+			seg = openSegmentInMemory(t, data)
+			logs[1] = seg.Log
+		}
+		defer seg.Close()
+		var walks [2][]segment.BatchInfo
+		var results [2]segment.WalkResult
+		for k, lf := range logs {
+			checkAlloc(t, s.alloc, "Walk", len(data), func() {
 				walks[k] = walks[k][:0]
 				results[k] = lf.Walk(0, 0, func(b segment.BatchInfo) bool {
 					walks[k] = append(walks[k], b)
@@ -207,7 +230,6 @@ func FuzzLogWalk(f *testing.F) {
 					return true
 				})
 			})
-			lf.Close()
 		}
 		if len(walks[0]) != len(walks[1]) || results[0].ValidBytes != results[1].ValidBytes || (results[0].Err == nil) != (results[1].Err == nil) {
 			t.Fatalf("mmap walk %d batches to %d (%v), pread walk %d to %d (%v)", len(walks[0]), results[0].ValidBytes, results[0].Err, len(walks[1]), results[1].ValidBytes, results[1].Err)
@@ -228,16 +250,44 @@ func FuzzLogWalk(f *testing.F) {
 		if len(data) <= segment.HeaderSizeUpToMagic && len(walks[0]) > 0 {
 			t.Fatalf("a %d-byte file gave a batch", len(data))
 		}
-		s, err := segment.OpenSegment(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
 		for _, b := range walks[0][:min(len(walks[0]), 8)] {
-			_, _ = s.Lookup(b.LastOffset())
-			_, _ = s.LookupTimestamp(b.MaxTimestamp())
+			_, _ = seg.Lookup(b.LastOffset())
+			_, _ = seg.LookupTimestamp(b.MaxTimestamp())
 		}
 	})
+}
+
+// memLogDir is one in-memory filesystem per test process, holding the .log of the current
+// input of FuzzLogWalk (a fuzz worker runs one input at a time).
+var memLogDir = sync.OnceValue(func() *vfs.MemFS {
+	m := vfs.NewMemFS()
+	if err := m.MkdirAll("/logwalk", 0o755); err != nil {
+		panic(err)
+	}
+	return m
+})
+
+// openSegmentInMemory writes data as the only file of memLogDir and opens it as a segment
+// (OpenSegmentFS: the .log read through the pread path over its bytes, no index).
+func openSegmentInMemory(t *testing.T, data []byte) *segment.Segment {
+	t.Helper()
+	m := memLogDir()
+	const path = "/logwalk/00000000000000000000.log"
+	w, err := m.Create(path)
+	if err == nil {
+		_, err = w.Write(data)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg, err := segment.OpenSegmentFS(m, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seg
 }
 
 // FuzzSegmentName: arbitrary file names (LogFileUtils.offsetFromFileName,
