@@ -10,15 +10,19 @@ RAPID_CHECKS ?= 10000
 FUZZTIME    ?= 30s
 # Native fuzz targets (docs/fuzz.md). CI runs each for a fixed count: a duration can
 # end in a bare "context deadline exceeded" (golang/go#75804). The parser targets live in
-# fuzz/parsers/, whose test binary links neither rapid, gofuzz nor franz-go (the engine's cost
-# per execution grows with the binary's coverage counters); the others in fuzz/.
-FUZZ_PARSER_TARGETS := FuzzIndexFile FuzzTimeIndexFile FuzzBatchHeader FuzzLogWalk FuzzRecordDecode \
-                       FuzzSegmentName FuzzProducerSnapshot FuzzTxnIndex FuzzCheckpointFiles \
-                       FuzzDecompress FuzzRecordsAnyBatch
-FUZZ_TARGETS := $(FUZZ_PARSER_TARGETS) FuzzWorkloadJSON FuzzDifferential FuzzRapidDifferential \
-                FuzzExplain FuzzConfigFile FuzzCrash
+# packages whose test binaries link neither rapid, gofuzz nor franz-go (the engine's cost per
+# execution grows with the binary's coverage counters): fuzz/parsers/ (fixed-layout binary
+# parsers), fuzz/parsers/decoding/ (those reaching the codecs or encoding/json); the others
+# in fuzz/.
+FUZZ_PARSER_TARGETS   := FuzzIndexFile FuzzTimeIndexFile FuzzBatchHeader FuzzRecordDecode \
+                         FuzzSegmentName FuzzProducerSnapshot FuzzTxnIndex
+FUZZ_DECODING_TARGETS := FuzzLogWalk FuzzCheckpointFiles FuzzDecompress FuzzRecordsAnyBatch
+FUZZ_TARGETS := $(FUZZ_PARSER_TARGETS) $(FUZZ_DECODING_TARGETS) FuzzWorkloadJSON FuzzDifferential \
+                FuzzRapidDifferential FuzzExplain FuzzConfigFile FuzzCrash
 # Sets $$pkg, in a recipe's loop over targets $$t, to the package holding target $$t.
-FUZZ_PKG = pkg=./fuzz/; case " $(FUZZ_PARSER_TARGETS) " in *" $$t "*) pkg=./fuzz/parsers/;; esac
+FUZZ_PKG = pkg=./fuzz/; \
+	case " $(FUZZ_PARSER_TARGETS) " in *" $$t "*) pkg=./fuzz/parsers/;; esac; \
+	case " $(FUZZ_DECODING_TARGETS) " in *" $$t "*) pkg=./fuzz/parsers/decoding/;; esac
 FUZZ_CI_COUNT ?= 2000x
 # New inputs are minimized for at most this many runs (the default, 60s per input, stalls
 # short runs).
@@ -82,7 +86,7 @@ fuzz:
 # target (the differential ones are left to make fuzz and kidx diff) for FUZZ_LONG_COUNT
 # executions. A target that finds a crash fails the run at the end, after the others have
 # run; Go keeps the input in testdata/fuzz/<Target>/ of the target's package. -timeout 0: a run takes longer
-# than go test's default 10 minutes (about 11 minutes per target at 15 k execs/s on 2 vCPUs).
+# than go test's default 10 minutes for the slowest targets (docs/fuzz.md gives the times).
 FUZZ_LONG_TARGETS := FuzzIndexFile FuzzTimeIndexFile FuzzBatchHeader FuzzLogWalk FuzzRecordDecode \
                      FuzzSegmentName FuzzWorkloadJSON FuzzDecompress FuzzRecordsAnyBatch \
                      FuzzProducerSnapshot FuzzTxnIndex FuzzCheckpointFiles FuzzConfigFile FuzzExplain

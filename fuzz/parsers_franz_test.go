@@ -17,15 +17,15 @@ import (
 	"kidx/codec"
 )
 
-// The parser fuzz targets live in package fuzz/parsers, whose test binary does not link
+// The parser fuzz targets live in fuzz/parsers and fuzz/parsers/decoding, whose test binaries do not link
 // franz-go (docs/fuzz.md, "Parser fuzz targets"). What needs franz-go stays here: the seeds
 // only franz-go's producer compressor makes (written once into that package's committed
 // corpus and checked to be there), and FuzzDecompress's comparison with franz-go's consumer
 // decompressor, run over that corpus.
 
-var writeFranzSeeds = flag.Bool("write-franz-seeds", false, "write the franz-go seeds of fuzz/parsers' corpus (TestFranzSeedsCommitted)")
+var writeFranzSeeds = flag.Bool("write-franz-seeds", false, "write the franz-go seeds of fuzz/parsers/decoding's corpus (TestFranzSeedsCommitted)")
 
-const parsersCorpus = "parsers/testdata/fuzz"
+const parsersCorpus = "parsers/decoding/testdata/fuzz"
 
 // franzCompress is franz-go's producer compressor: the bytes a real Go client writes.
 func franzCompress(c codec.Codec, src []byte) []byte {
@@ -39,7 +39,7 @@ func franzCompress(c codec.Codec, src []byte) []byte {
 	return bytes.Clone(out)
 }
 
-// The three builders below are fuzz/parsers' seedRecords, seedV2Batch and seedLegacy (that
+// The three builders below are fuzz/parsers/decoding's seedRecords, seedV2Batch and seedLegacy (that
 // package's tests cannot be imported): a records section of three DefaultRecords, a v2 batch
 // around a section (docs/kafka.md §1.3), a v0/v1 message (§1.4).
 func franzSeedRecords() []byte {
@@ -187,7 +187,7 @@ func parseCorpusFile(text string) ([]any, error) {
 	return out, nil
 }
 
-// TestFranzSeedsCommitted: the seeds that franz-go's producer makes are in fuzz/parsers'
+// TestFranzSeedsCommitted: the seeds that franz-go's producer makes are in fuzz/parsers/decoding's
 // corpus, byte for byte, so that moving the targets out of this package kept every seed they
 // had (issue 13, item 5: "keep their seed corpora"). -write-franz-seeds writes them.
 func TestFranzSeedsCommitted(t *testing.T) {
@@ -207,12 +207,12 @@ func TestFranzSeedsCommitted(t *testing.T) {
 }
 
 // TestDecompressAgreesWithFranz is FuzzDecompress's oracle check, run over its committed
-// corpus (fuzz/parsers/testdata/fuzz/FuzzDecompress): where franz-go's consumer decompressor
+// corpus (fuzz/parsers/decoding/testdata/fuzz/FuzzDecompress): where franz-go's consumer decompressor
 // (pierrec's lz4 frame reader, s2 for snappy) accepts an input that codec.Decompress also
 // accepts within the limit, both give the same bytes (docs/codec.md). Magic-0 lz4 is left
 // out: franz-go does not implement KAFKA-3160's broken checksum.
 func TestDecompressAgreesWithFranz(t *testing.T) {
-	const limit = 256 << 10 // fuzz/parsers' fuzzCodecLimit
+	const limit = 256 << 10 // fuzz/parsers/decoding's fuzzCodecLimit
 	files, err := filepath.Glob(filepath.Join(parsersCorpus, "FuzzDecompress", "*"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)

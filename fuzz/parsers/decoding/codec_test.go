@@ -1,4 +1,4 @@
-package parsers
+package decoding
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"kidx/codec"
+	"kidx/fuzz/parsers/internal/parsecheck"
 	"kidx/segment"
 )
 
@@ -23,7 +24,7 @@ const (
 )
 
 func codecBudget(n int) uint64 {
-	return uint64(3*zstdBound + 4*fuzzCodecLimit + 3*1032*n + allocFactor*n + allocFixed)
+	return uint64(3*zstdBound + 4*fuzzCodecLimit + 3*1032*n + parsecheck.AllocFactor*n + parsecheck.AllocFixed)
 }
 
 // seedRecords is a small v2 records section (DefaultRecord: zig-zag varints): three records
@@ -100,7 +101,7 @@ func kafka3160Frame(payload []byte) []byte {
 func realSeeds() [][]byte {
 	var out [][]byte
 	for _, dir := range []string{"hamlet-gzip-0", "hamlet-snappy-0", "hamlet-none-0"} {
-		d, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "realdata", "kafkalite", dir, "00000000000000000000.log"))
+		d, err := os.ReadFile(filepath.Join(parsecheck.RealData(), "kafkalite", dir, "00000000000000000000.log"))
 		if err != nil || len(d) < 12 {
 			continue
 		}
@@ -137,7 +138,7 @@ func FuzzDecompress(f *testing.F) {
 		c, magic := codec.Codec(id%8), int8(m%3)
 		var out []byte
 		var err error
-		checkAllocBudget(t, sampleOf(src, int64(id)<<8|int64(m)).alloc, "Decompress", codecBudget(len(src)), func() { out, err = codec.Decompress(c, magic, src, fuzzCodecLimit) })
+		parsecheck.CheckAllocBudget(t, parsecheck.SampleOf(src, int64(id)<<8|int64(m)).Alloc, "Decompress", codecBudget(len(src)), func() { out, err = codec.Decompress(c, magic, src, fuzzCodecLimit) })
 		if err != nil {
 			var ce *codec.Error
 			var le *codec.LimitError
@@ -165,7 +166,7 @@ func FuzzDecompress(f *testing.F) {
 // the limit; FirstOffset is the header's base offset for v2 and agrees with the first
 // record Records gives for legacy batches; RecordTimestamps gives the records' timestamps.
 func FuzzRecordsAnyBatch(f *testing.F) {
-	addGoldenSeeds(f, segment.LogSuffix)
+	parsecheck.AddGoldenSeeds(f, segment.LogSuffix)
 	// The batches whose payload franz-go's producer compresses (v2 with every codec, legacy
 	// wrappers of magic 0 and 1) are committed in testdata/fuzz/FuzzRecordsAnyBatch/franz-*
 	// (fuzz.TestFranzSeedsCommitted writes and checks them): this package does not link franz-go.
@@ -184,14 +185,14 @@ func FuzzRecordsAnyBatch(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := sampleOf(data, 0)
-		measure := s.alloc
-		// A real file for every input under go test and one in fileEvery under -fuzz; the
+		s := parsecheck.SampleOf(data, 0)
+		measure := s.Alloc
+		// A real file for every input under go test and one in parsecheck.FileEvery under -fuzz; the
 		// others are read from memory (LogFileFromBytes: the same reader, no system call).
 		lf := segment.LogFileFromBytes("00000000000000000000.log", data)
-		if s.file {
+		if s.File {
 			var err error
-			if lf, err = segment.OpenLog(writeScratch(t, "records", "00000000000000000000.log", data)); err != nil {
+			if lf, err = segment.OpenLog(parsecheck.WriteScratch(t, "records", "00000000000000000000.log", data)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -204,7 +205,7 @@ func FuzzRecordsAnyBatch(f *testing.F) {
 			var rerr, ferr, terr error
 			var first int64
 			var ts []int64
-			checkAllocBudget(t, measure, "Records", codecBudget(len(data)), func() {
+			parsecheck.CheckAllocBudget(t, measure, "Records", codecBudget(len(data)), func() {
 				recs = recs[:0]
 				rerr = lf.Records(b, lim, func(r segment.DecodedRecord) bool {
 					if len(r.Key) > fuzzCodecLimit || len(r.Value) > fuzzCodecLimit {
