@@ -1,4 +1,4 @@
-package fuzz
+package decoding
 
 import (
 	"bytes"
@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"kidx/codec"
+	"kidx/fuzz/parsers/internal/parsecheck"
 	"kidx/segment"
 )
 
@@ -25,19 +24,7 @@ const (
 )
 
 func codecBudget(n int) uint64 {
-	return uint64(3*zstdBound + 4*fuzzCodecLimit + 3*1032*n + allocFactor*n + allocFixed)
-}
-
-// franzCompress is franz-go's producer compressor: the bytes a real Go client writes.
-func franzCompress(c codec.Codec, src []byte) []byte {
-	cc := map[codec.Codec]kgo.CompressionCodec{codec.Gzip: kgo.GzipCompression(), codec.Snappy: kgo.SnappyCompression(),
-		codec.LZ4: kgo.Lz4Compression(), codec.Zstd: kgo.ZstdCompression()}[c]
-	comp, err := kgo.DefaultCompressor(cc)
-	if err != nil {
-		panic(err)
-	}
-	out, _ := comp.Compress(new(bytes.Buffer), src)
-	return bytes.Clone(out)
+	return uint64(3*zstdBound + 4*fuzzCodecLimit + 3*1032*n + parsecheck.AllocFactor*n + parsecheck.AllocFixed)
 }
 
 // seedRecords is a small v2 records section (DefaultRecord: zig-zag varints): three records
@@ -114,7 +101,7 @@ func kafka3160Frame(payload []byte) []byte {
 func realSeeds() [][]byte {
 	var out [][]byte
 	for _, dir := range []string{"hamlet-gzip-0", "hamlet-snappy-0", "hamlet-none-0"} {
-		d, err := os.ReadFile(filepath.Join("..", "..", "shared", "realdata", "kafkalite", dir, "00000000000000000000.log"))
+		d, err := os.ReadFile(filepath.Join(parsecheck.RealData(), "kafkalite", dir, "00000000000000000000.log"))
 		if err != nil || len(d) < 12 {
 			continue
 		}
@@ -128,21 +115,18 @@ func realSeeds() [][]byte {
 // ones) and both lz4 framings (magic 0: KAFKA-3160's checksum ignored; 1, 2: checked).
 // Checked: no panic; an error is *codec.Error or *codec.LimitError; output never over the
 // limit; allocation bounded by the limit, not by what the input declares; a prefix decode
-// is a prefix of the full output; where franz-go's consumer decompressor (pierrec's lz4
-// frame reader, s2 for snappy) also accepts the input, both give the same bytes.
+// is a prefix of the full output. The comparison with franz-go's consumer decompressor
+// (pierrec's lz4 frame reader, s2 for snappy) runs in package fuzz over this target's
+// committed corpus (fuzz.TestDecompressAgreesWithFranz): this package does not link franz-go.
 func FuzzDecompress(f *testing.F) {
+	// The bytes franz-go's producer compresses (every codec, whole and cut, two gzip members,
+	// a zstd skippable frame) are committed in testdata/fuzz/FuzzDecompress/franz-*: this
+	// package does not link franz-go (fuzz.TestFranzSeedsCommitted writes and checks them).
 	section := seedRecords()
-	for _, c := range []codec.Codec{codec.Gzip, codec.Snappy, codec.LZ4, codec.Zstd} {
-		comp := franzCompress(c, section)
-		f.Add(uint8(c), uint8(2), comp)
-		f.Add(uint8(c), uint8(1), comp[:len(comp)*2/3])
-	}
 	f.Add(uint8(codec.LZ4), uint8(0), kafka3160Frame(section))
 	f.Add(uint8(codec.LZ4), uint8(1), kafka3160Frame(section))
 	f.Add(uint8(codec.Snappy), uint8(0), []byte{6, 1 << 2, 'a', 'b', 0x01, 0x00})         // raw snappy, offset-0 copy
 	f.Add(uint8(codec.Snappy), uint8(0), []byte{0xff, 0xff, 0xff, 0xff, 0x0f, 0x00, 'a'}) // raw snappy claiming 4 GiB
-	f.Add(uint8(codec.Gzip), uint8(0), append(franzCompress(codec.Gzip, []byte("a")), franzCompress(codec.Gzip, []byte("b"))...))
-	f.Add(uint8(codec.Zstd), uint8(2), append([]byte{0x50, 0x2a, 0x4d, 0x18, 1, 0, 0, 0, 'x'}, franzCompress(codec.Zstd, section)...))
 	f.Add(uint8(codec.Zstd), uint8(2), []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0, 0, 0, 0, 0, 1, 0, 0, 0x03, 0x00, 0x10, 0})
 	f.Add(uint8(5), uint8(2), section)
 	for _, b := range realSeeds() {
@@ -150,12 +134,11 @@ func FuzzDecompress(f *testing.F) {
 			f.Add(b[17]&7, uint8(0), b[26:]) // a magic-0 wrapper's value: after crc, magic, attrs, key -1, value length
 		}
 	}
-	dec := kgo.DefaultDecompressor()
 	f.Fuzz(func(t *testing.T, id, m uint8, src []byte) {
 		c, magic := codec.Codec(id%8), int8(m%3)
 		var out []byte
 		var err error
-		checkAllocBudget(t, sampleOf(src, int64(id)<<8|int64(m)).alloc, "Decompress", codecBudget(len(src)), func() { out, err = codec.Decompress(c, magic, src, fuzzCodecLimit) })
+		parsecheck.CheckAllocBudget(t, parsecheck.SampleOf(src, int64(id)<<8|int64(m)).Alloc, "Decompress", codecBudget(len(src)), func() { out, err = codec.Decompress(c, magic, src, fuzzCodecLimit) })
 		if err != nil {
 			var ce *codec.Error
 			var le *codec.LimitError
@@ -172,42 +155,26 @@ func FuzzDecompress(f *testing.F) {
 		if perr != nil || !bytes.Equal(p, out[:min(n, len(out))]) {
 			t.Fatalf("%s: prefix of %d: %d bytes, %v", c, n, len(p), perr)
 		}
-		if c == codec.None || c > codec.Zstd || (c == codec.LZ4 && magic == 0) {
-			return
-		}
-		if other, oerr := dec.Decompress(src, kgo.CompressionCodecType(c)); oerr == nil && !bytes.Equal(other, out) {
-			t.Fatalf("%s: %d bytes, franz-go's decompressor %d different bytes", c, len(out), len(other))
-		}
 	})
 }
 
 // FuzzRecordsAnyBatch: arbitrary bytes as a one-batch .log file, legacy or v2, compressed
-// or not (seeds: every codec as franz-go compresses it, magic-1 and magic-0 wrappers, a
+// or not (seeds: every codec as franz-go compresses it, committed, magic-1 and magic-0 wrappers, a
 // KAFKA-3160 lz4 wrapper, control batches, real Kafka 0.8 wrappers when present). Checked:
 // Records, FirstOffset and RecordTimestamps never panic; errors are *segment.FormatError
 // inside the file; allocation is bounded by the decompression limit; keys and values fit
 // the limit; FirstOffset is the header's base offset for v2 and agrees with the first
 // record Records gives for legacy batches; RecordTimestamps gives the records' timestamps.
 func FuzzRecordsAnyBatch(f *testing.F) {
-	addGoldenSeeds(f, segment.LogSuffix)
+	parsecheck.AddGoldenSeeds(f, segment.LogSuffix)
+	// The batches whose payload franz-go's producer compresses (v2 with every codec, legacy
+	// wrappers of magic 0 and 1) are committed in testdata/fuzz/FuzzRecordsAnyBatch/franz-*
+	// (fuzz.TestFranzSeedsCommitted writes and checks them): this package does not link franz-go.
 	section := seedRecords()
-	for _, c := range []codec.Codec{codec.None, codec.Gzip, codec.Snappy, codec.LZ4, codec.Zstd} {
-		payload := section
-		if c != codec.None {
-			payload = franzCompress(c, section)
-		}
-		f.Add(seedV2Batch(10, int16(c), 3, payload))
-		f.Add(seedV2Batch(10, int16(c)|0x08, 3, payload)) // LogAppendTime
-	}
-	inner := append(append(seedLegacy(0, 1, 0, []byte("a")), seedLegacy(1, 1, 0, []byte("b"))...), seedLegacy(2, 1, 0, nil)...)
+	f.Add(seedV2Batch(10, 0, 3, section))
+	f.Add(seedV2Batch(10, 0x08, 3, section)) // LogAppendTime
 	inner0 := append(seedLegacy(7, 0, 0, []byte("x")), seedLegacy(8, 0, 0, []byte("y"))...)
-	for _, c := range []codec.Codec{codec.Gzip, codec.Snappy, codec.LZ4} {
-		f.Add(seedLegacy(12, 1, byte(c), franzCompress(c, inner)))
-		f.Add(seedLegacy(0, 1, byte(c)|0x08, franzCompress(c, inner)))
-		f.Add(seedLegacy(8, 0, byte(c), franzCompress(c, inner0)))
-	}
 	f.Add(seedLegacy(8, 0, byte(codec.LZ4), kafka3160Frame(inner0)))
-	f.Add(seedLegacy(2, 1, byte(codec.Zstd), franzCompress(codec.Zstd, inner)))
 	f.Add(seedLegacy(5, 1, 0, []byte("plain v1")))
 	commit := []byte{0, 0, 0, 8, 0, 0, 0, 1, 12, 0, 0, 0, 0, 0, 5, 0} // key COMMIT, marker epoch 5
 	f.Add(seedV2Batch(3, 0x30, 1, append(binary.AppendVarint(nil, int64(len(commit))), commit...)))
@@ -218,10 +185,16 @@ func FuzzRecordsAnyBatch(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		measure := sampleOf(data, 0).alloc
-		lf, err := segment.OpenLog(writeScratch(t, "records", "00000000000000000000.log", data))
-		if err != nil {
-			t.Fatal(err)
+		s := parsecheck.SampleOf(data, 0)
+		measure := s.Alloc
+		// A real file for every input under go test and one in parsecheck.FileEvery under -fuzz; the
+		// others are read from memory (LogFileFromBytes: the same reader, no system call).
+		lf := segment.LogFileFromBytes("00000000000000000000.log", data)
+		if s.File {
+			var err error
+			if lf, err = segment.OpenLog(parsecheck.WriteScratch(t, "records", "00000000000000000000.log", data)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		defer lf.Close()
 		var bs []segment.BatchInfo
@@ -232,7 +205,7 @@ func FuzzRecordsAnyBatch(f *testing.F) {
 			var rerr, ferr, terr error
 			var first int64
 			var ts []int64
-			checkAllocBudget(t, measure, "Records", codecBudget(len(data)), func() {
+			parsecheck.CheckAllocBudget(t, measure, "Records", codecBudget(len(data)), func() {
 				recs = recs[:0]
 				rerr = lf.Records(b, lim, func(r segment.DecodedRecord) bool {
 					if len(r.Key) > fuzzCodecLimit || len(r.Value) > fuzzCodecLimit {
