@@ -219,6 +219,74 @@ func (l *LogFile) v2Records(b BatchInfo, data []byte, lim RecordLimits, fn func(
 	return nil
 }
 
+// skimV2Timestamps gives fn the offset and timestamp of each record of batch, the whole
+// bytes of a v2 batch, as v2Records and readV2Record would (DefaultRecordBatch.iterator,
+// DefaultRecord.readFrom), without building the records: it reads each record with the same
+// checks in the same order and stops at the first that would fail. It returns how many records
+// fn was given and whether the batch is done: fn returned false, or every record was given and
+// the records section holds nothing more. Compressed and control batches, and a negative
+// record count, are not done with no record given: Records decodes them.
+func skimV2Timestamps(batch []byte, file string, fn func(offset, ts int64) bool) (reported int, done bool) {
+	if len(batch) < RecordBatchOverhead {
+		return 0, false
+	}
+	h := parseWholeBatchHeader(batch)
+	if h.RecordCount < 0 || h.Attributes&7 != 0 || h.IsControl() {
+		return 0, false
+	}
+	logAppendTime := h.TimestampType() == "LogAppendTime"
+	r := binReader{src: batch[RecordBatchOverhead:], file: file}
+	for i := int32(0); i < h.RecordCount; i++ {
+		tsDelta, offDelta, ok := skimV2Record(&r)
+		if !ok {
+			return reported, false
+		}
+		ts := h.BaseTimestamp + tsDelta
+		if logAppendTime {
+			ts = h.MaxTimestamp
+		}
+		reported++
+		if !fn(h.BaseOffset+int64(offDelta), ts) {
+			return reported, true
+		}
+	}
+	return reported, r.remaining() == 0
+}
+
+// skimV2Record reads one record from r as readV2Record does, keeping only its timestamp and
+// offset deltas; ok is false wherever readV2Record returns an error.
+func skimV2Record(r *binReader) (tsDelta int64, offDelta int32, ok bool) {
+	n := r.Varint()
+	if r.Err() != nil || n < 0 || int(n) > r.remaining() {
+		return 0, 0, false
+	}
+	body := binReader{src: r.Span(int(n)), file: r.file}
+	_ = body.Int8()
+	tsDelta = body.Varlong()
+	offDelta = body.Varint()
+	if kl := body.Varint(); kl >= 0 {
+		body.Span(int(kl))
+	}
+	if vl := body.Varint(); vl >= 0 {
+		body.Span(int(vl))
+	}
+	hc := body.Varint()
+	if body.Err() == nil && hc < 0 {
+		return 0, 0, false
+	}
+	for j := int32(0); j < hc && body.Err() == nil; j++ {
+		kl := body.Varint()
+		if body.Err() == nil && kl < 0 {
+			return 0, 0, false
+		}
+		body.Span(int(kl))
+		if vl := body.Varint(); vl > 0 {
+			body.Span(int(vl))
+		}
+	}
+	return tsDelta, offDelta, body.Err() == nil && body.remaining() == 0
+}
+
 // v2Err places an error at byte at of the records section: a file position
 // when the batch is uncompressed, else the section's position with the byte of
 // the decompressed payload in the message.
