@@ -431,19 +431,55 @@ func (l *LogFile) RecordTimestamps(b BatchInfo, fn func(offset, ts int64) bool) 
 // returns how many records fn was given and whether the batch is done (fn stopped, or every
 // record given and the batch well formed). Not done, Records must go on after them.
 func (l *LogFile) timestampsInPlace(b BatchInfo, fn func(offset, ts int64) bool) (reported int, done bool) {
-	switch {
-	case l.mem != nil:
-		return skimV2Timestamps(l.mem[b.Position:b.End()], l.Path, fn)
-	case l.access == AccessMmap && int64(len(l.mm.data)) >= b.End():
-		// fn runs outside the guard: a fault of its own must not read as a shrunk file.
-		pairs, ok := l.tsBuf[:0], false
+	if l.mem != nil {
+		s, ok := newV2Skim(l.mem[b.Position:b.End()], l.Path)
+		if !ok {
+			return 0, false
+		}
+		for {
+			off, ts, res := s.next()
+			switch {
+			case res == skimEnd:
+				return reported, true
+			case res == skimRefused:
+				return reported, false
+			}
+			reported++
+			if !fn(off, ts) {
+				return reported, true
+			}
+		}
+	}
+	if l.access != AccessMmap || int64(len(l.mm.data)) < b.End() {
+		return 0, false
+	}
+	// Mapped: the records are read under guardFault in runs (1, 2, 4, ... up to 64 records,
+	// so that a search that stops at the first record reads one), and fn runs outside the
+	// guard, so that a fault of its own does not read as a shrunk file.
+	var s v2Skim
+	started, res := false, skimRecord
+	for run := 1; ; run = min(2*run, 64) {
+		pairs := l.tsBuf[:0]
 		if guardFault(l.Path, b.Position, func() {
-			_, ok = skimV2Timestamps(l.mm.data[b.Position:b.End()], l.Path, func(off, ts int64) bool {
+			if !started {
+				var ok bool
+				if s, ok = newV2Skim(l.mm.data[b.Position:b.End()], l.Path); !ok {
+					res = skimRefused
+					return
+				}
+				started = true
+			}
+			for len(pairs) < 2*run {
+				var off, ts int64
+				if off, ts, res = s.next(); res != skimRecord {
+					return
+				}
 				pairs = append(pairs, off, ts)
-				return true
-			})
+			}
 		}) != nil {
-			return 0, false // Records reads the batch again, under its own guard, and reports the fault
+			// Records reads the batch again under its own guard and reports the fault as
+			// before, after the records already given.
+			return reported, false
 		}
 		l.tsBuf = pairs[:0]
 		for i := 0; i < len(pairs); i += 2 {
@@ -452,9 +488,10 @@ func (l *LogFile) timestampsInPlace(b BatchInfo, fn func(offset, ts int64) bool)
 				return reported, true
 			}
 		}
-		return reported, ok
+		if res != skimRecord {
+			return reported, res == skimEnd
+		}
 	}
-	return 0, false
 }
 
 // parseWholeBatchHeader is ParseBatchHeader for a slice that holds the whole 61-byte header,

@@ -219,38 +219,56 @@ func (l *LogFile) v2Records(b BatchInfo, data []byte, lim RecordLimits, fn func(
 	return nil
 }
 
-// skimV2Timestamps gives fn the offset and timestamp of each record of batch, the whole
-// bytes of a v2 batch, as v2Records and readV2Record would (DefaultRecordBatch.iterator,
-// DefaultRecord.readFrom), without building the records: it reads each record with the same
-// checks in the same order and stops at the first that would fail. It returns how many records
-// fn was given and whether the batch is done: fn returned false, or every record was given and
-// the records section holds nothing more. Compressed and control batches, and a negative
-// record count, are not done with no record given: Records decodes them.
-func skimV2Timestamps(batch []byte, file string, fn func(offset, ts int64) bool) (reported int, done bool) {
+// v2Skim reads the offsets and timestamps of a v2 batch's records as v2Records and
+// readV2Record would (DefaultRecordBatch.iterator, DefaultRecord.readFrom), without building
+// the records: each record is read with the same checks in the same order, and the skim stops
+// at the first that would fail. It reads the batch's bytes only in newV2Skim and next (a
+// mapped batch is read under guardFault there).
+type v2Skim struct {
+	h             BatchHeader
+	logAppendTime bool
+	r             binReader
+	i             int32
+}
+
+// Results of v2Skim.next.
+const (
+	skimRecord  = iota // a record: its offset and timestamp
+	skimEnd            // every record read, and nothing after them: the batch is done
+	skimRefused        // Records must decide: it would fail here, or decode differently
+)
+
+// newV2Skim starts a skim of batch, the whole bytes of a v2 batch. Compressed and control
+// batches, and a negative record count, are refused: Records decodes them.
+func newV2Skim(batch []byte, file string) (v2Skim, bool) {
 	if len(batch) < RecordBatchOverhead {
-		return 0, false
+		return v2Skim{}, false
 	}
 	h := parseWholeBatchHeader(batch)
 	if h.RecordCount < 0 || h.Attributes&7 != 0 || h.IsControl() {
-		return 0, false
+		return v2Skim{}, false
 	}
-	logAppendTime := h.TimestampType() == "LogAppendTime"
-	r := binReader{src: batch[RecordBatchOverhead:], file: file}
-	for i := int32(0); i < h.RecordCount; i++ {
-		tsDelta, offDelta, ok := skimV2Record(&r)
-		if !ok {
-			return reported, false
+	return v2Skim{h: h, logAppendTime: h.TimestampType() == "LogAppendTime", r: binReader{src: batch[RecordBatchOverhead:], file: file}}, true
+}
+
+// next reads the next record.
+func (s *v2Skim) next() (offset, ts int64, result int) {
+	if s.i >= s.h.RecordCount {
+		if s.h.RecordCount == 0 || s.r.remaining() == 0 {
+			return 0, 0, skimEnd
 		}
-		ts := h.BaseTimestamp + tsDelta
-		if logAppendTime {
-			ts = h.MaxTimestamp
-		}
-		reported++
-		if !fn(h.BaseOffset+int64(offDelta), ts) {
-			return reported, true
-		}
+		return 0, 0, skimRefused
 	}
-	return reported, r.remaining() == 0
+	tsDelta, offDelta, ok := skimV2Record(&s.r)
+	if !ok {
+		return 0, 0, skimRefused
+	}
+	s.i++
+	ts = s.h.BaseTimestamp + tsDelta
+	if s.logAppendTime {
+		ts = s.h.MaxTimestamp
+	}
+	return s.h.BaseOffset + int64(offDelta), ts, skimRecord
 }
 
 // skimV2Record reads one record from r as readV2Record does, keeping only its timestamp and
