@@ -1,7 +1,6 @@
 package segment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -88,10 +87,9 @@ func OpenSegmentFS(fsys vfs.FS, logPath string) (*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Read through the pread path over the bytes, not LogFileFromBytes' mapped one: that path
-	// copies every read under a guard against the faults of a mapped file, which bytes in memory
-	// cannot raise (the differential harness spent about a tenth of its time there).
-	s.Log = logFileOn(logPath, bytes.NewReader(data), int64(len(data)))
+	// LogFileFromBytes reads the bytes in place: no copy, and no guard against the faults of a
+	// mapped file, which bytes in memory cannot raise.
+	s.Log = LogFileFromBytes(logPath, data)
 	return s, nil
 }
 

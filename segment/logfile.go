@@ -34,7 +34,11 @@ type LogFile struct {
 	f          logSource
 	access     Access
 	mm         fileBytes
-	buf        []byte // pread window
+	// mem is the whole file as bytes in memory (LogFileFromBytes), which no other process can
+	// truncate: reads slice it directly, with no copy and no fault guard.
+	mem        []byte
+	buf        []byte  // pread window
+	tsBuf      []int64 // RecordTimestamps' (offset, timestamp) pairs read under the fault guard
 	bufPos     int64
 	bufLen     int
 	readAhead  int
@@ -57,10 +61,11 @@ func (keepOpen) Close() error { return nil }
 
 // LogFileFromBytes is a LogFile over data, a .log's whole contents already in memory (a file of
 // an in-memory filesystem, a fuzzer's input). path names it in errors and gives the base offset.
-// data must not change while the LogFile is in use.
+// data must not change while the LogFile is in use. Reads return slices of data itself (bytes in
+// memory cannot fault as a mapped file can), which no caller may modify.
 func LogFileFromBytes(path string, data []byte) *LogFile {
 	return &LogFile{Path: path, BaseOffset: baseFromName(path), size: int64(len(data)), f: keepOpen{bytes.NewReader(data)},
-		access: AccessMmap, mm: fileBytes{data: data}, readAhead: RecordBatchOverhead}
+		access: AccessMmap, mm: fileBytes{data: data}, mem: data, readAhead: RecordBatchOverhead}
 }
 
 // logFileOn is a LogFile reading size bytes of r with preads, without owning r: the writer reads
@@ -117,7 +122,7 @@ func (l *LogFile) Close() error {
 }
 
 // read returns file bytes [pos, pos+n); fewer only at end of file (then
-// with io.ErrUnexpectedEOF). The slice is valid until the next read.
+// with io.ErrUnexpectedEOF). The slice is valid until the next read, and read-only.
 func (l *LogFile) read(pos int64, n int) ([]byte, error) {
 	if pos < 0 || pos > l.size {
 		return nil, formatErr(l.Path, pos, "position outside the file (size %d)", l.size)
@@ -126,6 +131,13 @@ func (l *LogFile) read(pos int64, n int) ([]byte, error) {
 	short := false
 	if int64(n) > avail {
 		n, short = int(avail), true
+	}
+	if l.mem != nil {
+		b := l.mem[pos : pos+int64(n) : pos+int64(n)]
+		if short {
+			return b, io.ErrUnexpectedEOF
+		}
+		return b, nil
 	}
 	if l.access == AccessMmap {
 		if cap(l.buf) < n {
@@ -258,6 +270,10 @@ func (l *LogFile) NextBatch(pos, end int64) (BatchInfo, error) {
 		if b.Size < RecordBatchOverhead {
 			return b, formatErr(l.Path, pos+8, "Record batch is corrupt (the size %d is smaller than the minimum allowed overhead %d)", b.Size, RecordBatchOverhead)
 		}
+		if len(hdr) >= RecordBatchOverhead {
+			b.Header = parseWholeBatchHeader(hdr)
+			return b, nil
+		}
 		b.Header, err = ParseBatchHeader(hdr, l.Path, pos)
 		return b, err
 	}
@@ -339,6 +355,12 @@ func (l *LogFile) CheckBatch(b BatchInfo) error {
 		return formatErr(l.Path, b.Position, "batch runs past the end of the file (size %d)", l.size)
 	}
 	var c uint32
+	if l.mem != nil {
+		if c = crc32.Update(0, table, l.mem[from:b.End()]); c != stored {
+			return formatErr(l.Path, crcPos, "Record is corrupt (stored crc = %d, computed crc = %d)", stored, c)
+		}
+		return nil
+	}
 	if l.access == AccessMmap {
 		var err error
 		if c, err = l.mm.updateCRCMapped(0, table, from, int(b.End()-from), l.Path); err != nil {
@@ -378,11 +400,121 @@ func (l *LogFile) ReadBatch(b BatchInfo) ([]byte, error) {
 }
 
 // RecordTimestamps calls fn(offset, timestamp) for every record of batch b,
-// as Kafka's record iteration reports them, whatever the batch's kind (it goes
-// through Records): LogAppendTime batches report the batch max timestamp,
+// as Kafka's record iteration reports them, whatever the batch's kind (as
+// Records does): LogAppendTime batches report the batch max timestamp,
 // compressed batches and legacy wrappers their inner records.
+//
+// An uncompressed v2 data batch is read in place when the file is bytes in memory or mapped
+// (the mapped bytes under guardFault), and only each record's timestamp and offset delta are
+// kept, with every check Records makes. At anything Records would refuse (or a fault, or any
+// other kind of batch) Records takes over from the first record not yet reported, so fn sees
+// the same records and the error is Records' own. fn must not use l.
 func (l *LogFile) RecordTimestamps(b BatchInfo, fn func(offset, ts int64) bool) error {
-	return l.Records(b, RecordLimits{}, func(r DecodedRecord) bool { return fn(r.Offset, r.Timestamp) })
+	skip := 0
+	if !b.IsLegacy() && b.Position >= 0 && b.Size >= RecordBatchOverhead && b.End() <= l.size {
+		reported, done := l.timestampsInPlace(b, fn)
+		if done {
+			return nil
+		}
+		skip = reported
+	}
+	return l.Records(b, RecordLimits{}, func(r DecodedRecord) bool {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		return fn(r.Offset, r.Timestamp)
+	})
+}
+
+// timestampsInPlace is RecordTimestamps' fast path for b, a v2 batch inside the file: it
+// returns how many records fn was given and whether the batch is done (fn stopped, or every
+// record given and the batch well formed). Not done, Records must go on after them.
+func (l *LogFile) timestampsInPlace(b BatchInfo, fn func(offset, ts int64) bool) (reported int, done bool) {
+	if l.mem != nil {
+		s, ok := newV2Skim(l.mem[b.Position:b.End()], l.Path)
+		if !ok {
+			return 0, false
+		}
+		for {
+			off, ts, res := s.next()
+			switch {
+			case res == skimEnd:
+				return reported, true
+			case res == skimRefused:
+				return reported, false
+			}
+			reported++
+			if !fn(off, ts) {
+				return reported, true
+			}
+		}
+	}
+	if l.access != AccessMmap || int64(len(l.mm.data)) < b.End() {
+		return 0, false
+	}
+	// Mapped: the records are read under guardFault in runs (1, 2, 4, ... up to 64 records,
+	// so that a search that stops at the first record reads one), and fn runs outside the
+	// guard, so that a fault of its own does not read as a shrunk file.
+	var s v2Skim
+	started, res := false, skimRecord
+	for run := 1; ; run = min(2*run, 64) {
+		pairs := l.tsBuf[:0]
+		if guardFault(l.Path, b.Position, func() {
+			if !started {
+				var ok bool
+				if s, ok = newV2Skim(l.mm.data[b.Position:b.End()], l.Path); !ok {
+					res = skimRefused
+					return
+				}
+				started = true
+			}
+			for len(pairs) < 2*run {
+				var off, ts int64
+				if off, ts, res = s.next(); res != skimRecord {
+					return
+				}
+				pairs = append(pairs, off, ts)
+			}
+		}) != nil {
+			// Records reads the batch again under its own guard and reports the fault as
+			// before, after the records already given.
+			return reported, false
+		}
+		l.tsBuf = pairs[:0]
+		for i := 0; i < len(pairs); i += 2 {
+			reported++
+			if !fn(pairs[i], pairs[i+1]) {
+				return reported, true
+			}
+		}
+		if res != skimRecord {
+			return reported, res == skimEnd
+		}
+	}
+}
+
+// parseWholeBatchHeader is ParseBatchHeader for a slice that holds the whole 61-byte header,
+// which then cannot fail: the fields read straight, without the bounds-checked reader the
+// walk paid for on every hop.
+func parseWholeBatchHeader(b []byte) BatchHeader {
+	_ = b[RecordBatchOverhead-1]
+	be := binary.BigEndian
+	return BatchHeader{
+		BaseOffset:           int64(be.Uint64(b[0:])),
+		Length:               int32(be.Uint32(b[8:])),
+		PartitionLeaderEpoch: int32(be.Uint32(b[12:])),
+		Magic:                int8(b[16]),
+		CRC:                  be.Uint32(b[17:]),
+		Attributes:           int16(be.Uint16(b[21:])),
+		LastOffsetDelta:      int32(be.Uint32(b[23:])),
+		BaseTimestamp:        int64(be.Uint64(b[27:])),
+		MaxTimestamp:         int64(be.Uint64(b[35:])),
+		ProducerID:           int64(be.Uint64(b[43:])),
+		ProducerEpoch:        int16(be.Uint16(b[51:])),
+		BaseSequence:         int32(be.Uint32(b[53:])),
+		RecordCount:          int32(be.Uint32(b[57:])),
+	}
 }
 
 func (b BatchInfo) String() string {

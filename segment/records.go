@@ -219,6 +219,92 @@ func (l *LogFile) v2Records(b BatchInfo, data []byte, lim RecordLimits, fn func(
 	return nil
 }
 
+// v2Skim reads the offsets and timestamps of a v2 batch's records as v2Records and
+// readV2Record would (DefaultRecordBatch.iterator, DefaultRecord.readFrom), without building
+// the records: each record is read with the same checks in the same order, and the skim stops
+// at the first that would fail. It reads the batch's bytes only in newV2Skim and next (a
+// mapped batch is read under guardFault there).
+type v2Skim struct {
+	h             BatchHeader
+	logAppendTime bool
+	r             binReader
+	i             int32
+}
+
+// Results of v2Skim.next.
+const (
+	skimRecord  = iota // a record: its offset and timestamp
+	skimEnd            // every record read, and nothing after them: the batch is done
+	skimRefused        // Records must decide: it would fail here, or decode differently
+)
+
+// newV2Skim starts a skim of batch, the whole bytes of a v2 batch. Compressed and control
+// batches, and a negative record count, are refused: Records decodes them.
+func newV2Skim(batch []byte, file string) (v2Skim, bool) {
+	if len(batch) < RecordBatchOverhead {
+		return v2Skim{}, false
+	}
+	h := parseWholeBatchHeader(batch)
+	if h.RecordCount < 0 || h.Attributes&7 != 0 || h.IsControl() {
+		return v2Skim{}, false
+	}
+	return v2Skim{h: h, logAppendTime: h.TimestampType() == "LogAppendTime", r: binReader{src: batch[RecordBatchOverhead:], file: file}}, true
+}
+
+// next reads the next record.
+func (s *v2Skim) next() (offset, ts int64, result int) {
+	if s.i >= s.h.RecordCount {
+		if s.h.RecordCount == 0 || s.r.remaining() == 0 {
+			return 0, 0, skimEnd
+		}
+		return 0, 0, skimRefused
+	}
+	tsDelta, offDelta, ok := skimV2Record(&s.r)
+	if !ok {
+		return 0, 0, skimRefused
+	}
+	s.i++
+	ts = s.h.BaseTimestamp + tsDelta
+	if s.logAppendTime {
+		ts = s.h.MaxTimestamp
+	}
+	return s.h.BaseOffset + int64(offDelta), ts, skimRecord
+}
+
+// skimV2Record reads one record from r as readV2Record does, keeping only its timestamp and
+// offset deltas; ok is false wherever readV2Record returns an error.
+func skimV2Record(r *binReader) (tsDelta int64, offDelta int32, ok bool) {
+	n := r.Varint()
+	if r.Err() != nil || n < 0 || int(n) > r.remaining() {
+		return 0, 0, false
+	}
+	body := binReader{src: r.Span(int(n)), file: r.file}
+	_ = body.Int8()
+	tsDelta = body.Varlong()
+	offDelta = body.Varint()
+	if kl := body.Varint(); kl >= 0 {
+		body.Span(int(kl))
+	}
+	if vl := body.Varint(); vl >= 0 {
+		body.Span(int(vl))
+	}
+	hc := body.Varint()
+	if body.Err() == nil && hc < 0 {
+		return 0, 0, false
+	}
+	for j := int32(0); j < hc && body.Err() == nil; j++ {
+		kl := body.Varint()
+		if body.Err() == nil && kl < 0 {
+			return 0, 0, false
+		}
+		body.Span(int(kl))
+		if vl := body.Varint(); vl > 0 {
+			body.Span(int(vl))
+		}
+	}
+	return tsDelta, offDelta, body.Err() == nil && body.remaining() == 0
+}
+
 // v2Err places an error at byte at of the records section: a file position
 // when the batch is uncompressed, else the section's position with the byte of
 // the decompressed payload in the message.

@@ -173,8 +173,10 @@ func (im *image) writeAt(p []byte, off int64, m *MemFS) []byte {
 				// p cover everything up to end.
 				nb = append(nb, im.b...)
 			} else {
-				// append zeroes only the part past old, not the part it copies over.
-				nb = append(im.b[:old:old], make([]byte, want-int(old))...)[:old]
+				// make clears only memory the runtime reuses (fresh pages are zero already),
+				// where append(b, make(...)...) would clear the whole new part every time.
+				nb = make([]byte, old, want)
+				copy(nb, im.b)
 			}
 			im.b, im.shared = nb, 0
 		}
