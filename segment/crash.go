@@ -85,9 +85,10 @@ func firstUnflushed(bases []int64, rp int64) int {
 // Crash applies a crash step to the log's files as they stand after the previous step, on any
 // filesystem: the open handles are dropped without a flush; each listed segment's .log keeps
 // its first LogBytes bytes and its indexes are cut or zero-extended to their sizes; the
-// segments after the listed ones lose their files; then the directory is reloaded as
-// LoadAfterCrash does. The crash explorer (package fuzz) crashes a MemFS in the middle of a
-// step instead and reloads with LoadAfterCrash; Crash is what replays its findings.
+// unlisted segments from the first listed one on lose their files; then the directory is
+// reloaded as LoadAfterCrash does. An invalid step is refused before anything changes. The
+// crash explorer (package fuzz) crashes a MemFS in the middle of a step instead and reloads
+// with LoadAfterCrash; Crash is what replays its findings.
 func (l *Log) Crash(c CrashSpec) (*Event, error) {
 	step := l.step
 	l.step++
@@ -100,10 +101,6 @@ func (l *Log) Crash(c CrashSpec) (*Event, error) {
 	if l.failed {
 		return nil, fmt.Errorf("step %d: crash after an index overflow: the log failed at an earlier step", step)
 	}
-	if err := l.active.closeFiles(); err != nil {
-		return nil, err
-	}
-	l.active = nil
 	if len(c.Segments) == 0 {
 		return nil, fmt.Errorf("step %d: crash lists no segment", step)
 	}
@@ -139,6 +136,11 @@ func (l *Log) Crash(c CrashSpec) (*Event, error) {
 			return nil, fmt.Errorf("step %d: crash keeps %d bytes of %s, which has %d", step, cs.LogBytes, filepath.Base(logPath), st.Size())
 		}
 	}
+	// The crash: the handles dropped without a flush, then the files as the step says.
+	if err := l.active.closeFiles(); err != nil {
+		return nil, err
+	}
+	l.active = nil
 	for _, base := range l.bases[first:] {
 		cs, ok := listed[base]
 		if !ok {

@@ -175,9 +175,14 @@ func TestCrashStepRefusesImpossibleSpecs(t *testing.T) {
 		"wrong base":          {RecoveryPoint: 316, Segments: []CrashSegment{{BaseOffset: 317}}},
 		"too many":            {RecoveryPoint: 316, Segments: []CrashSegment{{BaseOffset: 316}, {BaseOffset: 400}}},
 	} {
-		_, l := writeOnMem(t, seedWorkload(5), filepath.Join("/logs", "t-0"), 5)
+		w := seedWorkload(6)
+		_, l := writeOnMem(t, w, filepath.Join("/logs", "t-0"), 5)
 		if _, err := l.Crash(c); err == nil {
 			t.Errorf("%s: crash %+v accepted", name, c)
+		}
+		// Refused before anything changed: the log goes on.
+		if _, err := l.Apply(w.Steps[5]); err != nil || l.NextOffset() != 6*79 {
+			t.Errorf("%s: the append after a refused crash: %v, log end %d", name, err, l.NextOffset())
 		}
 	}
 	_, l := writeOnMem(t, seedWorkload(5), "/logs/t-0", 5)
