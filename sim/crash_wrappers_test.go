@@ -3,6 +3,7 @@ package sim
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,5 +37,38 @@ func TestWrappersRefuseCrashSteps(t *testing.T) {
 		if !strings.Contains(err.Error(), "a crash step cannot go through follower(...) or restarts(...)") {
 			t.Errorf("%s: %v", spec, err)
 		}
+	}
+}
+
+// follower(...) over a workload with a roll step (an operator's roll): the roll passes
+// through between fetches; before, the wrapper read the roll step's first batch and panicked.
+func TestFollowerPassesRollThrough(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "roll.json")
+	w := `{"steps": [{"append": [{"records": 1, "bytes": 78}]}, {"roll": true}, {"append": [{"records": 1, "bytes": 78}]}]}`
+	if err := os.WriteFile(path, []byte(w), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewGenerator("follower:fetch=50000,workload:path="+path, Limits{Batches: 10}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := src.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []model.Step
+	buf := make([]model.Step, 8)
+	for {
+		n, err := st.Next(buf)
+		for _, s := range buf[:n] {
+			s.Append = slices.Clone(s.Append)
+			got = append(got, s)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(got) < 3 || !got[1].Roll || len(got[0].Append) != 1 || len(got[2].Append) != 1 {
+		t.Fatalf("steps %+v, want the append, the roll, the append", got)
 	}
 }

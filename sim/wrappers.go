@@ -76,8 +76,9 @@ func (f *followerStream) Next(dst []model.Step) (int, error) {
 			}
 			break
 		}
-		if s.Restart || s.Recover {
-			dst[n] = model.Step{Restart: s.Restart, Recover: s.Recover}
+		if s.Restart || s.Recover || s.Roll {
+			// A restart or an operator's roll is the follower's too, between its fetches.
+			dst[n] = model.Step{Restart: s.Restart, Recover: s.Recover, Roll: s.Roll, RollBaseOffset: s.RollBaseOffset}
 			spans = append(spans, span{-1, -1})
 			f.in.advance()
 			n++
@@ -87,7 +88,7 @@ func (f *followerStream) Next(dst []model.Step) (int, error) {
 		var bytes int64
 		for {
 			s, err := f.in.peek()
-			if err != nil || s.Restart || s.Recover || s.Crash != nil {
+			if err != nil || len(s.Append) == 0 {
 				break
 			}
 			b := s.Append[0]
