@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"kidx/fuzz"
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // Options configure a corpus.
@@ -22,6 +25,10 @@ type Options struct {
 	Rule string
 	// KafkaVersion is recorded in expected.json when the rule was picked by a release.
 	KafkaVersion string
+	// Sync makes Generate fsync every file and directory it wrote, after the last case (kidx
+	// corpus does, before renaming the corpus into place). Without it nothing is synced: the
+	// tests, the benchmark and in-process users do not need the data on disk.
+	Sync bool
 }
 
 // Partition is the name of every case's partition directory.
@@ -73,7 +80,36 @@ func Generate(dir string, o Options) (*Result, error) {
 		}
 		res.Divergences = append(res.Divergences, c.Divergences...)
 	}
+	if o.Sync {
+		return res, syncTree(dir)
+	}
 	return res, nil
+}
+
+// syncTree fsyncs every file and directory under dir, directories after their entries. One
+// pass after everything is written lets the kernel write the data back together, where a
+// sync per file as it is written waits for the disk once per file.
+func syncTree(dir string) error {
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir():
+			dirs = append(dirs, p)
+			return nil
+		}
+		return syncPath(p)
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range slices.Backward(dirs) {
+		if err := syncPath(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RuleOf is the rule case i is written by.
@@ -130,7 +166,7 @@ func WriteCase(dir string, o Options, i int) (*Case, error) {
 		return nil, err
 	}
 	part := filepath.Join(c.Dir, Partition)
-	if _, err := segment.WriteWorkload(part, r.File); err != nil {
+	if err := writePartition(part, r.File); err != nil {
 		return nil, fmt.Errorf("case %d: write: %w", i, err)
 	}
 	var dmg *Damage
@@ -222,10 +258,57 @@ func usable(w model.Workload) (*fuzz.Resolved, *model.Log, error) {
 	return r, ml, nil
 }
 
+// writePartition writes sw's files with kidx write's writer (segment.WriteWorkloadFS) in
+// memory, then copies them into dir: the same bytes as segment.WriteWorkload
+// on dir, without its system calls per append, reopen and roll (a case is small; its many
+// segments made the writer's opens most of a case's time on real files).
+func writePartition(dir string, sw *segment.Workload) error {
+	mem := vfs.NewMemFS()
+	const memDir = "/" + Partition
+	if _, err := segment.WriteWorkloadFS(mem, memDir, sw); err != nil {
+		return err
+	}
+	ents, err := mem.ReadDir(memDir)
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	for _, e := range ents {
+		data, err := mem.ReadFileShared(filepath.Join(memDir, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := writeNew(filepath.Join(dir, e.Name()), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeNew writes a new file (never over an existing one).
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
+}
+
+func syncPath(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
+
 func writeJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return writeNew(path, append(data, '\n'))
 }

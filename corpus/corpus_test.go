@@ -15,6 +15,7 @@ import (
 	"kidx/fuzz"
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // shared is one 200-case corpus the tests below read (issue 14: "each damage kind appears
@@ -31,7 +32,7 @@ const sharedSeed, sharedCount = 14, 200
 func sharedCorpus(t *testing.T) (string, *Result) {
 	t.Helper()
 	shared.once.Do(func() {
-		shared.dir, shared.err = os.MkdirTemp("", "kidx-corpus-test-")
+		shared.dir, shared.err = os.MkdirTemp(fuzz.TempRoot(), "kidx-corpus-test-")
 		if shared.err == nil {
 			shared.res, shared.err = Generate(shared.dir, Options{Seed: sharedSeed, Count: sharedCount})
 		}
@@ -229,7 +230,7 @@ func TestAnswersAreTheModels(t *testing.T) {
 
 // Issue 14 item 1: damaged cases, "each damage kind appears over 200 cases and its expected
 // error names the right file and a byte inside the file". What was damaged is re-derived
-// here by writing workload.json again (segment.WriteWorkload, what kidx write runs) and
+// here by writing workload.json again (segment.WriteWorkloadFS, what kidx write runs) and
 // comparing the files byte by byte, not read from the generator.
 func TestDamage(t *testing.T) {
 	dir, res := sharedCorpus(t)
@@ -237,15 +238,29 @@ func TestDamage(t *testing.T) {
 	for i := range sharedCount {
 		caseDir := filepath.Join(dir, CaseName(i))
 		exp, w := readCase(t, caseDir)
-		clean := t.TempDir()
 		r, err := fuzz.Resolve(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := segment.WriteWorkload(filepath.Join(clean, Partition), r.File); err != nil {
+		mem := vfs.NewMemFS()
+		if _, err := segment.WriteWorkloadFS(mem, "/"+Partition, r.File); err != nil {
 			t.Fatal(err)
 		}
-		want, got := readTree(t, clean), readTree(t, filepath.Join(caseDir))
+		want, got := map[string][]byte{}, readTree(t, caseDir)
+		ents, err := mem.ReadDir("/" + Partition)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			data, err := mem.ReadFileShared("/" + Partition + "/" + e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[filepath.Join(Partition, e.Name())] = data
+		}
+		if len(got) != len(want)+2 { // expected.json, workload.json
+			t.Fatalf("case %d: %d files, a fresh write %d", i, len(got)-2, len(want))
+		}
 		var differ []string
 		for name, data := range want {
 			if !bytes.Equal(data, got[name]) {
@@ -400,10 +415,15 @@ func diffBytes(a, b []byte) []int64 {
 	return out
 }
 
-// BenchmarkGenerate measures corpus generation (write, differential check, answers, verify)
-// in cases/s, on real files in a temporary directory.
+// BenchmarkGenerate measures corpus generation (draw, differential check, write, damage,
+// answers, verify) in cases/s, on real files under fuzz.TempRoot (/dev/shm when it exists,
+// as the harness measures: the code, not a disk), without Options.Sync.
 func BenchmarkGenerate(b *testing.B) {
-	dir := b.TempDir()
+	dir, err := os.MkdirTemp(fuzz.TempRoot(), "kidx-corpus-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := WriteCase(dir, Options{Seed: 1}, i); err != nil {

@@ -52,7 +52,7 @@ be empty; the cases are written into a temporary directory beside it and renamed
 			if err := emptyTarget(out); err != nil {
 				return err
 			}
-			o := corpus.Options{Count: count, Seed: seed}
+			o := corpus.Options{Count: count, Seed: seed, Sync: true}
 			if version != "" {
 				rule, err := corpusRule(version)
 				if err != nil {
