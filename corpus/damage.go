@@ -78,8 +78,8 @@ func takes(kind string, ms *model.Segment, active bool) bool {
 	switch kind {
 	case DamageLiveZeroTail:
 		// A single time-index entry (0, base offset) is all zeros: with a zero tail after it,
-		// the file cannot tell it from no entry (segment.validSlots reads no entry, docs/
-		// segment.md "Valid entries"); such a case would ask a reader to guess.
+		// the file cannot tell it from no entry (segment.validSlots reads no entry there);
+		// such a case would ask a reader to guess.
 		te := ms.TimeIndex().All()
 		return active && !(len(te) > 0 && te[0].Timestamp == 0 && te[0].Offset == ms.BaseOffset())
 	case DamageIndexTruncated:
