@@ -432,3 +432,50 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cases/s")
 }
+
+// Issue 14 item 1 (brief): a case of more than 2,000 offsets gets "a seeded sample of 500 plus
+// the first/last of every segment". The generator's cases stay below that, so the sampling is
+// checked here on a model log of 3,000 offsets in segments of 4 KiB.
+func TestLargeCaseSample(t *testing.T) {
+	cfg := model.DefaultConfig()
+	cfg.SegmentBytes = 4096
+	var steps []model.Step
+	for range 60 {
+		steps = append(steps, model.AppendStep(model.Batch{Records: 50, Bytes: 400, MaxTimestamp: -1}))
+	}
+	ml, err := model.Simulate(cfg, model.PerBatch, 0, steps, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := ml.Segments()
+	if len(segs) < 3 {
+		t.Fatalf("%d segments", len(segs))
+	}
+	a, b := chooseOffsets(segs, caseRand(5, 1)), chooseOffsets(segs, caseRand(5, 1))
+	total := 0
+	for i, s := range segs {
+		asked := a[i]
+		if !slices.Equal(asked, b[i]) {
+			t.Fatal("the same seed chose other offsets")
+		}
+		if !slices.IsSorted(asked) || len(slices.Compact(slices.Clone(asked))) != len(asked) {
+			t.Fatalf("segment %d: offsets not sorted and distinct", i)
+		}
+		for _, want := range []int64{s.BaseOffset(), s.LastOffset(), s.LastOffset() + 1} {
+			if !slices.Contains(asked, want) {
+				t.Fatalf("segment %d (%d..%d): %d not asked", i, s.BaseOffset(), s.LastOffset(), want)
+			}
+		}
+		if asked[0] < s.BaseOffset() || asked[len(asked)-1] > s.LastOffset()+1 {
+			t.Fatalf("segment %d: offsets %d..%d outside %d..%d", i, asked[0], asked[len(asked)-1], s.BaseOffset(), s.LastOffset()+1)
+		}
+		total += len(asked)
+	}
+	// 500 draws over 3,000 offsets: a few repeat, and the ends are added.
+	if total < 400 || total > sampleOffsets+3*len(segs) {
+		t.Fatalf("%d offsets asked in %d segments", total, len(segs))
+	}
+	if c := chooseOffsets(segs, caseRand(6, 1)); slices.Equal(c[0], a[0]) {
+		t.Fatal("another seed chose the same offsets")
+	}
+}

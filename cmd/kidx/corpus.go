@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,7 +76,8 @@ be empty; the cases are written into a temporary directory beside it and renamed
 				return err
 			}
 			for _, d := range res.Divergences {
-				fmt.Fprintf(stderr, "kidx corpus: warning: a drawn workload was skipped because the model and the files disagree (a kidx bug, please report it): %v\n", d)
+				w, _ := json.Marshal(d.Workload)
+				fmt.Fprintf(stderr, "kidx corpus: warning: a drawn workload was skipped because the model and the files disagree (a kidx bug, please report it with this workload): %v\nworkload: %s\n", d, w)
 			}
 			fmt.Fprintf(stdout, "wrote %s (%d damaged) to %s\n", english.Plural(int64(res.Cases), "case"), res.Damaged, out)
 			return nil
