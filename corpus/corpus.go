@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"kidx/fuzz"
 	"kidx/model"
@@ -29,6 +31,8 @@ type Options struct {
 	// corpus does, before renaming the corpus into place). Without it nothing is synced: the
 	// tests, the benchmark and in-process users do not need the data on disk.
 	Sync bool
+	// Workers is the number of cases made at once (<= 1: one at a time).
+	Workers int
 }
 
 // Partition is the name of every case's partition directory.
@@ -65,14 +69,38 @@ type Result struct {
 	Divergences []*fuzz.Divergence
 }
 
-// Generate writes o.Count cases into dir (which must exist): dir/case-00000 ... Atomic
-// placement of dir is the caller's (kidx corpus writes into a temporary directory).
+// Generate writes o.Count cases into dir (which must exist): dir/case-00000 ... on
+// o.Workers goroutines. Atomic placement of dir is the caller's (kidx corpus writes into a
+// temporary directory). Cases are independent, so the bytes do not depend on the workers;
+// on an error the cases written so far stay, and the error of the lowest case is returned.
 func Generate(dir string, o Options) (*Result, error) {
+	workers := min(max(o.Workers, 1), max(o.Count, 1))
+	cases := make([]*Case, o.Count)
+	errs := make([]error, o.Count)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= o.Count {
+					return
+				}
+				if cases[i], errs[i] = WriteCase(dir, o, i); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
 	res := &Result{}
-	for i := range o.Count {
-		c, err := WriteCase(dir, o, i)
-		if err != nil {
-			return res, err
+	for i, c := range cases {
+		if errs[i] != nil {
+			return res, errs[i]
+		}
+		if c == nil {
+			continue
 		}
 		res.Cases++
 		if c.Expected.Damage != nil {

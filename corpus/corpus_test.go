@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -34,7 +35,7 @@ func sharedCorpus(t *testing.T) (string, *Result) {
 	shared.once.Do(func() {
 		shared.dir, shared.err = os.MkdirTemp(fuzz.TempRoot(), "kidx-corpus-test-")
 		if shared.err == nil {
-			shared.res, shared.err = Generate(shared.dir, Options{Seed: sharedSeed, Count: sharedCount})
+			shared.res, shared.err = Generate(shared.dir, Options{Seed: sharedSeed, Count: sharedCount, Workers: runtime.NumCPU()})
 		}
 	})
 	if shared.err != nil {
@@ -74,8 +75,9 @@ func readTree(t *testing.T, root string) map[string][]byte {
 // and case i does not depend on the others (a shorter corpus is a prefix of a longer one).
 func TestDeterministic(t *testing.T) {
 	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
-	for _, d := range []string{a, b} {
-		if _, err := Generate(d, Options{Seed: 99, Count: 16}); err != nil {
+	// One worker, then four: the bytes depend on neither.
+	for k, d := range []string{a, b} {
+		if _, err := Generate(d, Options{Seed: 99, Count: 16, Workers: 1 + 3*k}); err != nil {
 			t.Fatal(err)
 		}
 	}

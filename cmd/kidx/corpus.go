@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ func newCorpusCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		out, version string
 		count        int
+		workers      int
 		seed         uint64
 	)
 	cmd := &cobra.Command{
@@ -53,7 +55,7 @@ be empty; the cases are written into a temporary directory beside it and renamed
 			if err := emptyTarget(out); err != nil {
 				return err
 			}
-			o := corpus.Options{Count: count, Seed: seed, Sync: true}
+			o := corpus.Options{Count: count, Seed: seed, Sync: true, Workers: workers}
 			if version != "" {
 				rule, err := corpusRule(version)
 				if err != nil {
@@ -86,6 +88,7 @@ be empty; the cases are written into a temporary directory beside it and renamed
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "directory to create (must not exist or be empty)")
 	f.IntVar(&count, "count", 100, "number of cases")
+	f.IntVar(&workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
 	f.Uint64Var(&seed, "seed", 0, "corpus seed (default: random, printed); the same seed and count write the same bytes")
 	f.StringVar(&version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by (default: both rules, alternating by case)")
 	return cmd
