@@ -33,6 +33,9 @@ type Options struct {
 	Sync bool
 	// Workers is the number of cases made at once (<= 1: one at a time).
 	Workers int
+	// check is the differential check's options (nil: fuzz.Check's defaults); the tests
+	// plant a broken writer there.
+	check *fuzz.Options
 }
 
 // Partition is the name of every case's partition directory.
@@ -233,7 +236,7 @@ func (c *Case) draw(o Options, i, round int, fits func([]*model.Segment) bool) (
 			continue
 		}
 		// The answers come from the files; the files must first agree with the model.
-		d, err := fuzz.Check(w, nil)
+		d, err := fuzz.Check(w, o.check)
 		if errors.Is(err, fuzz.ErrSkip) {
 			continue
 		}
