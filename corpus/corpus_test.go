@@ -3,7 +3,6 @@ package corpus
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -42,6 +41,37 @@ func sharedCorpus(t *testing.T) (string, *Result) {
 		t.Fatal(shared.err)
 	}
 	return shared.dir, shared.res
+}
+
+// ReadCase refuses an expected.json of another version or with keys version 1 does not have.
+func TestReadCaseStrict(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := WriteCase(dir, Options{Seed: 2}, 0); err != nil {
+		t.Fatal(err)
+	}
+	caseDir := filepath.Join(dir, CaseName(0))
+	path := filepath.Join(caseDir, "expected.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadCase(caseDir); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{
+		bytes.Replace(data, []byte(`"version": 1`), []byte(`"version": 2`), 1),
+		bytes.Replace(data, []byte(`"version": 1`), []byte(`"version": 1, "extra": 0`), 1),
+	} {
+		if bytes.Equal(bad, data) {
+			t.Fatal("edit did not apply")
+		}
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ReadCase(caseDir); err == nil {
+			t.Fatalf("accepted %.60s", bad)
+		}
+	}
 }
 
 func TestMain(m *testing.M) {
@@ -109,28 +139,11 @@ func TestDeterministic(t *testing.T) {
 
 func readCase(t *testing.T, dir string) (*Expected, model.Workload) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	exp, w, err := ReadCase(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var exp Expected
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&exp); err != nil {
-		t.Fatalf("%s/expected.json: %v", dir, err)
-	}
-	if exp.Version != 1 {
-		t.Fatalf("%s: version %d", dir, exp.Version)
-	}
-	wdata, err := os.ReadFile(filepath.Join(dir, "workload.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := model.ParseWorkload(wdata)
-	if err != nil {
-		t.Fatalf("%s/workload.json: %v", dir, err)
-	}
-	return &exp, w
+	return exp, w
 }
 
 // modelOf replays a case's workload.json through the model (not through the files).

@@ -1,8 +1,12 @@
 package corpus
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -285,4 +289,31 @@ func chooseTimestamps(ms *model.Segment) []int64 {
 	}
 	slices.Sort(tss)
 	return slices.Compact(tss)
+}
+
+// ReadCase reads a case directory's expected.json (strictly: an unknown key or another
+// version is an error) and workload.json.
+func ReadCase(caseDir string) (*Expected, model.Workload, error) {
+	data, err := os.ReadFile(filepath.Join(caseDir, "expected.json"))
+	if err != nil {
+		return nil, model.Workload{}, err
+	}
+	var exp Expected
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&exp); err != nil {
+		return nil, model.Workload{}, fmt.Errorf("%s: %w", filepath.Join(caseDir, "expected.json"), err)
+	}
+	if exp.Version != Version {
+		return nil, model.Workload{}, fmt.Errorf("%s: version %d, this kidx reads version %d", filepath.Join(caseDir, "expected.json"), exp.Version, Version)
+	}
+	wdata, err := os.ReadFile(filepath.Join(caseDir, "workload.json"))
+	if err != nil {
+		return nil, model.Workload{}, err
+	}
+	w, err := model.ParseWorkload(wdata)
+	if err != nil {
+		return nil, model.Workload{}, fmt.Errorf("%s: %w", filepath.Join(caseDir, "workload.json"), err)
+	}
+	return &exp, w, nil
 }
