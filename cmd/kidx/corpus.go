@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"kidx/corpus"
+	"kidx/internal/english"
+	"kidx/model"
+	"kidx/segment"
+)
+
+func init() { registerCommand(newCorpusCmd) }
+
+func newCorpusCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		out, version string
+		count        int
+		workers      int
+		seed         uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "corpus --out DIR [--count N] [--seed S] [--kafka-version V]",
+		Short: "Write test cases for other index readers: partitions with the answers Kafka gives (expected.json)",
+		Long: `corpus writes N cases into DIR, each a directory case-NNNNN holding a partition directory
+(t-0, random workloads written by kidx write's writer), workload.json (the docs/contract.md §3
+workload that made it: kidx write replays it) and expected.json (docs/corpus.md): every
+segment's valid index and time-index entries, the two-phase lookup of a chosen set of offsets
+(all of them for small cases), time lookups, and kidx verify's verdict, computed by kidx's
+readers on the files after the differential harness found the files equal to the model. One
+case in four is damaged on purpose (a truncated .log or .index, a live index's zero tail, a
+flipped header byte, a hostile length field, swapped index entries) and its expected.json
+says what a correct reader reports: the answer, or an error at a file and byte.
+
+The same --seed and --count write the same bytes. --kafka-version picks the writer's rule as
+kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-append:
+3.7-4.0.0 and theirs); without it the cases alternate between the two. DIR must not exist or
+be empty; the cases are written into a temporary directory beside it and renamed into place.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageErr("corpus needs --out DIR")
+			}
+			if count < 1 {
+				return usageErr("--count %d: want at least 1", count)
+			}
+			if err := emptyTarget(out); err != nil {
+				return err
+			}
+			o := corpus.Options{Count: count, Seed: seed, Sync: true, Workers: workers}
+			if version != "" {
+				rule, err := corpusRule(version)
+				if err != nil {
+					return err
+				}
+				o.Rule, o.KafkaVersion = rule, version
+			}
+			if !cmd.Flags().Changed("seed") {
+				o.Seed = rand.Uint64()
+				fmt.Fprintf(stderr, "kidx corpus: seed %d (replay with --seed %d)\n", o.Seed, o.Seed)
+			}
+			defer cleanOnSignal()()
+			var res *corpus.Result
+			_, err := writeDirResult(segment.ReplaceDir(out, false, func(tmp string) (*segment.WriteResult, error) {
+				var err error
+				res, err = corpus.Generate(tmp, o)
+				return nil, err
+			}))
+			if err != nil {
+				return err
+			}
+			for _, d := range res.Divergences {
+				w, _ := json.Marshal(d.Workload)
+				fmt.Fprintf(stderr, "kidx corpus: warning: a drawn workload was skipped because the model and the files disagree (a kidx bug, please report it with this workload): %v\nworkload: %s\n", d, w)
+			}
+			fmt.Fprintf(stdout, "wrote %s (%d damaged) to %s\n", english.Plural(int64(res.Cases), "case"), res.Damaged, out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "directory to create (must not exist or be empty)")
+	f.IntVar(&count, "count", 100, "number of cases")
+	f.IntVar(&workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
+	f.Uint64Var(&seed, "seed", 0, "corpus seed (default: random, printed); the same seed and count write the same bytes")
+	f.StringVar(&version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by (default: both rules, alternating by case)")
+	return cmd
+}
+
+// corpusRule is the writer's rule for a release, as kidx write picks it (writerRule): a
+// release the writer cannot write is a usage error.
+func corpusRule(version string) (string, error) {
+	era, err := model.EraForKafkaVersion(version)
+	if err != nil {
+		return "", usageErr("--kafka-version: %v", err)
+	}
+	rule, err := writerRule(era, version, model.DefaultConfig(), nil)
+	if err != nil {
+		return "", usageErr("--kafka-version %s: its era (%s) writes files otherwise than the writer's two rules "+
+			"(per-batch: Kafka 4.1-4.4, per-append: 3.7-4.0.0, and the releases that write as they do; kidx help versions): "+
+			"give one of those releases, or no --kafka-version for both rules", version, era.ID)
+	}
+	return modelRuleName(rule), nil
+}
+
+// emptyTarget refuses an --out that exists and is not an empty directory.
+func emptyTarget(dir string) error {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return usageErr("--out %s: %v", dir, err)
+	case len(ents) > 0:
+		return usageErr("--out %s is not empty (%s): corpus writes only a new or empty directory", dir, english.Plural(int64(len(ents)), "entry"))
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 14 item 1: `kidx corpus --out DIR --count N --seed S` writes N case directories, each
+// a partition directory with expected.json and workload.json; a given seed is not printed, a
+// drawn one is (as kidx diff, issue 11 defect 5).
+func TestCorpusWrites(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c")
+	stdout, stderr, code := runKidx(t, "corpus", "--out", out, "--count", "3", "--seed", "8")
+	if code != 0 || strings.Contains(stderr, "replay with") || !strings.Contains(stdout, "wrote 3 cases") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	for _, c := range []string{"case-00000", "case-00001", "case-00002"} {
+		for _, f := range []string{"expected.json", "workload.json", "t-0"} {
+			if _, err := os.Stat(filepath.Join(out, c, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 3 {
+		t.Fatalf("%d entries in --out, want the 3 cases only", len(ents))
+	}
+	// No temporary directory is left beside --out.
+	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 1 {
+		t.Fatalf("%d entries beside --out", len(ents))
+	}
+	out2 := filepath.Join(t.TempDir(), "d")
+	_, stderr, code = runKidx(t, "corpus", "--out", out2, "--count", "1")
+	if code != 0 || !strings.HasPrefix(stderr, "kidx corpus: seed ") || !strings.Contains(stderr, "(replay with --seed ") {
+		t.Fatalf("drawn seed: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Issue 14 item 1: workload.json is "replayable with kidx write": an undamaged case's partition
+// is what kidx write writes from it, byte for byte.
+func TestCorpusWorkloadReplays(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c")
+	if _, stderr, code := runKidx(t, "corpus", "--out", out, "--count", "6", "--seed", "3"); code != 0 {
+		t.Fatal(stderr)
+	}
+	replayed := 0
+	for _, c := range []string{"case-00000", "case-00001", "case-00002", "case-00003", "case-00004", "case-00005"} {
+		data, err := os.ReadFile(filepath.Join(out, c, "expected.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exp struct {
+			Damage json.RawMessage `json:"damage"`
+		}
+		if err := json.Unmarshal(data, &exp); err != nil {
+			t.Fatal(err)
+		}
+		if exp.Damage != nil {
+			continue
+		}
+		dir := filepath.Join(t.TempDir(), "w")
+		if _, stderr, code := runKidx(t, "write", "--workload", filepath.Join(out, c, "workload.json"), "--dir", dir); code != 0 {
+			t.Fatalf("%s: kidx write: %s", c, stderr)
+		}
+		ents, _ := os.ReadDir(dir)
+		orig, _ := os.ReadDir(filepath.Join(out, c, "t-0"))
+		if len(ents) != len(orig) || len(ents) == 0 {
+			t.Fatalf("%s: kidx write made %d files, the case has %d", c, len(ents), len(orig))
+		}
+		for _, e := range ents {
+			a, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			b, err := os.ReadFile(filepath.Join(out, c, "t-0", e.Name()))
+			if err != nil || !bytes.Equal(a, b) {
+				t.Fatalf("%s: %s differs from kidx write's (%v)", c, e.Name(), err)
+			}
+		}
+		replayed++
+	}
+	if replayed == 0 {
+		t.Fatal("no undamaged case among 6")
+	}
+}
+
+// Usage errors exit 2 and write nothing (docs/cli.md, exit codes): no --out, a non-empty --out
+// (left as it was), no cases, a release whose era the writer does not write (2.0-3.6 indexes
+// the append's last offset, kidx write's writerRule), a release that does not exist.
+func TestCorpusUsageErrors(t *testing.T) {
+	full := t.TempDir()
+	writeFile(t, full, "keep.txt", "mine")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"corpus"}, "--out"},
+		{[]string{"corpus", "--out", full}, "not empty"},
+		{[]string{"corpus", "--out", filepath.Join(t.TempDir(), "x"), "--count", "0"}, "--count"},
+		{[]string{"corpus", "--out", filepath.Join(t.TempDir(), "x"), "--kafka-version", "2.0.0"}, "2.0-3.6"},
+		{[]string{"corpus", "--out", filepath.Join(t.TempDir(), "x"), "--kafka-version", "9.9.9"}, "no Apache Kafka release"},
+	} {
+		_, stderr, code := runKidx(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if ents, _ := os.ReadDir(full); len(ents) != 1 {
+		t.Fatalf("the refused --out now holds %d entries", len(ents))
+	}
+	for _, bad := range []string{"x", "x2", "x3"} {
+		if _, err := os.Stat(filepath.Join(full, bad)); err == nil {
+			t.Fatal("refused run created a directory")
+		}
+	}
+}
+
+// --kafka-version picks the writer's rule as kidx write does: 3.9.1 writes per-batch
+// (KAFKA-806's fix is in 3.9.1), 3.9.0 per-append; every case then has that rule.
+func TestCorpusKafkaVersion(t *testing.T) {
+	for v, rule := range map[string]string{"3.9.1": "per-batch", "3.9.0": "per-append"} {
+		out := filepath.Join(t.TempDir(), "c")
+		if _, stderr, code := runKidx(t, "corpus", "--out", out, "--count", "2", "--seed", "1", "--kafka-version", v); code != 0 {
+			t.Fatal(stderr)
+		}
+		for _, c := range []string{"case-00000", "case-00001"} {
+			data, _ := os.ReadFile(filepath.Join(out, c, "expected.json"))
+			var exp struct{ Rule, KafkaVersion string }
+			if err := json.Unmarshal(data, &exp); err != nil || exp.Rule != rule || exp.KafkaVersion != v {
+				t.Fatalf("%s %s: rule %q version %q (%v), want %s", v, c, exp.Rule, exp.KafkaVersion, err, rule)
+			}
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package corpus
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"kidx/fuzz"
+	"kidx/model"
+	"kidx/segment"
+	"kidx/segment/vfs"
+)
+
+// Options configure a corpus.
+type Options struct {
+	Seed  uint64
+	Count int
+	// Rule is the writer's rule for every case ("per-batch" or "per-append"); "" alternates
+	// them by case (even cases per-batch, odd per-append).
+	Rule string
+	// KafkaVersion is recorded in expected.json when the rule was picked by a release.
+	KafkaVersion string
+	// Sync makes Generate fsync every file and directory it wrote, after the last case (kidx
+	// corpus does, before renaming the corpus into place). Without it nothing is synced: the
+	// tests, the benchmark and in-process users do not need the data on disk.
+	Sync bool
+	// Workers is the number of cases made at once (<= 1: one at a time).
+	Workers int
+	// check is the differential check's options (nil: fuzz.Check's defaults); the tests
+	// plant a broken writer there.
+	check *fuzz.Options
+}
+
+// Partition is the name of every case's partition directory.
+const Partition = "t-0"
+
+// Version is the expected.json schema version (docs/corpus.md).
+const Version = 1
+
+// maxAttempts bounds the workloads drawn for one case before it gives up: a draw is redrawn
+// when the harness cannot compare it (fuzz.ErrSkip), the model stops at an index overflow,
+// kidx write would refuse it, it writes no batch, or it is larger than maxCaseBytes.
+const maxAttempts = 64
+
+// maxCaseBytes keeps cases small: a workload with more batch bytes is redrawn.
+const maxCaseBytes = 1 << 20
+
+// CaseName is case i's directory name.
+func CaseName(i int) string { return fmt.Sprintf("case-%05d", i) }
+
+// A Case is one generated case, as written.
+type Case struct {
+	Dir      string // the case directory
+	Workload model.Workload
+	Expected *Expected
+	// Divergences are the workloads drawn for this case that the model and the files disagree
+	// on (a kidx bug): they were skipped.
+	Divergences []*fuzz.Divergence
+}
+
+// Result is what Generate made.
+type Result struct {
+	Cases       int
+	Damaged     int
+	Divergences []*fuzz.Divergence
+}
+
+// Generate writes o.Count cases into dir (which must exist): dir/case-00000 ... on
+// o.Workers goroutines. Atomic placement of dir is the caller's (kidx corpus writes into a
+// temporary directory). Cases are independent, so the bytes do not depend on the workers;
+// on an error the cases written so far stay, and the error of the lowest case is returned.
+func Generate(dir string, o Options) (*Result, error) {
+	workers := min(max(o.Workers, 1), max(o.Count, 1))
+	cases := make([]*Case, o.Count)
+	errs := make([]error, o.Count)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= o.Count {
+					return
+				}
+				if cases[i], errs[i] = WriteCase(dir, o, i); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	res := &Result{}
+	for i, c := range cases {
+		if errs[i] != nil {
+			return res, errs[i]
+		}
+		if c == nil {
+			continue
+		}
+		res.Cases++
+		if c.Expected.Damage != nil {
+			res.Damaged++
+		}
+		res.Divergences = append(res.Divergences, c.Divergences...)
+	}
+	if o.Sync {
+		return res, syncTree(dir)
+	}
+	return res, nil
+}
+
+// syncTree fsyncs every file and directory under dir, directories after their entries. One
+// pass after everything is written lets the kernel write the data back together, where a
+// sync per file as it is written waits for the disk once per file.
+func syncTree(dir string) error {
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir():
+			dirs = append(dirs, p)
+			return nil
+		}
+		return syncPath(p)
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range slices.Backward(dirs) {
+		if err := syncPath(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RuleOf is the rule case i is written by.
+func (o Options) RuleOf(i int) string {
+	if o.Rule != "" {
+		return o.Rule
+	}
+	return []string{model.PerBatch.String(), model.PerAppend.String()}[i%2]
+}
+
+// caseRand is case i's own randomness for its damage and samples (the workload has its own,
+// fuzz.CaseWorkload's). PCG's two seed words are its state, not a stream selector, so the
+// seed and case number are mixed first (splitmix64): neighbouring cases would otherwise draw
+// nearly the same numbers.
+func caseRand(seed uint64, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(splitmix64(seed^0x636f72707573), splitmix64(seed+uint64(i)*0x9e3779b97f4a7c15)))
+}
+
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// WriteCase writes case i of o into dir/CaseName(i): the partition directory, expected.json
+// and workload.json.
+func WriteCase(dir string, o Options, i int) (*Case, error) {
+	c := &Case{Dir: filepath.Join(dir, CaseName(i))}
+	rule := o.RuleOf(i)
+	// Whether the case is damaged, and how, is drawn before its workload: workloads are drawn
+	// until one can take the damage (two index entries to swap are rare in small segments),
+	// so that every kind is about as frequent; only when none of maxAttempts can does the kind
+	// fall back to one the case can take.
+	rng := caseRand(o.Seed, i)
+	damaged := rng.IntN(4) == 0
+	kind := DamageKinds[rng.IntN(len(DamageKinds))]
+	fits := func(segs []*model.Segment) bool {
+		return !damaged || len(targets(kind, segs)) > 0
+	}
+	r, ml, err := c.draw(o, i, 0, fits)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		if r, ml, err = c.draw(o, i, 1, func([]*model.Segment) bool { return true }); err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return nil, fmt.Errorf("case %d: no usable workload in %d draws of seed %d", i, 2*maxAttempts, o.Seed)
+		}
+	}
+	if err := os.Mkdir(c.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	part := filepath.Join(c.Dir, Partition)
+	if err := writePartition(part, r.File); err != nil {
+		return nil, fmt.Errorf("case %d: write: %w", i, err)
+	}
+	var dmg *Damage
+	if damaged {
+		if dmg, err = damage(rng, kind, part, ml.Segments()); err != nil {
+			return nil, fmt.Errorf("case %d: damage: %w", i, err)
+		}
+	}
+	exp, err := answers(c.Dir, ml.Segments(), rng)
+	if err != nil {
+		return nil, fmt.Errorf("case %d: %w", i, err)
+	}
+	exp.Case, exp.Seed, exp.Rule, exp.KafkaVersion, exp.Damage = i, o.Seed, rule, o.KafkaVersion, dmg
+	c.Expected = exp
+	if err := writeJSON(filepath.Join(c.Dir, "expected.json"), exp); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(c.Dir, "workload.json"), c.Workload); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// draw draws case i's workloads (round 0: the first maxAttempts of its draws, round 1: the
+// next) until one is usable, fits, and passes the differential check; (nil, nil, nil) when
+// none does.
+func (c *Case) draw(o Options, i, round int, fits func([]*model.Segment) bool) (*fuzz.Resolved, *model.Log, error) {
+	for a := range maxAttempts {
+		n := (int64(i)*2+int64(round))*maxAttempts + int64(a)
+		w := fuzz.CaseWorkload(o.Seed, n, fuzz.GenOptions{Rule: o.RuleOf(i)})
+		r, ml, err := usable(w)
+		if err != nil {
+			return nil, nil, err
+		}
+		if r == nil || !fits(ml.Segments()) {
+			continue
+		}
+		// The answers come from the files; the files must first agree with the model.
+		d, err := fuzz.Check(w, o.check)
+		if errors.Is(err, fuzz.ErrSkip) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("case %d: differential check: %w", i, err)
+		}
+		if d != nil {
+			c.Divergences = append(c.Divergences, d)
+			continue
+		}
+		c.Workload = w
+		return r, ml, nil
+	}
+	return nil, nil, nil
+}
+
+// usable resolves w and runs the model; (nil, nil, nil) when the case is to be redrawn.
+func usable(w model.Workload) (*fuzz.Resolved, *model.Log, error) {
+	r, err := fuzz.Resolve(w)
+	if err != nil {
+		return nil, nil, nil
+	}
+	var total int64
+	for _, s := range w.Steps {
+		// kidx write refuses rolls and crashes (cmd/kidx/write.go writableWorkload); the
+		// generator draws neither, but a corpus case must replay, so check.
+		if s.Roll || s.Crash != nil {
+			return nil, nil, nil
+		}
+		total += s.AppendBytes()
+	}
+	if total > maxCaseBytes {
+		return nil, nil, nil
+	}
+	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, w.Steps, true)
+	if err != nil || ml.Stopped() {
+		// An overflow leaves the files past the model's state (docs/contract.md §4): the
+		// answers could not be checked against the model.
+		return nil, nil, nil
+	}
+	batches := 0
+	for _, s := range ml.Segments() {
+		batches += len(s.Batches())
+	}
+	if batches == 0 {
+		// Every batch rejected (oversize) or none appended: an empty log asks a reader
+		// nothing the first case of that kind does not.
+		return nil, nil, nil
+	}
+	return r, ml, nil
+}
+
+// writePartition writes sw's files with kidx write's writer (segment.WriteWorkloadFS) in
+// memory, then copies them into dir: the same bytes as segment.WriteWorkload
+// on dir, without its system calls per append, reopen and roll (a case is small; its many
+// segments made the writer's opens most of a case's time on real files).
+func writePartition(dir string, sw *segment.Workload) error {
+	mem := vfs.NewMemFS()
+	const memDir = "/" + Partition
+	if _, err := segment.WriteWorkloadFS(mem, memDir, sw); err != nil {
+		return err
+	}
+	ents, err := mem.ReadDir(memDir)
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	for _, e := range ents {
+		data, err := mem.ReadFileShared(filepath.Join(memDir, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := writeNew(filepath.Join(dir, e.Name()), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeNew writes a new file (never over an existing one).
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
+}
+
+func syncPath(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeNew(path, append(data, '\n'))
+}
