@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"kidx/fuzz/internal/parsecheck"
 	"kidx/model"
 )
 
@@ -26,7 +27,7 @@ func FuzzConfigFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var cf model.ConfigFile
 		var err error
-		checkAllocN(t, sampleOf(data, 0).alloc, "model.ParseConfigFile", len(data), jsonAllocFactor, func() { cf, err = model.ParseConfigFile(data) })
+		parsecheck.CheckAllocN(t, parsecheck.SampleOf(data, 0).Alloc, "model.ParseConfigFile", len(data), parsecheck.JSONAllocFactor, func() { cf, err = model.ParseConfigFile(data) })
 		if err != nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"kidx/fuzz/internal/parsecheck"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -135,7 +136,7 @@ func TestGeneratorsProduceComparableWorkloads(t *testing.T) {
 // harness: the model reproduces them and so do the files, in memory and on real files.
 func TestGoldenWorkloadsAgree(t *testing.T) {
 	n := 0
-	for _, g := range goldenDirs(t) {
+	for _, g := range parsecheck.GoldenDirs(t) {
 		data, err := os.ReadFile(filepath.Join(g, "workload.json"))
 		if err != nil {
 			continue

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kidx/fuzz/internal/parsecheck"
 	"kidx/segment"
 )
 
@@ -61,7 +62,7 @@ func FuzzExplain(f *testing.F) {
 		// named as a partition.
 		var prefix string
 		for ext, b := range map[string][]byte{segment.LogSuffix: logb, segment.IndexSuffix: idx, segment.TimeIndexSuffix: tidx} {
-			prefix = strings.TrimSuffix(writeScratch(t, filepath.Join("explain", "t-0"), segment.FilenamePrefixFromOffset(0)+ext, b), ext)
+			prefix = strings.TrimSuffix(parsecheck.WriteScratch(t, filepath.Join("explain", "t-0"), segment.FilenamePrefixFromOffset(0)+ext, b), ext)
 		}
 		d := filepath.Dir(prefix)
 		parts, err := segment.ExplainDir([]string{d}, segment.ExplainOptions{Interval: -1})

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kidx/fuzz/parsers/internal/parsecheck"
+	"kidx/fuzz/internal/parsecheck"
 	"kidx/segment"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"kidx/codec"
-	"kidx/fuzz/parsers/internal/parsecheck"
+	"kidx/fuzz/internal/parsecheck"
 	"kidx/segment"
 )
 

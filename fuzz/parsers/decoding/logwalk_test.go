@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"kidx/fuzz/parsers/internal/parsecheck"
+	"kidx/fuzz/internal/parsecheck"
 	"kidx/segment"
 	"kidx/segment/vfs"
 )

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"kidx/fuzz/parsers/internal/parsecheck"
+	"kidx/fuzz/internal/parsecheck"
 )
 
 // TestMain removes the scratch directory of the inputs read through real files when the
