@@ -2,10 +2,8 @@ package fuzz
 
 import (
 	"bytes"
-	"encoding/binary"
 	"flag"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kidx/codec"
+	"kidx/fuzz/internal/parsecheck"
 )
 
 // The parser fuzz targets live in fuzz/parsers and fuzz/parsers/decoding, whose test binaries do not link
@@ -39,70 +38,11 @@ func franzCompress(c codec.Codec, src []byte) []byte {
 	return bytes.Clone(out)
 }
 
-// The three builders below are fuzz/parsers/decoding's seedRecords, seedV2Batch and seedLegacy (that
-// package's tests cannot be imported): a records section of three DefaultRecords, a v2 batch
-// around a section (docs/kafka.md §1.3), a v0/v1 message (§1.4).
-func franzSeedRecords() []byte {
-	var out []byte
-	for i, v := range []string{"first value", "second", "third value, longer than the others"} {
-		b := []byte{0}
-		b = binary.AppendVarint(b, int64(i*3))
-		b = binary.AppendVarint(b, int64(i))
-		b = binary.AppendVarint(b, 3)
-		b = append(b, "key"...)
-		b = binary.AppendVarint(b, int64(len(v)))
-		b = append(b, v...)
-		b = binary.AppendVarint(b, 1)
-		b = binary.AppendVarint(b, 1)
-		b = append(b, 'h')
-		b = binary.AppendVarint(b, -1)
-		out = binary.AppendVarint(out, int64(len(b)))
-		out = append(out, b...)
-	}
-	return out
-}
-
-func franzSeedV2Batch(base int64, attrs int16, count int32, section []byte) []byte {
-	b := make([]byte, 61, 61+len(section))
-	be := binary.BigEndian
-	be.PutUint64(b, uint64(base))
-	be.PutUint32(b[8:], uint32(49+len(section)))
-	b[16] = 2
-	be.PutUint16(b[21:], uint16(attrs))
-	be.PutUint32(b[23:], uint32(count-1))
-	be.PutUint64(b[27:], 1700000000000)
-	be.PutUint64(b[35:], 1700000000006)
-	be.PutUint64(b[43:], 0xffffffffffffffff)
-	be.PutUint16(b[51:], 0xffff)
-	be.PutUint32(b[53:], 0xffffffff)
-	be.PutUint32(b[57:], uint32(count))
-	b = append(b, section...)
-	be.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
-	return b
-}
-
-func franzSeedLegacy(offset int64, magic, attrs byte, value []byte) []byte {
-	m := []byte{0, 0, 0, 0, magic, attrs}
-	if magic == 1 {
-		m = binary.BigEndian.AppendUint64(m, 1700000000000)
-	}
-	m = binary.BigEndian.AppendUint32(m, 0xffffffff) // null key
-	if value == nil {
-		m = binary.BigEndian.AppendUint32(m, 0xffffffff)
-	} else {
-		m = binary.BigEndian.AppendUint32(m, uint32(len(value)))
-		m = append(m, value...)
-	}
-	binary.BigEndian.PutUint32(m, crc32.ChecksumIEEE(m[4:]))
-	e := binary.BigEndian.AppendUint64(nil, uint64(offset))
-	return append(binary.BigEndian.AppendUint32(e, uint32(len(m))), m...)
-}
-
 // franzSeeds are the seeds of FuzzDecompress and FuzzRecordsAnyBatch that were f.Add calls
 // before the targets moved, by corpus file name: the same inputs.
 func franzSeeds() map[string]string {
 	out := map[string]string{}
-	section := franzSeedRecords()
+	section := parsecheck.SeedRecords()
 	for _, c := range []codec.Codec{codec.Gzip, codec.Snappy, codec.LZ4, codec.Zstd} {
 		comp := franzCompress(c, section)
 		out["FuzzDecompress/franz-"+c.String()] = corpusFile(byte(c), byte(2), comp)
@@ -113,17 +53,17 @@ func franzSeeds() map[string]string {
 
 	for _, c := range []codec.Codec{codec.Gzip, codec.Snappy, codec.LZ4, codec.Zstd} {
 		payload := franzCompress(c, section)
-		out["FuzzRecordsAnyBatch/franz-v2-"+c.String()] = corpusFile(franzSeedV2Batch(10, int16(c), 3, payload))
-		out["FuzzRecordsAnyBatch/franz-v2-"+c.String()+"-logappendtime"] = corpusFile(franzSeedV2Batch(10, int16(c)|0x08, 3, payload))
+		out["FuzzRecordsAnyBatch/franz-v2-"+c.String()] = corpusFile(parsecheck.SeedV2Batch(10, int16(c), 3, payload))
+		out["FuzzRecordsAnyBatch/franz-v2-"+c.String()+"-logappendtime"] = corpusFile(parsecheck.SeedV2Batch(10, int16(c)|0x08, 3, payload))
 	}
-	inner := append(append(franzSeedLegacy(0, 1, 0, []byte("a")), franzSeedLegacy(1, 1, 0, []byte("b"))...), franzSeedLegacy(2, 1, 0, nil)...)
-	inner0 := append(franzSeedLegacy(7, 0, 0, []byte("x")), franzSeedLegacy(8, 0, 0, []byte("y"))...)
+	inner := append(append(parsecheck.SeedLegacy(0, 1, 0, []byte("a")), parsecheck.SeedLegacy(1, 1, 0, []byte("b"))...), parsecheck.SeedLegacy(2, 1, 0, nil)...)
+	inner0 := append(parsecheck.SeedLegacy(7, 0, 0, []byte("x")), parsecheck.SeedLegacy(8, 0, 0, []byte("y"))...)
 	for _, c := range []codec.Codec{codec.Gzip, codec.Snappy, codec.LZ4} {
-		out["FuzzRecordsAnyBatch/franz-v1-"+c.String()] = corpusFile(franzSeedLegacy(12, 1, byte(c), franzCompress(c, inner)))
-		out["FuzzRecordsAnyBatch/franz-v1-"+c.String()+"-logappendtime"] = corpusFile(franzSeedLegacy(0, 1, byte(c)|0x08, franzCompress(c, inner)))
-		out["FuzzRecordsAnyBatch/franz-v0-"+c.String()] = corpusFile(franzSeedLegacy(8, 0, byte(c), franzCompress(c, inner0)))
+		out["FuzzRecordsAnyBatch/franz-v1-"+c.String()] = corpusFile(parsecheck.SeedLegacy(12, 1, byte(c), franzCompress(c, inner)))
+		out["FuzzRecordsAnyBatch/franz-v1-"+c.String()+"-logappendtime"] = corpusFile(parsecheck.SeedLegacy(0, 1, byte(c)|0x08, franzCompress(c, inner)))
+		out["FuzzRecordsAnyBatch/franz-v0-"+c.String()] = corpusFile(parsecheck.SeedLegacy(8, 0, byte(c), franzCompress(c, inner0)))
 	}
-	out["FuzzRecordsAnyBatch/franz-v1-zstd"] = corpusFile(franzSeedLegacy(2, 1, byte(codec.Zstd), franzCompress(codec.Zstd, inner)))
+	out["FuzzRecordsAnyBatch/franz-v1-zstd"] = corpusFile(parsecheck.SeedLegacy(2, 1, byte(codec.Zstd), franzCompress(codec.Zstd, inner)))
 	return out
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,67 +24,6 @@ const (
 
 func codecBudget(n int) uint64 {
 	return uint64(3*zstdBound + 4*fuzzCodecLimit + 3*1032*n + parsecheck.AllocFactor*n + parsecheck.AllocFixed)
-}
-
-// seedRecords is a small v2 records section (DefaultRecord: zig-zag varints): three records
-// with keys, values and a header.
-func seedRecords() []byte {
-	var out []byte
-	for i, v := range []string{"first value", "second", "third value, longer than the others"} {
-		b := []byte{0}
-		b = binary.AppendVarint(b, int64(i*3))
-		b = binary.AppendVarint(b, int64(i))
-		b = binary.AppendVarint(b, 3)
-		b = append(b, "key"...)
-		b = binary.AppendVarint(b, int64(len(v)))
-		b = append(b, v...)
-		b = binary.AppendVarint(b, 1)
-		b = binary.AppendVarint(b, 1)
-		b = append(b, 'h')
-		b = binary.AppendVarint(b, -1)
-		out = binary.AppendVarint(out, int64(len(b)))
-		out = append(out, b...)
-	}
-	return out
-}
-
-// seedV2Batch lays out a v2 batch header (docs/kafka.md §1.3) around a records section, with
-// Length and the CRC-32C filled in.
-func seedV2Batch(base int64, attrs int16, count int32, section []byte) []byte {
-	b := make([]byte, 61, 61+len(section))
-	be := binary.BigEndian
-	be.PutUint64(b, uint64(base))
-	be.PutUint32(b[8:], uint32(49+len(section)))
-	b[16] = 2
-	be.PutUint16(b[21:], uint16(attrs))
-	be.PutUint32(b[23:], uint32(count-1))
-	be.PutUint64(b[27:], 1700000000000)
-	be.PutUint64(b[35:], 1700000000006)
-	be.PutUint64(b[43:], 0xffffffffffffffff)
-	be.PutUint16(b[51:], 0xffff)
-	be.PutUint32(b[53:], 0xffffffff)
-	be.PutUint32(b[57:], uint32(count))
-	b = append(b, section...)
-	be.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
-	return b
-}
-
-// seedLegacy lays out a v0/v1 message (LegacyRecord) with its offset and size.
-func seedLegacy(offset int64, magic, attrs byte, value []byte) []byte {
-	m := []byte{0, 0, 0, 0, magic, attrs}
-	if magic == 1 {
-		m = binary.BigEndian.AppendUint64(m, 1700000000000)
-	}
-	m = binary.BigEndian.AppendUint32(m, 0xffffffff) // null key
-	if value == nil {
-		m = binary.BigEndian.AppendUint32(m, 0xffffffff)
-	} else {
-		m = binary.BigEndian.AppendUint32(m, uint32(len(value)))
-		m = append(m, value...)
-	}
-	binary.BigEndian.PutUint32(m, crc32.ChecksumIEEE(m[4:]))
-	e := binary.BigEndian.AppendUint64(nil, uint64(offset))
-	return append(binary.BigEndian.AppendUint32(e, uint32(len(m))), m...)
 }
 
 // kafka3160Frame is a magic-0 LZ4 frame as Kafka 0.8/0.9 wrote it: FLG 0x60, BD 0x40, the
@@ -122,7 +60,7 @@ func FuzzDecompress(f *testing.F) {
 	// The bytes franz-go's producer compresses (every codec, whole and cut, two gzip members,
 	// a zstd skippable frame) are committed in testdata/fuzz/FuzzDecompress/franz-*: this
 	// package does not link franz-go (fuzz.TestFranzSeedsCommitted writes and checks them).
-	section := seedRecords()
+	section := parsecheck.SeedRecords()
 	f.Add(uint8(codec.LZ4), uint8(0), kafka3160Frame(section))
 	f.Add(uint8(codec.LZ4), uint8(1), kafka3160Frame(section))
 	f.Add(uint8(codec.Snappy), uint8(0), []byte{6, 1 << 2, 'a', 'b', 0x01, 0x00})         // raw snappy, offset-0 copy
@@ -170,17 +108,17 @@ func FuzzRecordsAnyBatch(f *testing.F) {
 	// The batches whose payload franz-go's producer compresses (v2 with every codec, legacy
 	// wrappers of magic 0 and 1) are committed in testdata/fuzz/FuzzRecordsAnyBatch/franz-*
 	// (fuzz.TestFranzSeedsCommitted writes and checks them): this package does not link franz-go.
-	section := seedRecords()
-	f.Add(seedV2Batch(10, 0, 3, section))
-	f.Add(seedV2Batch(10, 0x08, 3, section)) // LogAppendTime
-	inner0 := append(seedLegacy(7, 0, 0, []byte("x")), seedLegacy(8, 0, 0, []byte("y"))...)
-	f.Add(seedLegacy(8, 0, byte(codec.LZ4), kafka3160Frame(inner0)))
-	f.Add(seedLegacy(5, 1, 0, []byte("plain v1")))
+	section := parsecheck.SeedRecords()
+	f.Add(parsecheck.SeedV2Batch(10, 0, 3, section))
+	f.Add(parsecheck.SeedV2Batch(10, 0x08, 3, section)) // LogAppendTime
+	inner0 := append(parsecheck.SeedLegacy(7, 0, 0, []byte("x")), parsecheck.SeedLegacy(8, 0, 0, []byte("y"))...)
+	f.Add(parsecheck.SeedLegacy(8, 0, byte(codec.LZ4), kafka3160Frame(inner0)))
+	f.Add(parsecheck.SeedLegacy(5, 1, 0, []byte("plain v1")))
 	commit := []byte{0, 0, 0, 8, 0, 0, 0, 1, 12, 0, 0, 0, 0, 0, 5, 0} // key COMMIT, marker epoch 5
-	f.Add(seedV2Batch(3, 0x30, 1, append(binary.AppendVarint(nil, int64(len(commit))), commit...)))
+	f.Add(parsecheck.SeedV2Batch(3, 0x30, 1, append(binary.AppendVarint(nil, int64(len(commit))), commit...)))
 	header := []byte{0, 0, 0, 8, 0, 0, 0, 3, 22, // key SNAPSHOT_HEADER, then its 11-byte value
 		0, 0, 0, 0, 1, 0x9b, 0x4a, 0xa9, 0xcb, 0x5d, 0, 0}
-	f.Add(seedV2Batch(0, 0x20, 1, append(binary.AppendVarint(nil, int64(len(header))), header...)))
+	f.Add(parsecheck.SeedV2Batch(0, 0x20, 1, append(binary.AppendVarint(nil, int64(len(header))), header...)))
 	for _, b := range realSeeds() {
 		f.Add(b)
 	}
