@@ -178,17 +178,8 @@ func (fz *frozenStates) fail(format string, args ...any) {
 
 // compareTrees: nothing written, created or removed by the readers (names, modes, contents).
 func (fz *frozenStates) compareTrees(state string, before, after map[string]string) {
-	for name, v := range before {
-		if g, ok := after[name]; !ok {
-			fz.fail("state %q: %s vanished while the readers read", state, name)
-		} else if g != v {
-			fz.fail("state %q: %s changed while the readers read (%d vs %d bytes)", state, name, len(g), len(v))
-		}
-	}
-	for name := range after {
-		if _, ok := before[name]; !ok {
-			fz.fail("state %q: %s appeared while the readers read (a reader created it)", state, name)
-		}
+	for _, d := range treeDiff(before, after) {
+		fz.fail("state %q, while the readers read: %s", state, d)
 	}
 }
 

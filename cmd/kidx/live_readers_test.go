@@ -560,17 +560,8 @@ func TestReadersUnderLiveBroker(t *testing.T) {
 		t.Errorf("seed %d: the writer alone left a directory verify finds %d problems in", seed, rep.Problems())
 	}
 	got, want := treeOf(t, filepath.Dir(dir)), treeOf(t, filepath.Dir(ref))
-	for name, v := range want {
-		if g, ok := got[name]; !ok {
-			t.Errorf("seed %d: %s is missing from the directory the readers read", seed, name)
-		} else if g != v {
-			t.Errorf("seed %d: %s differs from the writer's alone (%d vs %d bytes)", seed, name, len(g), len(v))
-		}
-	}
-	for name := range got {
-		if _, ok := want[name]; !ok {
-			t.Errorf("seed %d: %s exists only where the readers ran (a reader created it)", seed, name)
-		}
+	for _, d := range treeDiff(want, got) {
+		t.Errorf("seed %d: %s", seed, d)
 	}
 	if !strings.Contains(strings.Join(keys(want), " "), segment.LogSuffix) {
 		t.Fatalf("seed %d: the writer left no segment: %v", seed, keys(want))
@@ -581,6 +572,26 @@ func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// treeDiff says how tree got differs from tree want (treeOf's maps): each name missing,
+// changed or added.
+func treeDiff(want, got map[string]string) []string {
+	var out []string
+	for name, v := range want {
+		if g, ok := got[name]; !ok {
+			out = append(out, name+" is missing (a reader removed it)")
+		} else if g != v {
+			out = append(out, fmt.Sprintf("%s changed (%d vs %d bytes)", name, len(g), len(v)))
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			out = append(out, name+" appeared (a reader created it)")
+		}
 	}
 	sort.Strings(out)
 	return out
