@@ -63,6 +63,16 @@ type Case struct {
 	// Divergences are the workloads drawn for this case that the model and the files disagree
 	// on (a kidx bug): they were skipped.
 	Divergences []*fuzz.Divergence
+	// Plan is how the case was made from its workload: WriteWorkloadCase with it writes the
+	// case again, or the same kind of case from a smaller workload.
+	Plan Plan
+}
+
+// Plan is what, besides its workload, makes a case: the writer's rule and the damage.
+type Plan struct {
+	Rule         string
+	KafkaVersion string
+	Damage       *DamagePlan // nil: undamaged
 }
 
 // Result is what Generate made.
@@ -201,8 +211,9 @@ func WriteCase(dir string, o Options, i int) (*Case, error) {
 		return nil, fmt.Errorf("case %d: write: %w", i, err)
 	}
 	var dmg *Damage
+	c.Plan = Plan{Rule: rule, KafkaVersion: o.KafkaVersion}
 	if damaged {
-		if dmg, err = damage(rng, kind, part, ml.Segments()); err != nil {
+		if dmg, c.Plan.Damage, err = damage(rng, kind, part, ml.Segments()); err != nil {
 			return nil, fmt.Errorf("case %d: damage: %w", i, err)
 		}
 	}
@@ -211,14 +222,60 @@ func WriteCase(dir string, o Options, i int) (*Case, error) {
 		return nil, fmt.Errorf("case %d: %w", i, err)
 	}
 	exp.Case, exp.Seed, exp.Rule, exp.KafkaVersion, exp.Damage = i, o.Seed, rule, o.KafkaVersion, dmg
+	return c, c.finish(exp)
+}
+
+// finish writes the case's expected.json and workload.json.
+func (c *Case) finish(exp *Expected) error {
 	c.Expected = exp
 	if err := writeJSON(filepath.Join(c.Dir, "expected.json"), exp); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(c.Dir, "workload.json"), c.Workload)
+}
+
+// ErrUnusable is WriteWorkloadCase's error for a workload no case is made of: one the
+// harness cannot resolve, that kidx write refuses, that stops at an index overflow, writes no
+// batch or is too large (docs/corpus.md, "How a case is made"), or that the model and the
+// files disagree on.
+var ErrUnusable = errors.New("no case is made of this workload")
+
+// WriteWorkloadCase writes a case from w by plan p into dir/name, as WriteCase writes case i
+// from its drawn workload: the differential check first, then the partition, the damage, and
+// the answers read from the files (the offsets of a large case sampled from sampleSeed).
+// The case's number and seed in expected.json are 0. A damage that no segment of w can take
+// is ErrDamageDoesNotFit; a workload no case is made of, ErrUnusable.
+func WriteWorkloadCase(dir, name string, w model.Workload, p Plan, sampleSeed uint64) (*Case, error) {
+	c := &Case{Dir: filepath.Join(dir, name), Workload: w, Plan: p}
+	r, ml, err := usable(w)
+	if err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(c.Dir, "workload.json"), c.Workload); err != nil {
+	if r == nil {
+		return nil, ErrUnusable
+	}
+	if d, err := fuzz.Check(w, nil); err != nil || d != nil {
+		return nil, ErrUnusable
+	}
+	if err := os.Mkdir(c.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	return c, nil
+	part := filepath.Join(c.Dir, Partition)
+	if err := writePartition(part, r.File); err != nil {
+		return nil, fmt.Errorf("write: %w", err)
+	}
+	var dmg *Damage
+	if p.Damage != nil {
+		if dmg, err = p.Damage.apply(part, ml.Segments()); err != nil {
+			return nil, err
+		}
+	}
+	exp, err := answers(c.Dir, ml.Segments(), caseRand(sampleSeed, 0))
+	if err != nil {
+		return nil, err
+	}
+	exp.Rule, exp.KafkaVersion, exp.Damage = p.Rule, p.KafkaVersion, dmg
+	return c, c.finish(exp)
 }
 
 // draw draws case i's workloads (round 0: the first maxAttempts of its draws, round 1: the

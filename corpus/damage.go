@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -47,7 +48,7 @@ var hostileLengths = []int32{0, 1, 11, 48, -1, -2147483648, 2147483647}
 // damage applies kind to the partition directory part, on a segment drawn among those that
 // can take it; a kind none can take is replaced by one drawn among those some segment can
 // (the .log kinds fit any segment with a batch, and every case has one).
-func damage(rng *rand.Rand, kind, part string, segs []*model.Segment) (*Damage, error) {
+func damage(rng *rand.Rand, kind, part string, segs []*model.Segment) (*Damage, *DamagePlan, error) {
 	fit := targets(kind, segs)
 	if len(fit) == 0 {
 		var kinds []string
@@ -59,7 +60,32 @@ func damage(rng *rand.Rand, kind, part string, segs []*model.Segment) (*Damage, 
 		kind = kinds[rng.IntN(len(kinds))]
 		fit = targets(kind, segs)
 	}
-	return apply(kind, part, segs[fit[rng.IntN(len(fit))]], rng.Uint64())
+	p := &DamagePlan{Kind: kind, Target: rng.IntN(len(fit)), Pick: rng.Uint64()}
+	d, err := p.apply(part, segs)
+	return d, p, err
+}
+
+// DamagePlan is a damage as drawn, before it meets a case: the kind, which of the segments
+// that can take it (Target, counted among them), and the number the damage draws its place
+// from. Applied to the workload it was drawn for, it does what the case's Damage says;
+// applied to a smaller workload (kidx diff --against shrinks one), it does the same kind of
+// damage to the last fitting segment at or before Target.
+type DamagePlan struct {
+	Kind   string
+	Target int
+	Pick   uint64
+}
+
+// ErrDamageDoesNotFit is DamagePlan.apply's error when no segment can take the damage.
+var ErrDamageDoesNotFit = errors.New("no segment can take the damage")
+
+// apply damages the partition directory part, whose model segments are segs.
+func (p *DamagePlan) apply(part string, segs []*model.Segment) (*Damage, error) {
+	fit := targets(p.Kind, segs)
+	if len(fit) == 0 {
+		return nil, ErrDamageDoesNotFit
+	}
+	return apply(p.Kind, part, segs[fit[min(p.Target, len(fit)-1)]], p.Pick)
 }
 
 // targets are the segments that can take kind.

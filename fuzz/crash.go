@@ -645,7 +645,7 @@ func ShrinkFinding(base model.Workload, f CrashFinding, o *CrashOptions, budget 
 	best := f
 	so := *o
 	so.StopAt = f.Kind
-	shrinkWorkload(base, budget, func(w model.Workload) bool {
+	ShrinkWorkload(base, budget, func(w model.Workload) bool {
 		res, err := ExploreCrashes(w, &so)
 		if err != nil {
 			return false

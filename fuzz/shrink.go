@@ -20,7 +20,7 @@ import (
 // budget checks were spent (<= 0: 2000). The result is a workload file small enough to read.
 func Shrink(d *Divergence, o *Options, budget int) *Divergence {
 	best := d
-	shrinkWorkload(d.Workload, budget, func(w model.Workload) bool {
+	ShrinkWorkload(d.Workload, budget, func(w model.Workload) bool {
 		nd, err := Check(w, o)
 		if err != nil || nd == nil || nd.Kind != best.Kind {
 			return false
@@ -31,10 +31,10 @@ func Shrink(d *Divergence, o *Options, budget int) *Divergence {
 	return best
 }
 
-// shrinkWorkload is Shrink's search on any predicate: keep(w) runs the check on a smaller
+// ShrinkWorkload is Shrink's search on any predicate: keep(w) runs the check on a smaller
 // candidate and reports whether it still fails the same way (keeping it as the new best).
 // It returns the smallest workload kept.
-func shrinkWorkload(start model.Workload, budget int, keep func(model.Workload) bool) model.Workload {
+func ShrinkWorkload(start model.Workload, budget int, keep func(model.Workload) bool) model.Workload {
 	if budget <= 0 {
 		budget = 2000
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,9 +51,10 @@ func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
 		steps    int
 		crash    crashFlags
 		realFS   bool
+		ag       againstFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "diff [--duration 60s | --cases N]",
+		Use:   "diff [--duration 60s | --cases N] [--crash | --against CMD]",
 		Short: "Differential campaign: the model against the file-backed implementation on generated workloads",
 		Long: `diff generates workloads near every edge of the index policy (intervals around the batch
 size, segments a few batches long, segment.index.bytes small enough to overflow, equal and
@@ -80,7 +82,19 @@ a rolled segment's untrimmed index that 0.8.0 refuses, an index entry past the t
 are findings: reported, with a shrunk workload, exit 0. A divergence exits 1.
 --workload explores one workload file instead of generated cases; a workload that already
 has crash steps (a finding's or a divergence's) is replayed instead: each crash step cuts the
-files as it says and reloads them.`,
+files as it says and reloads them.
+
+With --against 'CMD ARGS', diff fuzzes another program's index reader instead
+(docs/against.md): each generated case is a partition kidx corpus would write (one in four
+damaged on purpose), and CMD is run on it as a shell command line with the partition
+directory as its last argument and a JSON list of offset lookups on stdin; it prints one JSON
+answer per lookup (phase 1's start position and phase 2's hit position, or an error at a file
+and byte). Every answer is compared with kidx's. A crash (non-zero exit), a hang (past
+--timeout) or output outside the protocol is a finding about the reader. The first case of
+each kind of divergence is shrunk to a small workload and one query and written as a case
+directory under --out (the partition, workload.json, expected.json, queries.json); divergences
+exit 1. --corpus DIR runs CMD over a corpus kidx corpus wrote (or one case directory, e.g. a
+shrunk one) instead of generated cases.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
@@ -95,7 +109,11 @@ files as it says and reloads them.`,
 			if crash.on && duration > 0 {
 				return usageErr("--crash runs --cases N or --workload W, not --duration")
 			}
-			if duration == 0 && cases == 0 && crash.workload == "" {
+			if ag.command != "" || ag.corpusDir != "" {
+				if err := checkAgainstFlags(cmd, ag, crash, duration, cases); err != nil {
+					return err
+				}
+			} else if duration == 0 && cases == 0 && crash.workload == "" {
 				return usageErr("diff needs --duration D or --cases N")
 			}
 			if rule != "" {
@@ -109,10 +127,13 @@ files as it says and reloads them.`,
 			if steps <= 0 {
 				return usageErr("--max-steps %d: want at least 1", steps)
 			}
-			if !cmd.Flags().Changed("seed") {
+			if !cmd.Flags().Changed("seed") && ag.corpusDir == "" {
 				seed = rand.Uint64()
 				// Only a seed kidx drew needs saying (issue 11, defect 5).
 				fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", seed, seed)
+			}
+			if ag.command != "" {
+				return runDiffAgainst(stdout, stderr, ag, seed, cases, duration, workers, rule, outDir, format)
 			}
 			if crash.on {
 				return runDiffCrash(stdout, stderr, crash, seed, cases, workers, fuzz.GenOptions{Rule: rule, MaxSteps: steps}, outDir, format)
@@ -177,8 +198,36 @@ files as it says and reloads them.`,
 	f.BoolVar(&crash.on, "crash", false, "explore crashes at every write and sync point instead (docs/crash.md)")
 	f.StringVar(&crash.workload, "workload", "", "with --crash: explore this workload file instead of generated cases")
 	f.IntVar(&crash.maxPoints, "crash-points", 64, "with --crash: most crash points per workload; more are sampled from the seed")
+	f.StringVar(&ag.command, "against", "", "fuzz this reader instead: a shell command line, run with the partition directory as its last argument (docs/against.md)")
+	f.DurationVar(&ag.timeout, "timeout", 10*time.Second, "with --against: the reader's time limit per case; past it the reader is killed (a hang)")
+	f.StringVar(&ag.corpusDir, "corpus", "", "with --against: run the reader over this kidx corpus directory (or one case directory) instead of generated cases")
+	f.StringVar(&ag.kafkaVersion, "kafka-version", "", "with --against: the release whose rule the cases are written by, as kidx corpus --kafka-version (default: both rules)")
+	f.IntVar(&ag.shrinkBudget, "shrink-budget", 0, "with --against: most candidate cases one shrink runs the reader on (default 300)")
 	f.BoolVar(&realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd
+}
+
+// checkAgainstFlags refuses --against combinations that mean nothing.
+func checkAgainstFlags(cmd *cobra.Command, ag againstFlags, crash crashFlags, duration time.Duration, cases int64) error {
+	switch {
+	case ag.command == "":
+		return usageErr("--corpus needs --against CMD")
+	case strings.TrimSpace(ag.command) == "":
+		return usageErr("--against: an empty command")
+	case crash.on || crash.workload != "":
+		return usageErr("--against and --crash are two campaigns: give one")
+	case cmd.Flags().Changed("real-files") || cmd.Flags().Changed("max-steps"):
+		return usageErr("--real-files and --max-steps belong to the differential campaign, not --against")
+	case ag.timeout <= 0:
+		return usageErr("--timeout %s: want a positive duration", ag.timeout)
+	case ag.corpusDir != "" && (duration > 0 || cases > 0 || cmd.Flags().Changed("seed") || ag.kafkaVersion != "" || cmd.Flags().Changed("rule")):
+		return usageErr("--corpus runs the cases of a corpus: --cases, --duration, --seed, --rule and --kafka-version make cases, and do not go with it")
+	case ag.corpusDir == "" && duration == 0 && cases == 0:
+		return usageErr("diff --against needs --duration D, --cases N or --corpus DIR")
+	case ag.kafkaVersion != "" && cmd.Flags().Changed("rule"):
+		return usageErr("--rule and --kafka-version both pick the rule: give one")
+	}
+	return nil
 }
 
 // writeReproduction writes d as a replayable workload file in outDir, or in a new temporary

@@ -1,0 +1,100 @@
+package against
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"kidx/corpus"
+)
+
+// Mismatch kinds: how a reader's answer to one query differs from kidx's.
+const (
+	MismatchStart       = "start"        // phase 1's start position differs
+	MismatchHit         = "hit"          // phase 2's hit position differs (or one found a batch, the other none)
+	MismatchHops        = "hops"         // the reader gave hops, and they differ
+	MismatchMissedError = "missed-error" // kidx's reader stops at corrupt data; the reader answered a position
+	MismatchFalseError  = "false-error"  // the reader reported an error where kidx's answers
+	MismatchErrorFile   = "error-file"   // both report an error, in different files
+	MismatchErrorByte   = "error-byte"   // both report an error in the file, at different bytes
+)
+
+// Mismatch is one query answered otherwise than kidx answers it.
+type Mismatch struct {
+	Kind  string
+	Index int // the query's place in the request
+	Query Query
+	Want  Answer // kidx's answer
+	Got   Answer
+}
+
+// Questions are a case's queries and kidx's answers to them, in the same order.
+type Questions struct {
+	Queries []Query
+	Want    []Answer
+}
+
+// QuestionsOf reads a case's offset lookups from its expected.json (docs/corpus.md): every
+// lookup of every segment, in order. kidx's error files are relative to the case directory
+// (t-0/<base>.log); a reader's are relative to the partition, so the answers name the file
+// alone.
+func QuestionsOf(exp *corpus.Expected) Questions {
+	var q Questions
+	for _, sa := range exp.Segments {
+		stem := strings.TrimSuffix(filepath.Base(sa.Log), ".log")
+		for _, l := range sa.Lookups {
+			q.Queries = append(q.Queries, Query{Segment: stem, BaseOffset: sa.BaseOffset, Offset: l.Offset})
+			q.Want = append(q.Want, wantOf(l))
+		}
+	}
+	return q
+}
+
+func wantOf(l corpus.OffsetLookup) Answer {
+	if l.Error != nil {
+		return Answer{Hops: -1, Err: &AnswerError{Message: l.Error.Message, File: path.Base(filepath.ToSlash(l.Error.File)), Byte: l.Error.Byte}}
+	}
+	a := Answer{Start: l.IndexPosition, Hit: -1, Hops: int64(l.Hops)}
+	if l.Found && l.Hit != nil {
+		a.Hit = l.Hit.Position
+	}
+	return a
+}
+
+// Compare compares got with q's answers query by query (len(got) == len(q.Queries), as the
+// protocol reader guarantees) and returns every mismatch, in query order, one per query:
+// the first difference of start, hit, hops; of error or not; of error file, byte.
+func Compare(q Questions, got []Answer) []Mismatch {
+	var ms []Mismatch
+	for i, want := range q.Want {
+		if k := mismatch(want, got[i]); k != "" {
+			ms = append(ms, Mismatch{Kind: k, Index: i, Query: q.Queries[i], Want: want, Got: got[i]})
+		}
+	}
+	return ms
+}
+
+func mismatch(want, got Answer) string {
+	switch {
+	case want.Err != nil && got.Err == nil:
+		return MismatchMissedError
+	case want.Err == nil && got.Err != nil:
+		return MismatchFalseError
+	case want.Err != nil:
+		// The message is the reader's own words; the place is not.
+		if got.Err.File != "" && path.Base(filepath.ToSlash(got.Err.File)) != want.Err.File {
+			return MismatchErrorFile
+		}
+		if got.Err.Byte >= 0 && got.Err.Byte != want.Err.Byte {
+			return MismatchErrorByte
+		}
+		return ""
+	case got.Start != want.Start:
+		return MismatchStart
+	case got.Hit != want.Hit:
+		return MismatchHit
+	case got.Hops >= 0 && got.Hops != want.Hops:
+		return MismatchHops
+	}
+	return ""
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"kidx/against"
+	"kidx/internal/english"
+)
+
+// againstFlags are diff's --against options (docs/against.md).
+type againstFlags struct {
+	command      string
+	timeout      time.Duration
+	corpusDir    string
+	kafkaVersion string
+	shrinkBudget int
+}
+
+// diffAgainstReader replaces the external command in tests (an in-process reader): nil means
+// against.Command on --against.
+var diffAgainstReader against.Reader
+
+// againstReport is --against's --format json output.
+type againstReport struct {
+	Seed           uint64              `json:"seed,omitempty"`
+	Corpus         string              `json:"corpus,omitempty"`
+	Cases          int64               `json:"cases"`
+	Queries        int64               `json:"queries"`
+	DivergentCases int64               `json:"divergentCases"`
+	CasesPerSecond float64             `json:"casesPerSecond"`
+	Divergences    []againstDivergence `json:"divergences"`
+	Command        string              `json:"command"`
+	Timeout        string              `json:"timeout"`
+}
+
+type againstDivergence struct {
+	Kind   string         `json:"kind"`
+	Damage string         `json:"damage,omitempty"`
+	Case   int64          `json:"case"`
+	Cases  int64          `json:"cases"`
+	Query  *against.Query `json:"query,omitempty"`
+	Kidx   string         `json:"kidx,omitempty"`
+	Reader string         `json:"reader"`
+	Stderr string         `json:"stderr,omitempty"`
+	Dir    string         `json:"dir,omitempty"`
+	Shrunk *againstShrunk `json:"shrunk,omitempty"`
+}
+
+type againstShrunk struct {
+	Dir     string          `json:"dir"`
+	Steps   int             `json:"steps"`
+	Queries []against.Query `json:"queries"`
+	Kidx    string          `json:"kidx,omitempty"`
+	Reader  string          `json:"reader"`
+	Tried   int             `json:"tried"`
+}
+
+// runDiffAgainst is `kidx diff --against CMD`: generated cases (or a corpus on disk) through
+// an external reader. Divergences exit 1; a reader that cannot be run, or a harness failure,
+// exits 2.
+func runDiffAgainst(stdout, stderr io.Writer, af againstFlags, seed uint64, cases int64, duration time.Duration, workers int, rule, outDir, format string) error {
+	var r against.Reader = &against.Command{Line: af.command, Timeout: af.timeout}
+	if diffAgainstReader != nil {
+		r = diffAgainstReader
+	}
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stopSignals()
+	rep := againstReport{Command: af.command, Timeout: af.timeout.String(), Divergences: []againstDivergence{}}
+	if af.corpusDir != "" {
+		cr, err := against.RunCorpus(ctx, af.corpusDir, r)
+		if err != nil {
+			return againstErr(err)
+		}
+		rep.Corpus, rep.Cases, rep.Queries = af.corpusDir, int64(cr.Cases), cr.Queries
+		rep.DivergentCases = int64(len(cr.Divergences))
+		if s := cr.Elapsed.Seconds(); s > 0 {
+			rep.CasesPerSecond = float64(cr.Cases) / s
+		}
+		for _, cd := range cr.Divergences {
+			ad := divergenceOut(cd.Divergence)
+			ad.Dir = cd.Dir
+			rep.Divergences = append(rep.Divergences, ad)
+		}
+		return printAgainst(stdout, rep, format)
+	}
+	if outDir == "" {
+		dir, err := os.MkdirTemp("", "kidx-against-")
+		if err != nil {
+			return err
+		}
+		outDir = dir
+	} else if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	total := cases
+	if total == 0 {
+		total = -1
+	}
+	meter := startProgress(stderr, "cases", total)
+	defer meter.Done()
+	o := against.Options{Seed: seed, Cases: cases, Duration: duration, Workers: workers, Rule: rule, Reader: r, Out: outDir,
+		ShrinkBudget: af.shrinkBudget, Progress: func(n, divs int64) {
+			meter.Note(english.Plural(divs, "divergent case"))
+			meter.Set(n)
+		}}
+	if af.kafkaVersion != "" {
+		rule, err := corpusRule(af.kafkaVersion)
+		if err != nil {
+			return err
+		}
+		o.Rule, o.KafkaVersion = rule, af.kafkaVersion
+	}
+	res, err := against.Run(ctx, o)
+	meter.Done()
+	if err != nil {
+		return againstErr(fmt.Errorf("seed %d: %w", seed, err))
+	}
+	rep.Seed, rep.Cases, rep.Queries, rep.DivergentCases = seed, res.Cases, res.Queries, res.Divergent
+	if s := res.Elapsed.Seconds(); s > 0 {
+		rep.CasesPerSecond = float64(res.Cases) / s
+	}
+	for _, d := range res.Divergences {
+		rep.Divergences = append(rep.Divergences, divergenceOut(d))
+	}
+	return printAgainst(stdout, rep, format)
+}
+
+// againstErr is exit 2: a reader the shell cannot start is a usage error, anything else the
+// harness's failure.
+func againstErr(err error) error {
+	if errors.Is(err, against.ErrCannotRun) {
+		return usageErr("--against: %v", err)
+	}
+	return &exitError{code: 2, err: fmt.Errorf("harness failure: %w", err)}
+}
+
+func divergenceOut(d *against.Divergence) againstDivergence {
+	ad := againstDivergence{Kind: d.Kind, Case: d.Case, Cases: d.Cases}
+	if d.Damage != nil {
+		ad.Damage = d.Damage.Kind
+	}
+	if m := d.Mismatch; m != nil {
+		q := m.Query
+		ad.Query, ad.Kidx, ad.Reader = &q, m.Want.String(), m.Got.String()
+	}
+	if f := d.Failure; f != nil {
+		ad.Reader, ad.Stderr = f.What, f.Stderr
+	}
+	if s := d.Shrunk; s != nil {
+		as := &againstShrunk{Dir: s.Dir, Steps: len(s.Workload.Steps), Queries: s.Queries, Tried: s.Tried}
+		if s.Mismatch != nil {
+			as.Kidx, as.Reader = s.Mismatch.Want.String(), s.Mismatch.Got.String()
+		}
+		if s.Failure != nil {
+			as.Reader = s.Failure.What
+		}
+		ad.Shrunk = as
+	}
+	return ad
+}
+
+func printAgainst(w io.Writer, rep againstReport, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		from := fmt.Sprintf("seed %d", rep.Seed)
+		if rep.Corpus != "" {
+			from = rep.Corpus
+		}
+		fmt.Fprintf(w, "%s: %s, %s against %s, %.0f cases/s: %s\n", from, english.Plural(rep.Cases, "case"),
+			english.Plural(rep.Queries, "query"), rep.Command, rep.CasesPerSecond, english.Plural(rep.DivergentCases, "divergent case"))
+		for _, d := range rep.Divergences {
+			what := d.Kind
+			if d.Damage != "" {
+				what += " on " + d.Damage
+			}
+			fmt.Fprintf(w, "\n%s: %s, first case %d\n", what, english.Plural(d.Cases, "case"), d.Case)
+			if d.Dir != "" {
+				fmt.Fprintf(w, "  case:    %s\n", d.Dir)
+			}
+			if d.Query != nil {
+				fmt.Fprintf(w, "  query:   segment %s, offset %d\n  kidx:    %s\n", d.Query.Segment, d.Query.Offset, d.Kidx)
+			}
+			fmt.Fprintf(w, "  reader:  %s\n", d.Reader)
+			if d.Stderr != "" {
+				fmt.Fprintf(w, "  stderr:  %s\n", indentTail(d.Stderr, 6))
+			}
+			if s := d.Shrunk; s != nil {
+				fmt.Fprintf(w, "  shrunk to %s and %s (%s tried): %s\n", english.Plural(int64(s.Steps), "step"),
+					english.Plural(int64(len(s.Queries)), "query"), english.Plural(int64(s.Tried), "candidate"), s.Dir)
+				if len(s.Queries) == 1 {
+					fmt.Fprintf(w, "    query:  segment %s, offset %d\n", s.Queries[0].Segment, s.Queries[0].Offset)
+				}
+				if s.Kidx != "" {
+					fmt.Fprintf(w, "    kidx:   %s\n", s.Kidx)
+				}
+				fmt.Fprintf(w, "    reader: %s\n", s.Reader)
+			}
+		}
+	}
+	if rep.DivergentCases > 0 {
+		return problemsFound
+	}
+	return nil
+}
+
+// indentTail is the last n lines of s, indented under a report line.
+func indentTail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n           ")
+}
