@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -91,7 +92,12 @@ func (c *Command) Answer(ctx context.Context, partition string, qs []Query) ([]A
 		if code := ee.ExitCode(); code == 126 || code == 127 {
 			return nil, fmt.Errorf("%w: %s: sh exit status %d: %s", ErrCannotRun, c.Line, code, strings.TrimSpace(stderr.String()))
 		}
-		return nil, &Failure{Kind: FailCrash, What: fmt.Sprintf("%v after %s", ee.ProcessState, elapsed.Round(time.Millisecond)), Stderr: stderr.String()}
+		what := ee.ProcessState.String()
+		if code := ee.ExitCode(); code > 128 && code < 128+65 {
+			// The shell reports a command killed by signal N as exit status 128+N.
+			what += fmt.Sprintf(" (signal %d, %v)", code-128, syscall.Signal(code-128))
+		}
+		return nil, &Failure{Kind: FailCrash, What: what + " after " + elapsed.Round(time.Millisecond).String(), Stderr: stderr.String()}
 	case runErr != nil && !errors.Is(runErr, exec.ErrWaitDelay):
 		return nil, fmt.Errorf("running %s: %w", c.Line, runErr)
 	}
