@@ -14,7 +14,7 @@ import (
 // every case (queries and kidx's answers stay aligned, across segments and damage). Not a
 // check of kidx's answers: those are checked against the model in corpus's tests.
 func TestKidxReaderAgreesOnEveryCase(t *testing.T) {
-	rep, err := Run(context.Background(), Options{Seed: 7, Cases: 200, Workers: 2, Reader: segmentReader{}})
+	rep, err := Run(context.Background(), Options{Seed: 7, Cases: 200, Workers: 2, Reader: KidxReader{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestKidxReaderAgreesOnEveryCase(t *testing.T) {
 // one query; the shrunk case replays (RunCorpus) with the bug and passes without it.
 func TestPlantedStrictPhase1IsFoundAndShrunk(t *testing.T) {
 	out := t.TempDir()
-	planted := segmentReader{strictPhase1: true}
+	planted := plantedReader{}
 	rep, err := Run(context.Background(), Options{Seed: 3, Cases: 60, Workers: 2, Reader: planted, Out: out, ShrinkBudget: 200})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestPlantedStrictPhase1IsFoundAndShrunk(t *testing.T) {
 	if again.Cases != 1 || again.Queries != 1 || len(again.Divergences) != 1 || again.Divergences[0].Divergence.Kind != MismatchStart {
 		t.Fatalf("replay with the bug: %+v", again)
 	}
-	clean, err := RunCorpus(context.Background(), s.Dir, segmentReader{})
+	clean, err := RunCorpus(context.Background(), s.Dir, KidxReader{})
 	if err != nil || len(clean.Divergences) != 0 {
 		t.Fatalf("replay without the bug: %+v, %v", clean, err)
 	}
@@ -83,7 +83,7 @@ func TestPlantedStrictPhase1IsFoundAndShrunk(t *testing.T) {
 // same cases, with the same queries.
 func TestCampaignIsDeterministic(t *testing.T) {
 	summary := func() []string {
-		rep, err := Run(context.Background(), Options{Seed: 11, Cases: 40, Workers: 2, Reader: segmentReader{strictPhase1: true}})
+		rep, err := Run(context.Background(), Options{Seed: 11, Cases: 40, Workers: 2, Reader: plantedReader{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func BenchmarkAgainstInProcess(b *testing.B) {
 	var cases int64
 	var secs float64
 	for b.Loop() {
-		rep, err := Run(context.Background(), Options{Seed: 1, Cases: 200, Reader: segmentReader{}})
+		rep, err := Run(context.Background(), Options{Seed: 1, Cases: 200, Reader: KidxReader{}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,59 +2,16 @@ package against
 
 import (
 	"context"
-	"errors"
-	"path/filepath"
 
 	"kidx/segment"
 )
 
-// segmentReader is the fast in-process reader of the tests and the benchmark: kidx's own
-// segment readers (segment.Segment.Lookup), so its answers are kidx's. strictPhase1 plants the
-// bug of issue 14's first example: phase 1 takes the largest entry with offset < the target,
-// where OffsetIndex.lookup takes <= (docs/kafka.md §7.1).
-type segmentReader struct {
-	strictPhase1 bool
-}
+// plantedReader is KidxReader with issue 14's first planted bug: phase 1 takes the largest
+// entry with offset < the target, where OffsetIndex.lookup takes <= (docs/kafka.md §7.1).
+type plantedReader struct{}
 
-func (r segmentReader) Answer(_ context.Context, partition string, qs []Query) ([]Answer, error) {
-	segs := map[string]*segment.Segment{}
-	defer func() {
-		for _, s := range segs {
-			s.Close()
-		}
-	}()
-	out := make([]Answer, 0, len(qs))
-	for _, q := range qs {
-		s, ok := segs[q.Segment]
-		if !ok {
-			var err error
-			if s, err = segment.OpenSegment(filepath.Join(partition, q.Segment+segment.LogSuffix)); err != nil {
-				return nil, err
-			}
-			segs[q.Segment] = s
-		}
-		res, err := s.Lookup(q.Offset)
-		if r.strictPhase1 && s.Index != nil {
-			res, err = strictLookup(s, q.Offset)
-		}
-		out = append(out, answerOf(res, err))
-	}
-	return out, nil
-}
-
-func answerOf(res segment.LookupResult, err error) Answer {
-	var fe *segment.FormatError
-	if errors.As(err, &fe) {
-		return Answer{Hops: -1, Err: &AnswerError{Message: fe.Msg, File: filepath.Base(fe.File), Byte: fe.Pos}}
-	}
-	if err != nil {
-		return Answer{Hops: -1, Err: &AnswerError{Message: err.Error(), Byte: -1}}
-	}
-	a := Answer{Start: res.IndexPosition, Hit: -1, Hops: -1}
-	if res.Found {
-		a.Hit = res.HitPosition
-	}
-	return a
+func (plantedReader) Answer(ctx context.Context, partition string, qs []Query) ([]Answer, error) {
+	return KidxReader{lookup: strictLookup}.Answer(ctx, partition, qs)
 }
 
 // strictLookup is the planted phase 1 (a linear scan for the last entry below the target),
@@ -67,6 +24,7 @@ func strictLookup(s *segment.Segment, target int64) (segment.LookupResult, error
 		}
 	}
 	wr := s.Log.Walk(max(res.IndexPosition, 0), 0, func(b segment.BatchInfo) bool {
+		res.Hops++
 		if b.LastOffset() >= target {
 			res.Found, res.HitPosition = true, b.Position
 			return false

@@ -94,7 +94,8 @@ and byte). Every answer is compared with kidx's. A crash (non-zero exit), a hang
 each kind of divergence is shrunk to a small workload and one query and written as a case
 directory under --out (the partition, workload.json, expected.json, queries.json); divergences
 exit 1. --corpus DIR runs CMD over a corpus kidx corpus wrote (or one case directory, e.g. a
-shrunk one) instead of generated cases.`,
+shrunk one) instead of generated cases; --dir PARTITION asks CMD about a partition directory
+kidx did not write (a real broker's, of any release), with kidx's readers giving the answers.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := formatFlag(format, "text", "json"); err != nil {
@@ -109,7 +110,7 @@ shrunk one) instead of generated cases.`,
 			if crash.on && duration > 0 {
 				return usageErr("--crash runs --cases N or --workload W, not --duration")
 			}
-			if ag.command != "" || ag.corpusDir != "" {
+			if ag.command != "" || ag.corpusDir != "" || ag.dir != "" {
 				if err := checkAgainstFlags(cmd, ag, crash, duration, cases); err != nil {
 					return err
 				}
@@ -127,7 +128,7 @@ shrunk one) instead of generated cases.`,
 			if steps <= 0 {
 				return usageErr("--max-steps %d: want at least 1", steps)
 			}
-			if !cmd.Flags().Changed("seed") && ag.corpusDir == "" {
+			if !cmd.Flags().Changed("seed") && ag.corpusDir == "" && ag.dir == "" {
 				seed = rand.Uint64()
 				// Only a seed kidx drew needs saying (issue 11, defect 5).
 				fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", seed, seed)
@@ -201,6 +202,7 @@ shrunk one) instead of generated cases.`,
 	f.StringVar(&ag.command, "against", "", "fuzz this reader instead: a shell command line, run with the partition directory as its last argument (docs/against.md)")
 	f.DurationVar(&ag.timeout, "timeout", 10*time.Second, "with --against: the reader's time limit per case; past it the reader is killed (a hang)")
 	f.StringVar(&ag.corpusDir, "corpus", "", "with --against: run the reader over this kidx corpus directory (or one case directory) instead of generated cases")
+	f.StringVar(&ag.dir, "dir", "", "with --against: ask the reader about this partition directory (a real broker's: kidx's readers give the answers; nothing is written there)")
 	f.StringVar(&ag.kafkaVersion, "kafka-version", "", "with --against: the release whose rule the cases are written by, as kidx corpus --kafka-version (default: both rules)")
 	f.IntVar(&ag.shrinkBudget, "shrink-budget", 0, "with --against: most candidate cases one shrink runs the reader on (default 300)")
 	f.BoolVar(&realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
@@ -211,7 +213,9 @@ shrunk one) instead of generated cases.`,
 func checkAgainstFlags(cmd *cobra.Command, ag againstFlags, crash crashFlags, duration time.Duration, cases int64) error {
 	switch {
 	case ag.command == "":
-		return usageErr("--corpus needs --against CMD")
+		return usageErr("--corpus and --dir need --against CMD")
+	case ag.corpusDir != "" && ag.dir != "":
+		return usageErr("--corpus and --dir: give one")
 	case strings.TrimSpace(ag.command) == "":
 		return usageErr("--against: an empty command")
 	case crash.on || crash.workload != "":
@@ -220,10 +224,10 @@ func checkAgainstFlags(cmd *cobra.Command, ag againstFlags, crash crashFlags, du
 		return usageErr("--real-files and --max-steps belong to the differential campaign, not --against")
 	case ag.timeout <= 0:
 		return usageErr("--timeout %s: want a positive duration", ag.timeout)
-	case ag.corpusDir != "" && (duration > 0 || cases > 0 || cmd.Flags().Changed("seed") || ag.kafkaVersion != "" || cmd.Flags().Changed("rule")):
-		return usageErr("--corpus runs the cases of a corpus: --cases, --duration, --seed, --rule and --kafka-version make cases, and do not go with it")
-	case ag.corpusDir == "" && duration == 0 && cases == 0:
-		return usageErr("diff --against needs --duration D, --cases N or --corpus DIR")
+	case (ag.corpusDir != "" || ag.dir != "") && (duration > 0 || cases > 0 || cmd.Flags().Changed("seed") || ag.kafkaVersion != "" || cmd.Flags().Changed("rule")):
+		return usageErr("--corpus and --dir read cases that exist: --cases, --duration, --seed, --rule and --kafka-version make cases, and do not go with them")
+	case ag.corpusDir == "" && ag.dir == "" && duration == 0 && cases == 0:
+		return usageErr("diff --against needs --duration D, --cases N, --corpus DIR or --dir PARTITION")
 	case ag.kafkaVersion != "" && cmd.Flags().Changed("rule"):
 		return usageErr("--rule and --kafka-version both pick the rule: give one")
 	}

@@ -20,6 +20,7 @@ type againstFlags struct {
 	command      string
 	timeout      time.Duration
 	corpusDir    string
+	dir          string
 	kafkaVersion string
 	shrinkBudget int
 }
@@ -32,6 +33,7 @@ var diffAgainstReader against.Reader
 type againstReport struct {
 	Seed           uint64              `json:"seed,omitempty"`
 	Corpus         string              `json:"corpus,omitempty"`
+	Dir            string              `json:"dir,omitempty"`
 	Cases          int64               `json:"cases"`
 	Queries        int64               `json:"queries"`
 	DivergentCases int64               `json:"divergentCases"`
@@ -74,13 +76,25 @@ func runDiffAgainst(stdout, stderr io.Writer, af againstFlags, seed uint64, case
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stopSignals()
 	rep := againstReport{Command: af.command, Timeout: af.timeout.String(), Divergences: []againstDivergence{}}
-	if af.corpusDir != "" {
-		cr, err := against.RunCorpus(ctx, af.corpusDir, r)
+	if af.corpusDir != "" || af.dir != "" {
+		var cr *against.CorpusReport
+		var err error
+		if af.dir != "" {
+			cr, err = against.RunDir(ctx, af.dir, r)
+			rep.Dir = af.dir
+		} else {
+			cr, err = against.RunCorpus(ctx, af.corpusDir, r)
+			rep.Corpus = af.corpusDir
+		}
 		if err != nil {
 			return againstErr(err)
 		}
-		rep.Corpus, rep.Cases, rep.Queries = af.corpusDir, int64(cr.Cases), cr.Queries
-		rep.DivergentCases = int64(len(cr.Divergences))
+		rep.Cases, rep.Queries = int64(cr.Cases), cr.Queries
+		dirs := map[string]bool{}
+		for _, cd := range cr.Divergences {
+			dirs[cd.Dir] = true
+		}
+		rep.DivergentCases = int64(len(dirs))
 		if s := cr.Elapsed.Seconds(); s > 0 {
 			rep.CasesPerSecond = float64(cr.Cases) / s
 		}
@@ -176,18 +190,35 @@ func printAgainst(w io.Writer, rep againstReport, format string) error {
 		}
 	} else {
 		from := fmt.Sprintf("seed %d", rep.Seed)
-		if rep.Corpus != "" {
+		switch {
+		case rep.Corpus != "":
 			from = rep.Corpus
+		case rep.Dir != "":
+			from = rep.Dir
 		}
-		fmt.Fprintf(w, "%s: %s, %s against %s, %.0f cases/s: %s\n", from, english.Plural(rep.Cases, "case"),
-			english.Plural(rep.Queries, "query"), rep.Command, rep.CasesPerSecond, english.Plural(rep.DivergentCases, "divergent case"))
+		if rep.Dir != "" {
+			verdict := "every answer agrees"
+			if rep.DivergentCases > 0 {
+				verdict = english.Plural(int64(len(rep.Divergences)), "kind") + " of divergence"
+			}
+			fmt.Fprintf(w, "%s: %s against %s: %s\n", from, english.Plural(rep.Queries, "query"), rep.Command, verdict)
+		} else {
+			fmt.Fprintf(w, "%s: %s, %s against %s, %.0f cases/s: %s\n", from, english.Plural(rep.Cases, "case"),
+				english.Plural(rep.Queries, "query"), rep.Command, rep.CasesPerSecond, english.Plural(rep.DivergentCases, "divergent case"))
+		}
 		for _, d := range rep.Divergences {
 			what := d.Kind
 			if d.Damage != "" {
 				what += " on " + d.Damage
 			}
-			fmt.Fprintf(w, "\n%s: %s, first case %d\n", what, english.Plural(d.Cases, "case"), d.Case)
-			if d.Dir != "" {
+			switch {
+			case rep.Dir != "":
+				// One directory: the count is of the queries that diverged so.
+				fmt.Fprintf(w, "\n%s: %s\n", what, english.Plural(d.Cases, "query"))
+			default:
+				fmt.Fprintf(w, "\n%s: %s, first case %d\n", what, english.Plural(d.Cases, "case"), d.Case)
+			}
+			if d.Dir != "" && rep.Dir == "" {
 				fmt.Fprintf(w, "  case:    %s\n", d.Dir)
 			}
 			if d.Query != nil {

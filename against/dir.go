@@ -1,0 +1,168 @@
+package against
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"kidx/segment"
+)
+
+// maxDirQueries bounds the queries asked of one segment of a real directory: beyond it the
+// batches asked about are spread evenly over the segment.
+const maxDirQueries = 4000
+
+// DirQuestions are the questions asked of a partition directory kidx did not write (a real
+// broker's, `kidx diff --against CMD --dir DIR`), with kidx's answers read from its files by
+// kidx's readers: for each segment, the first and the last offset of each batch (the first
+// being one past the batch before; a compressed legacy wrapper holds several), one past the
+// last, and the offset after the place where the walk stops at corrupt data. Nothing in dir is
+// written.
+func DirQuestions(dir string) (Questions, error) {
+	logs, err := filepath.Glob(filepath.Join(dir, "*"+segment.LogSuffix))
+	if err != nil {
+		return Questions{}, err
+	}
+	type seg struct {
+		base int64
+		path string
+	}
+	var segs []seg
+	for _, p := range logs {
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		base, err := segment.OffsetFromFileName(filepath.Base(p))
+		if err != nil {
+			continue // not a segment's .log (Kafka ignores it too)
+		}
+		segs = append(segs, seg{base, p})
+	}
+	if len(segs) == 0 {
+		return Questions{}, fmt.Errorf("%s: no segment (<base offset>.log) in it", dir)
+	}
+	slices.SortFunc(segs, func(a, b seg) int { return compareInt64(a.base, b.base) })
+	var q Questions
+	for _, sg := range segs {
+		stem := strings.TrimSuffix(filepath.Base(sg.path), segment.LogSuffix)
+		s, err := segment.OpenSegment(sg.path)
+		if err != nil {
+			q.Queries = append(q.Queries, Query{Segment: stem, BaseOffset: sg.base, Offset: sg.base})
+			q.Want = append(q.Want, kidxAnswer(segment.LookupResult{}, err))
+			continue
+		}
+		for _, o := range dirOffsets(s) {
+			res, err := s.Lookup(o)
+			q.Queries = append(q.Queries, Query{Segment: stem, BaseOffset: sg.base, Offset: o})
+			q.Want = append(q.Want, kidxAnswer(res, err))
+		}
+		if err := s.Close(); err != nil {
+			return Questions{}, err
+		}
+	}
+	return q, nil
+}
+
+func compareInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// dirOffsets are the offsets asked of segment s, sorted, without repeats.
+func dirOffsets(s *segment.Segment) []int64 {
+	type span struct{ first, last int64 }
+	var spans []span
+	next := s.BaseOffset
+	wr := s.Log.Walk(0, 0, func(b segment.BatchInfo) bool {
+		first := next
+		if !b.IsLegacy() {
+			first = b.BaseOffset()
+		}
+		spans = append(spans, span{first, b.LastOffset()})
+		next = b.LastOffset() + 1
+		return true
+	})
+	stride := max(1, (2*len(spans)+maxDirQueries-1)/maxDirQueries)
+	out := []int64{s.BaseOffset}
+	for i := 0; i < len(spans); i += stride {
+		out = append(out, spans[i].first, spans[i].last)
+	}
+	out = append(out, next) // one past the last batch, or the offset where corrupt data stops the walk
+	if wr.Err != nil {
+		out = append(out, next+1)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// kidxAnswer is a lookup of kidx's reader (segment.Segment.Lookup) as a protocol answer.
+func kidxAnswer(res segment.LookupResult, err error) Answer {
+	var fe *segment.FormatError
+	var oe *segment.OpenError
+	switch {
+	case errors.As(err, &fe):
+		return Answer{Hops: -1, Err: &AnswerError{Message: fe.Msg, File: filepath.Base(fe.File), Byte: fe.Pos}}
+	case errors.As(err, &oe):
+		return Answer{Hops: -1, Err: &AnswerError{Message: oe.Reason(), File: filepath.Base(oe.Path), Byte: -1}}
+	case err != nil:
+		return Answer{Hops: -1, Err: &AnswerError{Message: err.Error(), Byte: -1}}
+	}
+	a := Answer{Start: res.IndexPosition, Hit: -1, Hops: int64(res.Hops)}
+	if res.Found {
+		a.Hit = res.HitPosition
+	}
+	return a
+}
+
+// RunDir runs r once on a partition directory kidx did not write and compares its answers
+// with kidx's (DirQuestions). There is no workload to shrink: each divergence names the first
+// query of its kind, and its Cases counts the queries of that kind (not cases: there is one).
+func RunDir(ctx context.Context, dir string, r Reader) (*CorpusReport, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	q, err := DirQuestions(abs)
+	if err != nil {
+		return nil, err
+	}
+	answers, err := r.Answer(ctx, abs, q.Queries)
+	rep := &CorpusReport{Cases: 1, Queries: int64(len(q.Queries))}
+	d := &Divergence{Queries: len(q.Queries), Cases: 1}
+	var f *Failure
+	switch {
+	case errors.As(err, &f):
+		d.Kind, d.Failure = f.Kind, f
+	case err != nil:
+		return nil, err
+	case len(answers) != len(q.Queries):
+		d.Kind, d.Failure = FailProtocol, &Failure{Kind: FailProtocol, What: fmt.Sprintf("%d answers for %d queries", len(answers), len(q.Queries))}
+	default:
+		// One divergence per kind: a reader wrong about a legacy log is wrong at most of it.
+		seen := map[string]bool{}
+		for _, m := range Compare(q, answers) {
+			if seen[m.Kind] {
+				rep.Divergences[slices.IndexFunc(rep.Divergences, func(c CorpusDivergence) bool { return c.Divergence.Kind == m.Kind })].Divergence.Cases++
+				continue
+			}
+			seen[m.Kind] = true
+			rep.Divergences = append(rep.Divergences, CorpusDivergence{Dir: abs, Divergence: &Divergence{Kind: m.Kind, Mismatch: &m, Cases: 1, Queries: len(q.Queries)}})
+		}
+		rep.Elapsed = time.Since(start)
+		return rep, nil
+	}
+	rep.Divergences = append(rep.Divergences, CorpusDivergence{Dir: abs, Divergence: d})
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
