@@ -1,0 +1,147 @@
+package main
+
+import (
+	"testing"
+
+	"kidx/against"
+	"kidx/corpus"
+	"kidx/internal/realdata"
+)
+
+// Issue 14: "a correct adapter passes 1,000 cases". The Go reference adapter (examples/goreader,
+// written from Kafka's rules with no kidx package) answers every query of 1,000 generated
+// cases, damaged ones included, as kidx does.
+func TestGoReaderPasses1000Cases(t *testing.T) {
+	rep := runAgainst(t, 0, "--against", shellQuote(goReader(t)), "--cases", "1000", "--seed", "1400")
+	if rep.Cases != 1000 || rep.DivergentCases != 0 || rep.Queries < 100000 {
+		t.Fatalf("%d cases, %d queries, %d divergent", rep.Cases, rep.Queries, rep.DivergentCases)
+	}
+}
+
+// Issue 14: "a planted bug in a copy of the reference adapter (e.g. >= instead of > in phase 1,
+// a missed zero-tail stop) is found and shrunk". Each plant is one source line of the Go
+// adapter changed (go build -overlay); each must be found as the divergence its rule predicts,
+// shrunk to one query, and the shrunk case must fail the planted reader and pass the real one.
+func TestPlantedGoReaderBugsAreFoundAndShrunk(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new string
+		kind, damage   string
+		why            string
+	}{
+		{"phase 1 >= instead of >", "case k > target:", "case k >= target:", against.MismatchStart, "",
+			// AbstractIndex.binarySearch moves hi below an equal key: a lookup of an offset an
+			// entry names starts at the entry before it.
+			"an offset an entry names starts one entry early"},
+		{"no zero-tail stop", "if relativeAt(raw, i) == 0 {", "if false && relativeAt(raw, i) == 0 {", against.MismatchStart, corpus.DamageLiveZeroTail,
+			// The preallocated slots (base offset, position 0) become entries; Kafka's search
+			// lands on them for every target past the base.
+			"a live index's zero slots read as entries at position 0"},
+		{"torn tail trusted", "if pos > end-logOverhead-size {", "if false && pos > end-logOverhead-size {", against.MismatchHit, corpus.DamageLogTruncated,
+			// FileLogInputStream.nextBatch ends the log at a batch that runs past the file.
+			"a batch cut by the end of the file is a hit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin := plantedGoReader(t, tc.old, tc.new)
+			out := t.TempDir()
+			rep := runAgainst(t, 1, "--against", shellQuote(bin), "--cases", "200", "--seed", "1401", "--out", out, "--shrink-budget", "150")
+			var found *againstJSON
+			for i, d := range rep.Divergences {
+				if d.Kind == tc.kind && d.Damage == tc.damage {
+					found = &againstJSON{Divergences: rep.Divergences[i : i+1]}
+				}
+			}
+			if found == nil {
+				t.Fatalf("%s: no %s divergence on damage %q in %d cases: %+v", tc.why, tc.kind, tc.damage, rep.Cases, rep.Divergences)
+			}
+			s := found.Divergences[0].Shrunk
+			if s == nil || len(s.Queries) != 1 || s.Steps > 4 {
+				t.Fatalf("not shrunk to one query and a few steps: %+v", s)
+			}
+			if exp, _, err := corpus.ReadCase(s.Dir); err != nil || (tc.damage != "") != (exp.Damage != nil) || (exp.Damage != nil && exp.Damage.Kind != tc.damage) {
+				t.Fatalf("shrunk case %s: %v, damage %+v, want %q", s.Dir, err, exp, tc.damage)
+			}
+			replay := runAgainst(t, 1, "--against", shellQuote(bin), "--corpus", s.Dir)
+			if len(replay.Divergences) != 1 || replay.Divergences[0].Kind != tc.kind {
+				t.Fatalf("the shrunk case does not fail the planted reader again: %+v", replay)
+			}
+			runAgainst(t, 0, "--against", shellQuote(goReader(t)), "--corpus", s.Dir)
+		})
+	}
+}
+
+// The Python reference adapter, which CI runs (python3 is there): a reader written from
+// Kafka's rules with the standard library only passes generated cases, damaged ones included.
+func TestPythonReaderPasses(t *testing.T) {
+	rep := runAgainst(t, 0, "--against", pythonReader(t), "--cases", "150", "--seed", "1402")
+	if rep.Cases != 150 || rep.DivergentCases != 0 {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+// Issue 14, item 3: what kidx diff --against finds in the seed post's reader (docs/background.md;
+// docs/against.md, "The seed post's reader"). By the post's code (docs/background.md): on files written whole it follows Kafka (its
+// zero-position stop ends a live index where the valid entries end, since Kafka never indexes
+// position 0: the check runs before the increment), so undamaged cases and live zero tails
+// agree; it trusts a torn batch's header (a hit where Kafka's reader ends the log) and never
+// reports corrupt data (a hostile length: a position, or an exception on a negative seek).
+func TestSeedPostReaderFindings(t *testing.T) {
+	rep := runAgainst(t, 1, "--against", pythonReader(t, "--seed-post"), "--cases", "200", "--seed", "1", "--out", t.TempDir(), "--shrink-budget", "40")
+	got := map[string]bool{}
+	for _, d := range rep.Divergences {
+		got[d.Kind+" on "+d.Damage] = true
+		if d.Damage == "" || d.Damage == corpus.DamageLiveZeroTail {
+			t.Errorf("divergence %s on damage %q: the post's reader follows Kafka there: %+v", d.Kind, d.Damage, d)
+		}
+		if d.Shrunk == nil || len(d.Shrunk.Queries) != 1 {
+			t.Errorf("%s on %s: not shrunk to one query: %+v", d.Kind, d.Damage, d.Shrunk)
+		}
+	}
+	if !got[against.MismatchHit+" on "+corpus.DamageLogTruncated] {
+		t.Errorf("no hit on a torn .log: %v", got)
+	}
+	if !got[against.MismatchMissedError+" on "+corpus.DamageHostileLength] && !got[against.FailCrash+" on "+corpus.DamageHostileLength] {
+		t.Errorf("no missed error or crash on a hostile length: %v", got)
+	}
+}
+
+// The adapters on the real brokers' directories (../shared/realdata, Kafka 0.8 to 3.7, read
+// after restoring into a temporary directory): the Go and Python readers agree with kidx on
+// every one. The seed post's reader (docs/background.md) diverges exactly where its code meets
+// what it does not know (docs/against.md): the magic-0 logs of kafkalite (Kafka 0.8/0.9, README of the data:
+// it reads a v2 field, the last offset delta, out of a v0 message's key and value), and the
+// segments without a .index (codecrafters' two logs, donaldy's myTopic-0: it opens the index
+// unconditionally and dies; Kafka and kidx read no entry).
+func TestAdaptersOnRealDirectories(t *testing.T) {
+	root := realdata.Restore(t)
+	goBin := shellQuote(goReader(t))
+	py, seed := pythonReader(t), pythonReader(t, "--seed-post")
+	wantSeedPost := map[string]string{
+		"kafkalite/hamlet-gzip-0": against.MismatchHit, "kafkalite/hamlet-none-0": against.MismatchHit,
+		"kafkalite/hamlet-snappy-0": against.MismatchHit, "kafkalite/numbers-0": against.MismatchHit,
+		"codecrafters-go/__cluster_metadata-0": against.FailCrash, "codecrafters-gleam/__cluster_metadata-0": against.FailCrash,
+		"donaldy/myTopic-0": against.FailCrash,
+	}
+	dirs := realdata.PartitionDirs(root)
+	if len(dirs) != 32 {
+		t.Fatalf("%d partition directories, want 32", len(dirs))
+	}
+	for _, dir := range dirs {
+		name := realdata.Name(root, dir)
+		for _, r := range []string{goBin, py} {
+			if rep := runAgainst(t, 0, "--against", r, "--dir", dir); rep.Queries == 0 {
+				t.Errorf("%s: no query asked", name)
+			}
+		}
+		_, _, code := runKidx(t, "diff", "--against", seed, "--dir", dir)
+		want, diverges := wantSeedPost[name]
+		switch {
+		case !diverges && code != 0:
+			t.Errorf("%s: the --seed-post reader diverges (exit %d), want agreement", name, code)
+		case diverges:
+			rep := runAgainst(t, 1, "--against", seed, "--dir", dir)
+			if len(rep.Divergences) != 1 || rep.Divergences[0].Kind != want {
+				t.Errorf("%s: the --seed-post reader: %+v, want one %s divergence", name, rep.Divergences, want)
+			}
+		}
+	}
+}
