@@ -119,6 +119,9 @@ func parseAnswer(line []byte) (Answer, error) {
 	}
 	a := Answer{Hops: -1}
 	if w.Hops != nil {
+		if *w.Hops < 0 {
+			return Answer{}, fmt.Errorf(`"hops" %d: a count`, *w.Hops)
+		}
 		a.Hops = *w.Hops
 	}
 	if w.Error != nil {
@@ -130,6 +133,9 @@ func parseAnswer(line []byte) (Answer, error) {
 			a.Err.File = *w.File
 		}
 		if w.Byte != nil {
+			if *w.Byte < -1 {
+				return Answer{}, fmt.Errorf(`"byte" %d: a position in the file, or -1 for none`, *w.Byte)
+			}
 			a.Err.Byte = *w.Byte
 		}
 		return a, nil

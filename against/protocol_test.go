@@ -48,6 +48,8 @@ func TestParseAnswersRefusesWhatIsNotTheProtocol(t *testing.T) {
 		{`{"start":0,"hit":5,"position":3}`, 1, `unknown field "position"`},
 		{`{"start":0,"hit":1.5}`, 1, `not an answer object`},
 		{`{"start":0,"hit":-2}`, 1, `"hit" -2`},
+		{`{"start":0,"hit":5,"hops":-1}`, 1, `"hops" -1`},
+		{`{"error":"x","byte":-2}`, 1, `"byte" -2`},
 		{`{"start":0,"hit":1} {"start":0,"hit":1}`, 1, `more than one JSON value`},
 		{"", 1, "0 answers for 1 queries"},
 		{`{"start":0,"hit":1}`, 2, "1 answers for 2 queries"},
