@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"kidx/corpus"
 	"kidx/fuzz"
+	"kidx/internal/english"
 	"kidx/model"
 )
 
@@ -94,6 +97,24 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		}
 		return got != nil
 	})
+	// Then the config: each key dropped (Kafka's default) while the divergence stays, so that
+	// the case says only what it needs.
+	keys := slices.Sorted(maps.Keys(best.Config))
+	for _, k := range keys {
+		if harnessErr != nil || ctx.Err() != nil || n >= 2*o.Budget {
+			break
+		}
+		w := best
+		w.Config = maps.Clone(best.Config)
+		delete(w.Config, k)
+		c, _, got := try(scratch, w, nil)
+		if c != nil {
+			os.RemoveAll(c.Dir)
+		}
+		if got != nil {
+			best = w
+		}
+	}
 	if harnessErr != nil {
 		return nil, harnessErr
 	}
@@ -185,7 +206,7 @@ func writeShrunk(out string, d *Divergence, s *Shrunk, sampleSeed uint64) (strin
 // Describe says what a shrunk case shows, in a few lines.
 func (s *Shrunk) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s divergence, %d steps, %d queries\n", s.Kind, len(s.Workload.Steps), len(s.Queries))
+	fmt.Fprintf(&b, "%s divergence, %s, %s\n", s.Kind, english.Plural(int64(len(s.Workload.Steps)), "step"), english.Plural(int64(len(s.Queries)), "query"))
 	if m := s.Mismatch; m != nil {
 		fmt.Fprintf(&b, "query: segment %s, offset %d\nkidx:   %s\nreader: %s\n", m.Query.Segment, m.Query.Offset, m.Want, m.Got)
 	}
