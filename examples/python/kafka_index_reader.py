@@ -61,15 +61,16 @@ def valid_entries(raw, base):
     """The entries a running broker holds: the slots before the first slot i >= 1 whose relative
     offset is 0 (a preallocated index ends in zeros); none when that leaves only an all-zero
     slot 0 of a file of several slots. A partial slot at the end is ignored."""
-    slots = [SLOT.unpack_from(raw, i * SLOT.size) for i in range(len(raw) // SLOT.size)]
-    count = len(slots)
-    for i in range(1, len(slots)):
-        if slots[i][0] == 0:
-            count = i
+    slot_count = len(raw) // SLOT.size
+    entries = []
+    # Stops at the zero tail: a live 10 MiB index is read up to its entries only.
+    for i, (rel, position) in enumerate(SLOT.iter_unpack(raw[:slot_count * SLOT.size])):
+        if i >= 1 and rel == 0:
             break
-    if count == 1 and len(slots) > 1 and slots[0] == (0, 0):
-        count = 0
-    return [(as_long(base + rel), position) for rel, position in slots[:count]]
+        entries.append((as_long(base + rel), position))
+    if len(entries) == 1 and slot_count > 1 and SLOT.unpack_from(raw, 0) == (0, 0):
+        return []
+    return entries
 
 
 class Segment:
