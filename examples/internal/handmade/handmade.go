@@ -38,6 +38,7 @@ type Case struct {
 	Dir             string  `json:"dir"`
 	Layout          string  `json:"layout"`
 	SeedPostCrashes bool    `json:"seedPostCrashes"`
+	SeedPostHangs   bool    `json:"seedPostHangs"`
 	Queries         []Query `json:"queries"`
 	Path            string  `json:"-"` // the directory, absolute
 }

@@ -89,6 +89,10 @@ func main() {
 	binary.BigEndian.PutUint32(smallBatch[8:], 40)
 	smallBatch[16] = 2
 	binary.BigEndian.PutUint32(smallBatch[23:], 4)
+	minus12 := make([]byte, 61) // a v2 header claiming Length -12: offsets 5..5
+	binary.BigEndian.PutUint64(minus12[0:], 5)
+	binary.BigEndian.PutUint32(minus12[8:], 0xfffffff4)
+	minus12[16] = 2
 	stand := make([]byte, 20) // stand-in compressed bytes of a gzip wrapper (never decompressed here)
 	for i := range stand {
 		stand[i] = byte(0xa0 + i)
@@ -115,6 +119,7 @@ func main() {
 		"missing-log":       {{seg0 + ".index", index(0, 9, 100)}},
 		"negative-position": {{seg0 + ".log", three}, {seg0 + ".index", index(0, 9, -5)}},
 		"warm-section":      {{seg0 + ".log", three}, {seg0 + ".index", warm}},
+		"size-minus-12":     {{seg0 + ".log", join(v2Batch(0, 4, 100), minus12)}, {seg0 + ".index", nil}},
 		"zero-position":     {{seg0 + ".log", four}, {seg0 + ".index", index(0, 4, 0, 9, 100, 14, 250)}},
 		"stale-after-zero":  {{seg0 + ".log", four}, {seg0 + ".index", index(0, 9, 100, 0, 250, 14, 250)}},
 	}
