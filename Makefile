@@ -18,14 +18,17 @@ FUZZ_PARSER_TARGETS   := FuzzIndexFile FuzzTimeIndexFile FuzzBatchHeader FuzzRec
                          FuzzSegmentName FuzzProducerSnapshot FuzzTxnIndex
 FUZZ_DECODING_TARGETS := FuzzLogWalk FuzzCheckpointFiles FuzzDecompress FuzzRecordsAnyBatch
 # The protocol reader of kidx diff --against (docs/against.md) lives in against/.
+# The reference reader of examples/goreader (docs/against.md) is fuzzed in its own package.
 FUZZ_AGAINST_TARGETS  := FuzzAgainstAnswers
-FUZZ_TARGETS := $(FUZZ_PARSER_TARGETS) $(FUZZ_DECODING_TARGETS) $(FUZZ_AGAINST_TARGETS) FuzzWorkloadJSON FuzzDifferential \
+FUZZ_EXAMPLE_TARGETS  := FuzzLookup
+FUZZ_TARGETS := $(FUZZ_PARSER_TARGETS) $(FUZZ_DECODING_TARGETS) $(FUZZ_AGAINST_TARGETS) $(FUZZ_EXAMPLE_TARGETS) FuzzWorkloadJSON FuzzDifferential \
                 FuzzRapidDifferential FuzzExplain FuzzConfigFile FuzzCrash
 # Sets $$pkg, in a recipe's loop over targets $$t, to the package holding target $$t.
 FUZZ_PKG = pkg=./fuzz/; \
 	case " $(FUZZ_PARSER_TARGETS) " in *" $$t "*) pkg=./fuzz/parsers/;; esac; \
 	case " $(FUZZ_DECODING_TARGETS) " in *" $$t "*) pkg=./fuzz/parsers/decoding/;; esac; \
-	case " $(FUZZ_AGAINST_TARGETS) " in *" $$t "*) pkg=./against/;; esac
+	case " $(FUZZ_AGAINST_TARGETS) " in *" $$t "*) pkg=./against/;; esac; \
+	case " $(FUZZ_EXAMPLE_TARGETS) " in *" $$t "*) pkg=./examples/goreader/kafkaindex/;; esac
 FUZZ_CI_COUNT ?= 2000x
 # New inputs are minimized for at most this many runs (the default, 60s per input, stalls
 # short runs).

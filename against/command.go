@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -43,6 +44,20 @@ func (f *Failure) Error() string { return f.Kind + ": " + f.What }
 type Command struct {
 	Line    string
 	Timeout time.Duration
+	// slowest is the longest run, in nanoseconds, that ended by itself: Shrink bounds the
+	// candidates of a hang by a multiple of it rather than by Timeout.
+	slowest atomic.Int64
+}
+
+// shrinkTimeout is the time limit of a hang's shrink candidates: 8 times the slowest run that
+// ended by itself, at least half a second, at most Timeout. A candidate that outlives it
+// counts as hanging; the shrunk case is then checked again under Timeout.
+func (c *Command) shrinkTimeout() time.Duration {
+	t := max(8*time.Duration(c.slowest.Load()), 500*time.Millisecond)
+	if c.Timeout > 0 {
+		t = min(t, c.Timeout)
+	}
+	return t
 }
 
 // errTimeLimit is the cause of a run's cancel when its time limit expires.
@@ -85,6 +100,14 @@ func (c *Command) Answer(ctx context.Context, partition string, qs []Query) ([]A
 	}
 	if runErr != nil && ctx.Err() != nil {
 		return nil, context.Cause(ctx) // the caller's cancel, not the reader's doing
+	}
+	if runErr == nil {
+		for {
+			old := c.slowest.Load()
+			if int64(elapsed) <= old || c.slowest.CompareAndSwap(old, int64(elapsed)) {
+				break
+			}
+		}
 	}
 	var ee *exec.ExitError
 	switch {

@@ -63,6 +63,13 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	defer os.RemoveAll(scratch)
 	s := &Shrunk{}
 	n := 0
+	// A hang costs its whole time limit per candidate that still hangs: an external reader's
+	// candidates get a limit of a few times its slowest normal run (Command.shrinkTimeout),
+	// and the result is checked again under the full limit (below).
+	full := r
+	if c, ok := r.(*Command); ok && d.Kind == FailHang {
+		r = &Command{Line: c.Line, Timeout: c.shrinkTimeout()}
+	}
 	var harnessErr error
 	// try writes w as a case and runs r on it: the divergence of d's kind it shows, or nil.
 	try := func(dir string, w model.Workload, queries func(Questions) Questions) (*corpus.Case, Questions, *Divergence) {
@@ -125,6 +132,11 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// one query should not depend on the others; when it does, all are kept); for a failure,
 	// halves of the list while a half still fails.
 	c, q, got := try(scratch, best, nil)
+	if got == nil && r != full {
+		// Slow under the shorter limit, not hanging under the full one: the case as found.
+		r, best = full, d.Workload
+		c, q, got = try(scratch, best, nil)
+	}
 	if got == nil {
 		return nil, fmt.Errorf("the shrunk workload no longer shows the %s divergence (the reader is not deterministic?)", d.Kind)
 	}
@@ -139,8 +151,9 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 			os.RemoveAll(c2.Dir)
 		}
 	} else {
+		// Each round halves the list: at most 2 runs per halving.
 		lo, hi := 0, len(q.Queries)
-		for hi-lo > 1 && n < 2*o.Budget {
+		for hi-lo > 1 {
 			mid := lo + (hi-lo)/2
 			progressed := false
 			for _, r := range [][2]int{{lo, mid}, {mid, hi}} {
@@ -162,6 +175,25 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		pick = q.Queries[lo:hi]
 	}
 	os.RemoveAll(c.Dir)
+	if r != full {
+		// The hang, checked under the full limit; else the case and queries as found.
+		r = full
+		lo, hi := slices.Index(q.Queries, pick[0]), slices.Index(q.Queries, pick[len(pick)-1])+1
+		part := func(q Questions) Questions { return Questions{Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]} }
+		c2, _, got2 := try(scratch, best, part)
+		if got2 == nil {
+			if c2 != nil {
+				os.RemoveAll(c2.Dir)
+			}
+			best = d.Workload
+			if c2, q, got2 = try(scratch, best, nil); got2 == nil {
+				return nil, fmt.Errorf("the %s divergence does not show again (the reader is not deterministic?)", d.Kind)
+			}
+			pick = q.Queries
+		}
+		got = got2
+		os.RemoveAll(c2.Dir)
+	}
 	if harnessErr != nil {
 		return nil, harnessErr
 	}
@@ -176,7 +208,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 func sameKind(got *Divergence, kind string) bool { return got.Kind == kind }
 
 // writeShrunk writes s's case into a new directory of out named after its kind and a hash of
-// its workload and queries: the partition and answers (corpus.WriteWorkloadCase), the request
+// its workload, queries and plan (two damages of one workload are two cases): the partition and answers (corpus.WriteWorkloadCase), the request
 // (queries.json, the partition given as "t-0": run the reader from the directory) and what
 // diverged (divergence.txt).
 func writeShrunk(out string, d *Divergence, s *Shrunk, sampleSeed uint64) (string, error) {
@@ -188,7 +220,11 @@ func writeShrunk(out string, d *Divergence, s *Shrunk, sampleSeed uint64) (strin
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(append(wl, req...))
+	plan, err := json.Marshal(d.Plan)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(slices.Concat(wl, req, plan))
 	name := "against-" + s.Kind + "-" + hex.EncodeToString(sum[:5])
 	if _, err := os.Stat(filepath.Join(out, name)); err == nil {
 		return filepath.Join(out, name), nil // the same case, shrunk before

@@ -42,8 +42,10 @@ type Damage struct {
 }
 
 // hostileLengths are batch length fields a reader must not trust: below the v2 overhead,
-// below the minimum record overhead, negative, past any file.
-var hostileLengths = []int32{0, 1, 11, 48, -1, -2147483648, 2147483647}
+// below the minimum record overhead, negative, past any file, and -12, which makes a reader
+// that steps by 12 + length without checking it stand still (the seed post's reader,
+// docs/background.md, hangs).
+var hostileLengths = []int32{0, 1, 11, 48, -1, -2147483648, 2147483647, -12}
 
 // damage applies kind to the partition directory part, on a segment drawn among those that
 // can take it; a kind none can take is replaced by one drawn among those some segment can
