@@ -73,7 +73,9 @@ type buildError struct {
 	out string
 }
 
-func (e *buildError) Error() string { return "go build examples/goreader: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string {
+	return "go build examples/goreader: " + e.err.Error() + "\n" + e.out
+}
 
 // plantedGoReader builds examples/goreader with one planted bug: the source line old of
 // examples/goreader/kafkaindex/kafkaindex.go replaced by new. The line must be there (a plant
