@@ -1,6 +1,7 @@
 package against
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,10 +164,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Divergences = append(rep.Divergences, d)
 	}
 	slices.SortFunc(rep.Divergences, func(a, b *Divergence) int {
-		if a.Case != b.Case {
-			return int(a.Case - b.Case)
-		}
-		return compareStrings(a.Key(), b.Key())
+		return cmp.Or(cmp.Compare(a.Case, b.Case), cmp.Compare(a.Key(), b.Key()))
 	})
 	if o.Out == "" {
 		return rep, nil
@@ -179,16 +177,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		d.Shrunk = s
 	}
 	return rep, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func scratchRoot(s string) string {

@@ -1,6 +1,7 @@
 package against
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,7 @@ func DirQuestions(dir string) (Questions, error) {
 	if len(segs) == 0 {
 		return Questions{}, fmt.Errorf("%s: no segment (<base offset>.log) in it", dir)
 	}
-	slices.SortFunc(segs, func(a, b seg) int { return compareInt64(a.base, b.base) })
+	slices.SortFunc(segs, func(a, b seg) int { return cmp.Compare(a.base, b.base) })
 	var q Questions
 	for _, sg := range segs {
 		stem := strings.TrimSuffix(filepath.Base(sg.path), segment.LogSuffix)
@@ -66,16 +67,6 @@ func DirQuestions(dir string) (Questions, error) {
 		}
 	}
 	return q, nil
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // dirOffsets are the offsets asked of segment s, sorted, without repeats.
