@@ -111,6 +111,9 @@ func runDiffAgainst(stdout, stderr io.Writer, af againstFlags, seed uint64, case
 			return err
 		}
 		outDir = dir
+		// Nothing to keep when nothing diverged: the directory kidx made goes (Remove refuses
+		// a directory with shrunk cases in it).
+		defer os.Remove(dir)
 	} else if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
