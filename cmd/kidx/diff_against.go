@@ -31,7 +31,7 @@ var diffAgainstReader against.Reader
 
 // againstReport is --against's --format json output.
 type againstReport struct {
-	Seed           uint64              `json:"seed,omitempty"`
+	Seed           *uint64             `json:"seed,omitempty"` // generated cases only (0 is a seed)
 	Corpus         string              `json:"corpus,omitempty"`
 	Dir            string              `json:"dir,omitempty"`
 	Cases          int64               `json:"cases"`
@@ -140,7 +140,7 @@ func runDiffAgainst(stdout, stderr io.Writer, af againstFlags, seed uint64, case
 	if err != nil {
 		return againstErr(fmt.Errorf("seed %d: %w", seed, err))
 	}
-	rep.Seed, rep.Cases, rep.Queries, rep.DivergentCases = seed, res.Cases, res.Queries, res.Divergent
+	rep.Seed, rep.Cases, rep.Queries, rep.DivergentCases = &seed, res.Cases, res.Queries, res.Divergent
 	if s := res.Elapsed.Seconds(); s > 0 {
 		rep.CasesPerSecond = float64(res.Cases) / s
 	}
@@ -192,8 +192,10 @@ func printAgainst(w io.Writer, rep againstReport, format string) error {
 			return err
 		}
 	} else {
-		from := fmt.Sprintf("seed %d", rep.Seed)
+		var from string
 		switch {
+		case rep.Seed != nil:
+			from = fmt.Sprintf("seed %d", *rep.Seed)
 		case rep.Corpus != "":
 			from = rep.Corpus
 		case rep.Dir != "":

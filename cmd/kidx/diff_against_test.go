@@ -72,6 +72,12 @@ func TestDiffAgainstJSONAndExit(t *testing.T) {
 	if rep.Cases != 30 || rep.Queries < 30 || rep.DivergentCases != 0 || rep.Divergences == nil || rep.Seed == nil || *rep.Seed != 5 {
 		t.Fatalf("kidx's own reader: %+v", rep)
 	}
+	diffAgainstReader = against.KidxReader{}
+	zero := runAgainst(t, 0, "--against", "in-process", "--cases", "2", "--seed", "0")
+	diffAgainstReader = nil
+	if zero.Seed == nil || *zero.Seed != 0 {
+		t.Fatalf("--seed 0: the report's seed is %v, want 0", zero.Seed)
+	}
 	sh := readerScript(t, noHitReader)
 	out := t.TempDir()
 	rep = runAgainst(t, 1, "--against", sh, "--cases", "4", "--seed", "5", "--out", out, "--shrink-budget", "40")
