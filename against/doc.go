@@ -13,4 +13,7 @@
 //   - campaign.go: Run, generated cases (package corpus) through a Reader on workers.
 //   - shrink.go: Shrink, a divergent case reduced to a small workload and one query, written
 //     as a directory a reader can be rerun on.
+//   - corpusrun.go, dir.go: RunCorpus over a corpus on disk, RunDir over a real broker's
+//     partition (DirQuestions: kidx's readers give the answers).
+//   - kidxreader.go: KidxReader, kidx's own reader in process (the benchmark's fast reader).
 package against

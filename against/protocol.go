@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"kidx/internal/english"
 )
 
 // ProtocolVersion is the version of the protocol a Request speaks (docs/against.md).
@@ -60,7 +62,7 @@ func (a Answer) String() string {
 		s = fmt.Sprintf("start %d, no hit", a.Start)
 	}
 	if a.Hops >= 0 {
-		s += fmt.Sprintf(", %d hops", a.Hops)
+		s += ", " + english.Plural(a.Hops, "hop")
 	}
 	return s
 }
