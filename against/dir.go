@@ -1,11 +1,9 @@
 package against
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,41 +23,25 @@ const maxDirQueries = 4000
 // last, and the offset after the place where the walk stops at corrupt data. Nothing in dir is
 // written.
 func DirQuestions(dir string) (Questions, error) {
-	logs, err := filepath.Glob(filepath.Join(dir, "*"+segment.LogSuffix))
+	ds, err := segment.ScanDir(dir)
 	if err != nil {
 		return Questions{}, err
 	}
-	type seg struct {
-		base int64
-		path string
+	if len(ds.Partitions) != 1 || len(ds.Partitions[0].LogSegments()) == 0 {
+		return Questions{}, fmt.Errorf("%s: not a partition directory with a segment (<base offset>.log) in it", dir)
 	}
-	var segs []seg
-	for _, p := range logs {
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		base, err := segment.OffsetFromFileName(filepath.Base(p))
-		if err != nil {
-			continue // not a segment's .log (Kafka ignores it too)
-		}
-		segs = append(segs, seg{base, p})
-	}
-	if len(segs) == 0 {
-		return Questions{}, fmt.Errorf("%s: no segment (<base offset>.log) in it", dir)
-	}
-	slices.SortFunc(segs, func(a, b seg) int { return cmp.Compare(a.base, b.base) })
 	var q Questions
-	for _, sg := range segs {
-		stem := strings.TrimSuffix(filepath.Base(sg.path), segment.LogSuffix)
-		s, err := segment.OpenSegment(sg.path)
+	for _, sf := range ds.Partitions[0].LogSegments() {
+		stem := strings.TrimSuffix(filepath.Base(sf.Log), segment.LogSuffix)
+		s, err := segment.OpenSegmentFiles(sf, segment.DefaultAccess)
 		if err != nil {
-			q.Queries = append(q.Queries, Query{Segment: stem, BaseOffset: sg.base, Offset: sg.base})
+			q.Queries = append(q.Queries, Query{Segment: stem, BaseOffset: sf.BaseOffset, Offset: sf.BaseOffset})
 			q.Want = append(q.Want, kidxAnswer(segment.LookupResult{}, err))
 			continue
 		}
 		for _, o := range dirOffsets(s) {
 			res, err := s.Lookup(o)
-			q.Queries = append(q.Queries, Query{Segment: stem, BaseOffset: sg.base, Offset: o})
+			q.Queries = append(q.Queries, Query{Segment: stem, BaseOffset: sf.BaseOffset, Offset: o})
 			q.Want = append(q.Want, kidxAnswer(res, err))
 		}
 		if err := s.Close(); err != nil {
@@ -141,14 +123,14 @@ func RunDir(ctx context.Context, dir string, r Reader) (*CorpusReport, error) {
 		d.Kind, d.Failure = FailProtocol, &Failure{Kind: FailProtocol, What: fmt.Sprintf("%d answers for %d queries", len(answers), len(q.Queries))}
 	default:
 		// One divergence per kind: a reader wrong about a legacy log is wrong at most of it.
-		seen := map[string]bool{}
+		byKind := map[string]*Divergence{}
 		for _, m := range Compare(q, answers) {
-			if seen[m.Kind] {
-				rep.Divergences[slices.IndexFunc(rep.Divergences, func(c CorpusDivergence) bool { return c.Divergence.Kind == m.Kind })].Divergence.Cases++
+			if d := byKind[m.Kind]; d != nil {
+				d.Cases++
 				continue
 			}
-			seen[m.Kind] = true
-			rep.Divergences = append(rep.Divergences, CorpusDivergence{Dir: abs, Divergence: &Divergence{Kind: m.Kind, Mismatch: &m, Cases: 1, Queries: len(q.Queries)}})
+			byKind[m.Kind] = &Divergence{Kind: m.Kind, Mismatch: &m, Cases: 1, Queries: len(q.Queries)}
+			rep.Divergences = append(rep.Divergences, CorpusDivergence{Dir: abs, Divergence: byKind[m.Kind]})
 		}
 		rep.Elapsed = time.Since(start)
 		return rep, nil

@@ -61,7 +61,6 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	s := &Shrunk{}
 	n := 0
 	// A hang costs its whole time limit per candidate that still hangs: an external reader's
 	// candidates get a limit of a few times its slowest normal run (Command.shrinkTimeout),
@@ -71,16 +70,18 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		r = &Command{Line: c.Line, Timeout: c.shrinkTimeout()}
 	}
 	var harnessErr error
-	// try writes w as a case and runs r on it: the divergence of d's kind it shows, or nil.
-	try := func(dir string, w model.Workload, queries func(Questions) Questions) (*corpus.Case, Questions, *Divergence) {
+	// try writes w as a case, asks r the questions of it that queries keeps (nil: all) and
+	// returns the divergence of d's kind it shows, or nil; the case is removed.
+	try := func(w model.Workload, queries func(Questions) Questions) (Questions, *Divergence) {
 		n++
-		c, err := corpus.WriteWorkloadCase(dir, fmt.Sprintf("candidate-%d", n), w, d.Plan, o.SampleSeed)
+		c, err := corpus.WriteWorkloadCase(scratch, fmt.Sprintf("candidate-%d", n), w, d.Plan, o.SampleSeed)
 		if err != nil {
 			if !errors.Is(err, corpus.ErrUnusable) && !errors.Is(err, corpus.ErrDamageDoesNotFit) && harnessErr == nil {
 				harnessErr = err
 			}
-			return nil, Questions{}, nil
+			return Questions{}, nil
 		}
+		defer os.RemoveAll(c.Dir)
 		q := QuestionsOf(c.Expected)
 		if queries != nil {
 			q = queries(q)
@@ -89,36 +90,35 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		if err != nil && harnessErr == nil {
 			harnessErr = err
 		}
-		if got == nil || !sameKind(got, d.Kind) {
-			return c, q, nil
+		if got == nil || got.Kind != d.Kind {
+			return q, nil
 		}
-		return c, q, got
+		return q, got
 	}
-	best := fuzz.ShrinkWorkload(d.Workload, o.Budget, func(w model.Workload) bool {
+	// The last candidate that diverged, so that the search's result is not run once more.
+	var lastQ Questions
+	var last *Divergence
+	keep := func(w model.Workload) bool {
 		if harnessErr != nil || ctx.Err() != nil {
 			return false
 		}
-		c, _, got := try(scratch, w, nil)
-		if c != nil {
-			os.RemoveAll(c.Dir)
+		q, got := try(w, nil)
+		if got != nil {
+			lastQ, last = q, got
 		}
 		return got != nil
-	})
+	}
+	best := fuzz.ShrinkWorkload(d.Workload, o.Budget, keep)
 	// Then the config: each key dropped (Kafka's default) while the divergence stays, so that
 	// the case says only what it needs.
-	keys := slices.Sorted(maps.Keys(best.Config))
-	for _, k := range keys {
-		if harnessErr != nil || ctx.Err() != nil || n >= 2*o.Budget {
+	for _, k := range slices.Sorted(maps.Keys(best.Config)) {
+		if n >= 2*o.Budget {
 			break
 		}
 		w := best
 		w.Config = maps.Clone(best.Config)
 		delete(w.Config, k)
-		c, _, got := try(scratch, w, nil)
-		if c != nil {
-			os.RemoveAll(c.Dir)
-		}
-		if got != nil {
+		if keep(w) {
 			best = w
 		}
 	}
@@ -128,84 +128,64 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The queries: for a mismatch, the first query of the kind alone (a reader's answer to
-	// one query should not depend on the others; when it does, all are kept); for a failure,
-	// halves of the list while a half still fails.
-	c, q, got := try(scratch, best, nil)
+	q, got := lastQ, last
+	if got == nil {
+		q, got = try(best, nil) // nothing smaller diverged: the case as found
+	}
 	if got == nil && r != full {
 		// Slow under the shorter limit, not hanging under the full one: the case as found.
 		r, best = full, d.Workload
-		c, q, got = try(scratch, best, nil)
+		q, got = try(best, nil)
 	}
 	if got == nil {
 		return nil, fmt.Errorf("the shrunk workload no longer shows the %s divergence (the reader is not deterministic?)", d.Kind)
 	}
-	pick := q.Queries
+	// The queries: for a mismatch, the first query of the kind alone (a reader's answer to
+	// one query should not depend on the others; when it does, all are kept); for a failure,
+	// halves of the list while a half still fails (at most 2 runs per halving).
+	span := func(lo, hi int) func(Questions) Questions {
+		return func(q Questions) Questions { return Questions{Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]} }
+	}
+	lo, hi := 0, len(q.Queries)
 	if got.Mismatch != nil {
 		one := got.Mismatch.Index
-		only := func(q Questions) Questions {
-			return Questions{Queries: q.Queries[one : one+1], Want: q.Want[one : one+1]}
-		}
-		if c2, _, got2 := try(scratch, best, only); got2 != nil {
-			pick, got = q.Queries[one:one+1], got2
-			os.RemoveAll(c2.Dir)
+		if _, got2 := try(best, span(one, one+1)); got2 != nil {
+			lo, hi, got = one, one+1, got2
 		}
 	} else {
-		// Each round halves the list: at most 2 runs per halving.
-		lo, hi := 0, len(q.Queries)
 		for hi-lo > 1 {
 			mid := lo + (hi-lo)/2
-			progressed := false
-			for _, r := range [][2]int{{lo, mid}, {mid, hi}} {
-				part := func(q Questions) Questions {
-					return Questions{Queries: q.Queries[r[0]:r[1]], Want: q.Want[r[0]:r[1]]}
-				}
-				if c2, _, got2 := try(scratch, best, part); got2 != nil {
-					lo, hi, got, progressed = r[0], r[1], got2, true
-					os.RemoveAll(c2.Dir)
-					break
-				} else if c2 != nil {
-					os.RemoveAll(c2.Dir)
-				}
-			}
-			if !progressed {
+			if _, got2 := try(best, span(lo, mid)); got2 != nil {
+				hi, got = mid, got2
+			} else if _, got2 := try(best, span(mid, hi)); got2 != nil {
+				lo, got = mid, got2
+			} else {
 				break
 			}
 		}
-		pick = q.Queries[lo:hi]
 	}
-	os.RemoveAll(c.Dir)
 	if r != full {
 		// The hang, checked under the full limit; else the case and queries as found.
 		r = full
-		lo, hi := slices.Index(q.Queries, pick[0]), slices.Index(q.Queries, pick[len(pick)-1])+1
-		part := func(q Questions) Questions { return Questions{Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]} }
-		c2, _, got2 := try(scratch, best, part)
-		if got2 == nil {
-			if c2 != nil {
-				os.RemoveAll(c2.Dir)
-			}
+		if _, got2 := try(best, span(lo, hi)); got2 != nil {
+			got = got2
+		} else {
 			best = d.Workload
-			if c2, q, got2 = try(scratch, best, nil); got2 == nil {
+			if q, got = try(best, nil); got == nil {
 				return nil, fmt.Errorf("the %s divergence does not show again (the reader is not deterministic?)", d.Kind)
 			}
-			pick = q.Queries
+			lo, hi = 0, len(q.Queries)
 		}
-		got = got2
-		os.RemoveAll(c2.Dir)
 	}
 	if harnessErr != nil {
 		return nil, harnessErr
 	}
-	s.Workload, s.Queries, s.Kind, s.Mismatch, s.Failure, s.Tried = best, pick, got.Kind, got.Mismatch, got.Failure, n
+	s := &Shrunk{Workload: best, Queries: q.Queries[lo:hi], Kind: got.Kind, Mismatch: got.Mismatch, Failure: got.Failure, Tried: n}
 	if s.Dir, err = writeShrunk(o.Out, d, s, o.SampleSeed); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
-
-// sameKind reports whether got diverges with kind.
-func sameKind(got *Divergence, kind string) bool { return got.Kind == kind }
 
 // writeShrunk writes s's case into a new directory of out named after its kind and a hash of
 // its workload, queries and plan (two damages of one workload are two cases): the partition and answers (corpus.WriteWorkloadCase), the request
