@@ -3,6 +3,8 @@ package against
 import (
 	"context"
 
+	"kidx/examples/goreader/kafkaindex"
+
 	"kidx/segment"
 )
 
@@ -35,4 +37,36 @@ func strictLookup(s *segment.Segment, target int64) (segment.LookupResult, error
 		return res, wr.Err
 	}
 	return res, nil
+}
+
+// independentReader is the Go reference adapter's package (examples/goreader/kafkaindex,
+// written from Kafka's rules with no kidx package) as an in-process Reader: its answers are
+// not kidx's code.
+type independentReader struct{}
+
+func (independentReader) Answer(_ context.Context, partition string, qs []Query) ([]Answer, error) {
+	segs := map[string]*kafkaindex.Segment{}
+	defer func() {
+		for _, s := range segs {
+			s.Close()
+		}
+	}()
+	out := make([]Answer, 0, len(qs))
+	for _, q := range qs {
+		s, ok := segs[q.Segment]
+		if !ok {
+			var err error
+			if s, err = kafkaindex.OpenNamed(partition, q.Segment, q.BaseOffset); err != nil {
+				return nil, err
+			}
+			segs[q.Segment] = s
+		}
+		a := s.Lookup(q.Offset)
+		if a.Err != nil {
+			out = append(out, Answer{Hops: -1, Err: &AnswerError{Message: a.Err.Message, File: a.Err.File, Byte: a.Err.Byte}})
+			continue
+		}
+		out = append(out, Answer{Start: a.Start, Hit: a.Hit, Hops: -1})
+	}
+	return out, nil
 }
