@@ -67,28 +67,25 @@ var readerBenchModes = []string{"memory", "mmap", "pread"}
 // BenchmarkReaderLookup: Segment.Lookup of random offsets (index lookup, then a walk of batch
 // headers: NextBatch per hop), in each access mode.
 func BenchmarkReaderLookup(b *testing.B) {
-	for _, mode := range readerBenchModes {
-		b.Run(mode, func(b *testing.B) {
-			s := openReaderBench(b, mode)
-			rng := rand.New(rand.NewSource(1))
-			n := 0
-			start := time.Now()
-			for b.Loop() {
-				r, err := s.Lookup(rng.Int63n(readerBenchBatches * readerBenchRecords))
-				if err != nil || !r.Found {
-					b.Fatal(r, err)
-				}
-				n++
-			}
-			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "lookups/s")
-		})
-	}
+	benchReaderLookups(b, func(s *Segment, rng *rand.Rand) (any, bool, error) {
+		r, err := s.Lookup(rng.Int63n(readerBenchBatches * readerBenchRecords))
+		return r, r.Found, err
+	})
 }
 
 // BenchmarkReaderLookupTimestamp: Segment.LookupTimestamp of random batch timestamps (time
 // index, offset index, header walk, then the hit batch's record timestamps: RecordTimestamps,
 // in place for memory and mmap), in each access mode.
 func BenchmarkReaderLookupTimestamp(b *testing.B) {
+	benchReaderLookups(b, func(s *Segment, rng *rand.Rand) (any, bool, error) {
+		r, err := s.LookupTimestamp(readerBenchTs0 + rng.Int63n(readerBenchBatches))
+		return r, r.Found, err
+	})
+}
+
+// benchReaderLookups runs lookup on the bench segment in each access mode, from one seed, and
+// reports lookups per second; every lookup must find its batch.
+func benchReaderLookups(b *testing.B, lookup func(*Segment, *rand.Rand) (any, bool, error)) {
 	for _, mode := range readerBenchModes {
 		b.Run(mode, func(b *testing.B) {
 			s := openReaderBench(b, mode)
@@ -96,8 +93,7 @@ func BenchmarkReaderLookupTimestamp(b *testing.B) {
 			n := 0
 			start := time.Now()
 			for b.Loop() {
-				r, err := s.LookupTimestamp(readerBenchTs0 + rng.Int63n(readerBenchBatches))
-				if err != nil || !r.Found {
+				if r, found, err := lookup(s, rng); err != nil || !found {
 					b.Fatal(r, err)
 				}
 				n++
