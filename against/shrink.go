@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,7 +49,8 @@ const QueriesFile = "queries.json"
 
 // Shrink reduces d's case while r still diverges on it the same way (the same kind): it drops
 // workload steps and batches and simplifies batches (fuzz.ShrinkWorkload), writing each
-// candidate with d's plan (its rule, and the same kind of damage), then cuts the queries to
+// candidate with d's plan (its rule, and the same kind of damage) and dropping the config keys
+// it does not need, then cuts the queries to
 // the one that diverges (for a mismatch), or to as few as still crash or hang the reader.
 func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shrunk, error) {
 	if o.Budget <= 0 {
@@ -109,19 +109,6 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		return got != nil
 	}
 	best := fuzz.ShrinkWorkload(d.Workload, o.Budget, keep)
-	// Then the config: each key dropped (Kafka's default) while the divergence stays, so that
-	// the case says only what it needs.
-	for _, k := range slices.Sorted(maps.Keys(best.Config)) {
-		if n >= 2*o.Budget {
-			break
-		}
-		w := best
-		w.Config = maps.Clone(best.Config)
-		delete(w.Config, k)
-		if keep(w) {
-			best = w
-		}
-	}
 	if harnessErr != nil {
 		return nil, harnessErr
 	}

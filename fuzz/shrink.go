@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,7 @@ import (
 // Shrink reduces d's workload while the harness still reports a divergence of the same kind:
 // it drops halves and then single steps, drops batches from multi-batch appends, lowers record
 // counts and sizes (staying encodable) and clears timestamps, until nothing more helps or
-// budget checks were spent (<= 0: 2000). The result is a workload file small enough to read.
+// budget checks were spent (<= 0: 2000), then drops the config keys it does not need. The result is a workload file small enough to read.
 func Shrink(d *Divergence, o *Options, budget int) *Divergence {
 	best := d
 	ShrinkWorkload(d.Workload, budget, func(w model.Workload) bool {
@@ -98,6 +99,13 @@ func ShrinkWorkload(start model.Workload, budget int, keep func(model.Workload) 
 				improved = true
 			}
 		}
+	}
+	// Then the config: each key dropped (Kafka's default takes its place) while the failure
+	// stays, so that the workload says only what it needs.
+	for _, k := range slices.Sorted(maps.Keys(best.Config)) {
+		w := cloneWorkload(best)
+		delete(w.Config, k)
+		try(w)
 	}
 	return best
 }
