@@ -100,10 +100,17 @@ func TestDumpLogDirFilesRealData(t *testing.T) {
 			t.Errorf("%s: decodedBy %v but text %q", f, obj["decodedBy"], out)
 		}
 	}
-	// The counts of each kind under /work/shared/realdata (find -name ... | wc -l, by hand):
-	// 27 .snapshot files (26 of them the empty table), 4 .checkpoint files (2 bootstrap).
-	want := map[string]int{"snapshot": 27, "kraft-snapshot": 2, "bootstrap-snapshot": 2, "leader-epoch-checkpoint": 26,
-		"offset-checkpoint": 20, "partition-metadata": 14, "quorum-state": 2, "meta-properties": 5, "clean-shutdown": 2}
+	// The counts of each kind under /work/shared/realdata (find -name ... | wc -l, by hand). The
+	// first collection: 27 .snapshot files (26 of them the empty table), 4 .checkpoint files (2
+	// bootstrap), 26 leader-epoch-checkpoint, 20 *-offset-checkpoint, 14 partition.metadata, 2
+	// quorum-state, 5 meta.properties, 2 .kafka_cleanshutdown, no .lock. The second, per origin
+	// (k37, k40, k42, zk11): .snapshot 10+17+5+0, leader-epoch-checkpoint 139+62+54+2,
+	// partition.metadata 139+62+54+0, *-offset-checkpoint 4 each, bootstrap.checkpoint 1+1+1+0,
+	// a KRaft snapshot in k42 only, quorum-state in k42 only, meta.properties 1 each,
+	// .kafka_cleanshutdown in k37 and k40, .lock in k37, k42 and zk11.
+	want := map[string]int{"snapshot": 27 + 32, "kraft-snapshot": 2 + 1, "bootstrap-snapshot": 2 + 3,
+		"leader-epoch-checkpoint": 26 + 257, "offset-checkpoint": 20 + 16, "partition-metadata": 14 + 255,
+		"quorum-state": 2 + 1, "meta-properties": 5 + 4, "clean-shutdown": 2 + 2, "lock": 3}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d files of kind %s, want %d (all: %v)", kinds[k], k, n, kinds)

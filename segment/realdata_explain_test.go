@@ -35,6 +35,16 @@ var (
 	rxEras370 = []string{"3.7-4.0.0"}
 	// "Apache Kafka ≥ 3.7": 3.7-3.9.0/4.0.0, or 3.9.1+/4.0.1+/4.1+ (per-batch).
 	rxEras37up = []string{"3.7-4.0.0", "per-batch"}
+	// The second collection. k37-itumeleng-txn: "3.7 (compose confluentinc/cp-kafka:latest in
+	// Oct 2024 = CP 7.7, MV 19".
+	rxEras37 = []string{"3.7-4.0.0"}
+	// k40-lestfeed-compacted: "4.0.x (compose bitnami/kafka untagged, MV 25": 4.0.0, or 4.0.1+
+	// (per-batch).
+	rxEras40x = []string{"3.7-4.0.0", "per-batch"}
+	// k42-malayka-gzip: "4.2.0, KRaft combined mode".
+	rxEras420 = []string{"per-batch"}
+	// zk11-hermag-lz4: "1.1.0 (compose confluentinc/cp-kafka:4.1.0, ZooKeeper)".
+	rxEras110 = []string{"0.11-1.1"}
 )
 
 // rxInterval is the index.interval.bytes of every broker here: the default, and what the
@@ -60,7 +70,8 @@ type rxSegment struct {
 	// live: its .index or .timeindex is preallocated (MANIFEST: original size 10485760 or
 	// 10485756, a zero tail).
 	live bool
-	// noIndexes: neither index file exists (a test harness wrote the .log).
+	// noIndexes: neither index file exists (a test harness wrote the .log, or the index files
+	// were too large to fetch: realdata.IndexFilesNotFetched).
 	noIndexes bool
 	// appends is the append shape the README states ("" where it says none).
 	appends segment.AppendShape
@@ -69,6 +80,27 @@ type rxSegment struct {
 	// restarts the README states; nil where it says nothing of restarts, rxSingleLifetime where
 	// it says there were none.
 	restarts []rxRestart
+	// gap is what explain does not yet answer right of this segment (realdata.Gaps names the
+	// open issue that fixes it): the test asserts today's answer.
+	gap rxGap
+}
+
+// rxGap is a known gap of explain on one segment.
+type rxGap int
+
+const (
+	rxGapNone rxGap = iota
+	// rxGapNotReproduced: explain reports the segment NOT reproduced.
+	rxGapNotReproduced
+	// rxGapInterval: reproduced, but the interval set of the shape explain picks lacks 4096.
+	rxGapInterval
+)
+
+// rxGapped is rxSeg (trimmed indexes) with a known gap.
+func rxGapped(base int64, gap rxGap) rxSegment {
+	s := rxSeg(base, false)
+	s.gap = gap
+	return s
 }
 
 // rxPartition is one partition directory.
@@ -114,9 +146,13 @@ const (
 	rxSeveral = segment.SeveralBatchesPerAppend
 )
 
-// rxExpected: every partition directory of ../shared/realdata with a .log (32), from the README
-// (quoted in each comment) and MANIFEST.tsv (the segments' base offsets and zero tails).
-var rxExpected = []rxPartition{
+// rxExpected: every partition directory of ../shared/realdata with a .log (289), from the
+// README (quoted in each comment) and MANIFEST.tsv (the segments' base offsets and zero tails):
+// the first collection here, the second in rxSecondCollection.
+var rxExpected = append(rxFirstCollection, rxSecondCollection()...)
+
+// rxFirstCollection: the 32 partition directories of the first collection.
+var rxFirstCollection = []rxPartition{
 	// atul-0406: "confluentinc/cp-kafka:7.6.0 (= Apache Kafka 3.6.0), ZooKeeper mode, clean
 	// shutdowns"; "compacted `__consumer_offsets-9/-32`"; every index file is trimmed
 	// (MANIFEST: stored = original, no zero tail). "Several `.snapshot` files mark restarts (e.g.
@@ -232,6 +268,109 @@ var rxExpected = []rxPartition{
 		segments: []rxSegment{rxSeg(0, false), rxSeg(9, false)}},
 }
 
+// rxEmpty is a partition of the second collection holding one empty segment (MANIFEST: a
+// 0-byte .log; realdata.EmptySegmentBase, realdata.LiveIndexes).
+func rxEmpty(name, release string, eras []string) rxPartition {
+	seg := rxSegment{base: realdata.EmptySegmentBase(name), live: realdata.LiveIndexes(name), offsetEntries: 0, timeEntries: 0}
+	return rxPartition{dir: name, release: release, eras: eras, segments: []rxSegment{seg}}
+}
+
+// rxNotFetched is a segment whose index files were too large to fetch ("Index files that could
+// not be fetched"): explain has nothing to reproduce.
+func rxNotFetched(base int64) rxSegment {
+	return rxSegment{base: base, noIndexes: true, batches: -1, offsetEntries: 0, timeEntries: 0}
+}
+
+// rxSecondCollection: the 257 partition directories of the second collection (the README's
+// "The second collection" and its last four Origins rows, quoted below). The partitions that
+// hold batches are written out; every other partition of a topic family holds one empty segment
+// (realdata.NonEmpty).
+func rxSecondCollection() []rxPartition {
+	var out []rxPartition
+	family := func(origin, topic string, n int, release string, eras []string) {
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("%s/%s-%d", origin, topic, i)
+			if _, ok := realdata.NonEmpty[name]; !ok {
+				out = append(out, rxEmpty(name, release, eras))
+			}
+		}
+	}
+	one := func(origin, dir, release string, eras []string) {
+		out = append(out, rxEmpty(origin+"/"+dir, release, eras))
+	}
+
+	// k37-itumeleng-txn: "3.7"; "Clean shutdown" (every index trimmed); "`patient_admissions-0..4`
+	// are empty"; "50 `__transaction_state` partitions".
+	const k37 = realdata.K37
+	family(k37, "__consumer_offsets", 50, "3.7", rxEras37)
+	family(k37, "__transaction_state", 50, "3.7", rxEras37)
+	family(k37, "docker-connect-offsets", 25, "3.7", rxEras37)
+	family(k37, "docker-connect-status", 5, "3.7", rxEras37)
+	family(k37, "patient_admissions", 5, "3.7", rxEras37)
+	one(k37, "default_ksql_processing_log-0", "3.7", rxEras37)
+	out = append(out,
+		rxPartition{dir: k37 + "/__consumer_offsets-29", release: "3.7", eras: rxEras37, segments: []rxSegment{rxSeg(0, false)}},
+		rxPartition{dir: k37 + "/__consumer_offsets-37", release: "3.7", eras: rxEras37, segments: []rxSegment{rxSeg(0, false)}},
+		// "`__transaction_state-44` holds 4 records".
+		rxPartition{dir: k37 + "/__transaction_state-44", release: "3.7", eras: rxEras37, segments: []rxSegment{rxSeg(0, false)}},
+		// "`_confluent-ksql-default__command_topic-0` has a transactional data batch and a
+		// **COMMIT control batch**".
+		rxPartition{dir: k37 + "/_confluent-ksql-default__command_topic-0", release: "3.7", eras: rxEras37,
+			segments: []rxSegment{{base: 0, batches: 2, offsetEntries: -1, timeEntries: -1}}},
+		// "`_schemas-0` (42 batches)".
+		rxPartition{dir: k37 + "/_schemas-0", release: "3.7", eras: rxEras37,
+			segments: []rxSegment{{base: 0, batches: 42, offsetEntries: -1, timeEntries: -1}}},
+		rxPartition{dir: k37 + "/docker-connect-configs-0", release: "3.7", eras: rxEras37, segments: []rxSegment{rxSeg(0, false)}},
+	)
+
+	// k40-lestfeed-compacted: "4.0.x"; "Clean shutdown"; "Some start at a non-zero log start
+	// (e.g. `…0012.log`, `…0009.log`)".
+	const k40 = realdata.K40
+	family(k40, "__consumer_offsets", 50, "4.0.x", rxEras40x)
+	for _, d := range []string{"cart-idProduct-request-0", "idProduct-response-0", "javaguides-0",
+		"order-product-request-0", "order-product-response-0", "product-response-0"} {
+		one(k40, d, "4.0.x", rxEras40x)
+	}
+	for _, d := range []struct {
+		dir  string
+		base int64
+	}{{"cart-product-response-0", 9}, {"product-request-0", 5}, {"product-topic-0", 0}, {"user-request-0", 0}, {"user-response-0", 0}} {
+		out = append(out, rxPartition{dir: k40 + "/" + d.dir, release: "4.0.x", eras: rxEras40x, segments: []rxSegment{rxSeg(d.base, false)}})
+	}
+	// "`__consumer_offsets-25` and `-45` have **3 segments each**. Their first segment
+	// `00000000000000000000.log` holds only offsets 153..473 / 343..506, i.e. **cleaned
+	// (compacted) segments**"; "The third segment (474) is healthy."
+	out = append(out,
+		rxPartition{dir: k40 + "/__consumer_offsets-25", release: "4.0.x", eras: rxEras40x,
+			segments: []rxSegment{rxGapped(0, rxGapNotReproduced), rxSeg(63, false), rxSeg(474, false)}},
+		rxPartition{dir: k40 + "/__consumer_offsets-45", release: "4.0.x", eras: rxEras40x,
+			segments: []rxSegment{rxGapped(0, rxGapNotReproduced), rxSeg(36, false), rxGapped(507, rxGapInterval)}},
+		// "A recovered segment (`k40-lestfeed-compacted/cart-product-request-0`)": "the one `close()`
+		// wrote at the restart before offset 19".
+		rxPartition{dir: realdata.RecoveredDir, release: "4.0.x", eras: rxEras40x,
+			segments: []rxSegment{rxGapped(realdata.RecoveredBase, rxGapNotReproduced)}},
+	)
+
+	// k42-malayka-gzip: "4.2.0"; "98 preallocated all-zero indexes. The 10 active-segment
+	// `.index`/`.timeindex` files of the 5 non-empty partitions are **absent-nonzero**".
+	const k42 = realdata.K42
+	family(k42, "__consumer_offsets", 50, "4.2.0", rxEras420)
+	for _, d := range []string{"__cluster_metadata-0", "__consumer_offsets-45", "streaming-events-0", "streaming-events-1", "streaming-events-2"} {
+		out = append(out, rxPartition{dir: k42 + "/" + d, release: "4.2.0", eras: rxEras420, segments: []rxSegment{rxNotFetched(0)}})
+	}
+
+	// zk11-hermag-lz4: "1.1.0"; "`test-0`'s active `.index`/`.timeindex` are **absent-nonzero**";
+	// "`__confluent.support.metrics-0` (1 lz4 batch)"; "The metrics partition's indexes are
+	// all-zero".
+	const zk11 = realdata.ZK11
+	out = append(out,
+		rxPartition{dir: zk11 + "/test-0", release: "1.1.0", eras: rxEras110, segments: []rxSegment{rxNotFetched(0)}},
+		rxPartition{dir: zk11 + "/__confluent.support.metrics-0", release: "1.1.0", eras: rxEras110,
+			segments: []rxSegment{{base: 0, live: true, batches: 1, offsetEntries: 0, timeEntries: 0}}},
+	)
+	return out
+}
+
 // rxEraSet is the set of the eras with these IDs (a test bug fails).
 func rxEraSet(t *testing.T, ids []string) segment.EraSet {
 	t.Helper()
@@ -308,8 +447,16 @@ func rxRestartsText(rs []segment.ExplainedRestart) string {
 // to the release's eras and 4096 (so its interval must be exactly 4096).
 func rxCheckPartition(t *testing.T, dir string, exp rxPartition, pe segment.PartitionExplanation, eraConstrained bool) {
 	t.Helper()
-	if !pe.Reproduced() {
-		t.Errorf("%s: not every segment with index files is reproduced", exp.dir)
+	gap, gapped := realdata.KnownGap(exp.dir, realdata.GapExplain)
+	notReproduced := false
+	for _, s := range exp.segments {
+		notReproduced = notReproduced || s.gap == rxGapNotReproduced
+		if s.gap != rxGapNone && !gapped {
+			t.Fatalf("%s: segment %d has a gap in the table but none in realdata.Gaps", exp.dir, s.base)
+		}
+	}
+	if pe.Reproduced() == notReproduced {
+		t.Errorf("%s: reproduced %v; want %v%s", exp.dir, pe.Reproduced(), !notReproduced, rxGapText(gap, notReproduced))
 	}
 	var bases []int64
 	for _, s := range pe.Segments {
@@ -343,6 +490,14 @@ func rxCheckPartition(t *testing.T, dir string, exp rxPartition, pe segment.Part
 			if se.NoIndexes {
 				t.Errorf("%s: NoIndexes true, but it has index files", name)
 			}
+			if es.gap == rxGapNotReproduced {
+				// Known: today's answer is "NOT reproduced", with a first disagreement.
+				if se.Reproduced || se.FirstDisagreement == nil {
+					t.Errorf("%s: reproduced %v, first disagreement %v; want NOT reproduced with a first disagreement today%s",
+						name, se.Reproduced, se.FirstDisagreement, rxGapText(gap, true))
+				}
+				continue
+			}
 			if !se.Reproduced {
 				t.Errorf("%s: not reproduced (%s wrote it); first disagreement: %v", name, exp.release, se.FirstDisagreement)
 				continue
@@ -350,14 +505,23 @@ func rxCheckPartition(t *testing.T, dir string, exp rxPartition, pe segment.Part
 			if se.Eras&releaseEras == 0 {
 				t.Errorf("%s: eras %v hold none of %v (Kafka %s, README)", name, se.Eras.IDs(), exp.eras, exp.release)
 			}
-			if !se.Interval.Contains(rxInterval) {
-				t.Errorf("%s: interval set %s does not hold %d", name, se.Interval, rxInterval)
-			}
-			if eraConstrained && (se.Interval.Min() != rxInterval || se.Interval.Max() != rxInterval) {
-				t.Errorf("%s: interval set %s, want exactly %d (configured)", name, se.Interval, rxInterval)
-			}
-			if se.IntervalPick != rxInterval {
-				t.Errorf("%s: replayed with index.interval.bytes %d, want %d (it fits)", name, se.IntervalPick, rxInterval)
+			switch {
+			case es.gap == rxGapInterval && !eraConstrained:
+				// Known: the interval set explain picks lacks the broker's 4096 today.
+				if se.Interval.Contains(rxInterval) || se.IntervalPick == rxInterval {
+					t.Errorf("%s: interval set %s, replayed with %d; want a set without %d today%s",
+						name, se.Interval, se.IntervalPick, rxInterval, rxGapText(gap, true))
+				}
+			default:
+				if !se.Interval.Contains(rxInterval) {
+					t.Errorf("%s: interval set %s does not hold %d", name, se.Interval, rxInterval)
+				}
+				if eraConstrained && (se.Interval.Min() != rxInterval || se.Interval.Max() != rxInterval) {
+					t.Errorf("%s: interval set %s, want exactly %d (configured)", name, se.Interval, rxInterval)
+				}
+				if se.IntervalPick != rxInterval {
+					t.Errorf("%s: replayed with index.interval.bytes %d, want %d (it fits)", name, se.IntervalPick, rxInterval)
+				}
 			}
 		}
 		if se.Live != es.live {
@@ -379,7 +543,7 @@ func rxCheckPartition(t *testing.T, dir string, exp rxPartition, pe segment.Part
 			rxCheckRestarts(t, name, rxLogPath(dir, es.base), es.restarts, se.Restarts)
 		}
 	}
-	if !exp.segments[0].noIndexes {
+	if !exp.segments[0].noIndexes && !notReproduced {
 		if pe.Eras&releaseEras == 0 {
 			t.Errorf("%s: partition eras %v hold none of %v (Kafka %s)", exp.dir, pe.Eras.IDs(), exp.eras, exp.release)
 		}
@@ -387,6 +551,15 @@ func rxCheckPartition(t *testing.T, dir string, exp rxPartition, pe segment.Part
 			t.Errorf("%s: partition interval set %s does not hold %d", exp.dir, pe.Interval, rxInterval)
 		}
 	}
+}
+
+// rxGapText is the known gap's note for a failure message: today's answer is pinned, and the
+// open issue will change it (then the gap leaves the table and realdata.Gaps).
+func rxGapText(g realdata.Gap, pinned bool) string {
+	if !pinned || g.Issue == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (known gap, issue %d: %s; if that issue landed, remove the gap from the table and realdata.Gaps)", g.Issue, g.What)
 }
 
 // rxCheckRestarts: got are exactly the README's restarts.

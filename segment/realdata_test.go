@@ -13,7 +13,7 @@ import (
 // zero tail walks from byte 0, and string-key-0 has 28,162 offsets.
 const maxDisagreements = 10
 
-// TestRealDataLookupEveryOffset: on every segment of the 32 real partition directories,
+// TestRealDataLookupEveryOffset: on every segment of the 289 real partition directories,
 // Segment.Lookup of every offset the segment holds (legacy compressed wrappers' inner offsets
 // included) equals the brute force of internal/rawlog: phase 1 over the valid entries (a
 // preallocated index's zero tail is not entries), phase 2 over the raw headers.

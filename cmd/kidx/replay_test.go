@@ -111,16 +111,29 @@ func equalEntries(a, b [][2]int64) bool {
 	return true
 }
 
-// Every real partition directory replays to its own indexes, and the report says so.
+// Every real partition directory replays to its own indexes, and the report says so; the
+// known gaps (realdata.GapReplay) do not today, and are pinned so: the overlaps stop the replay
+// (exit 2), the others run and say "no".
 func TestRealDataWhatIfBaseline(t *testing.T) {
 	root := realdata.Restore(t)
 	for _, dir := range realdata.PartitionDirs(root) {
+		name := realdata.Name(root, dir)
 		out, errOut, code := runKidx(t, "whatif", "--from-logdir", dir)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", realdata.Name(root, dir), code, errOut)
-		}
-		if !strings.Contains(out, "baseline reproduces the real index: yes") {
-			t.Errorf("%s: %s", realdata.Name(root, dir), firstLines(out, 8))
+		gap, known := realdata.KnownGap(name, realdata.GapReplay)
+		_, overlap := realdata.CleanedBesideSource[name]
+		switch {
+		case known && overlap:
+			if code != 2 {
+				t.Errorf("%s: exit %d; the known gap (issue %d: %s) is gone: remove it from realdata.Gaps", name, code, gap.Issue, gap.What)
+			}
+		case code != 0:
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		case known:
+			if !strings.Contains(out, "baseline reproduces the real index: no") {
+				t.Errorf("%s: the known gap (issue %d: %s) is gone: remove it from realdata.Gaps: %s", name, gap.Issue, gap.What, firstLines(out, 8))
+			}
+		case !strings.Contains(out, "baseline reproduces the real index: yes"):
+			t.Errorf("%s: %s", name, firstLines(out, 8))
 		}
 	}
 }

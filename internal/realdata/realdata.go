@@ -1,6 +1,6 @@
-// Package realdata gives tests the real brokers' log directories of ../shared/realdata (32
-// partition directories written by Kafka 0.8 to 3.7, see its README.md and MANIFEST.tsv),
-// restored to their original sizes in a temporary directory. The data is never copied into the
+// Package realdata gives tests the real brokers' log directories of ../shared/realdata (289
+// partition directories in 12 origins, written by Kafka 0.8 to 4.2, see its README.md and
+// MANIFEST.tsv), restored to their original sizes in a temporary directory. The data is never copied into the
 // project: Restore runs ../shared/realdata/restore.sh into t.TempDir().
 //
 // Without ../shared/realdata the tests skip with a message saying that they did not run, unless
@@ -23,10 +23,14 @@ import (
 	"testing"
 )
 
-// Hand-written facts from ../shared/realdata/README.md and MANIFEST.tsv.
+// Hand-written facts from ../shared/realdata/README.md and MANIFEST.tsv (facts.go has those
+// of the second collection).
 const (
-	// PartitionCount is the number of directories holding a .log file.
-	PartitionCount = 32
+	// PartitionCount is the number of directories holding a .log file: 32 in the first
+	// collection, 257 in the second (139 + 62 + 54 + 2, facts.go).
+	PartitionCount = 289
+	// OriginCount is the number of origins (top-level directories, one per repository).
+	OriginCount = 12
 	// MissingLogDir is the one directory that is not healthy: segment MissingLogBase of this
 	// KRaft metadata log has its .index and .timeindex but its .log (over 4 MiB) was not in the
 	// repository.
@@ -73,7 +77,7 @@ func Restore(t testing.TB) string {
 	script := filepath.Join(src, "restore.sh")
 	if _, err := os.Stat(script); err != nil {
 		msg := "REAL-DATA TESTS DID NOT RUN: " + script + " is not there (" + err.Error() + "). " +
-			"These tests check kidx against 32 partition directories that real Kafka brokers wrote; " +
+			"These tests check kidx against 289 partition directories that real Kafka brokers wrote; " +
 			"they live in ../shared/realdata next to the project, never inside it."
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg + " CI is set, and CI always has ../shared: failing.")
