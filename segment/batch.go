@@ -14,7 +14,7 @@ const (
 	MinRecordOverhead    = 14 // LegacyRecord.RECORD_OVERHEAD_V0: the smallest size field the file reader accepts
 	crcOffset            = 17
 	attributesOffset     = 21 // CRC-32C covers [21, end)
-	magicOffset          = 16
+	MagicOffset          = 16
 	legacyHeaderSizeV0   = 6  // LegacyRecord.HEADER_SIZE_V0 (crc, magic, attributes)
 	legacyHeaderSizeV1   = 14 // LegacyRecord.HEADER_SIZE_V1 (+ timestamp)
 	legacyRecordOverhead = 14 // RECORD_OVERHEAD_V0; V1 is 22

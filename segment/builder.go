@@ -3,6 +3,7 @@ package segment
 import (
 	"encoding/binary"
 	"fmt"
+	"kidx/internal/english"
 )
 
 // RecordSpec is one record for BuildBatch. A nil Key or Value is null.
@@ -270,3 +271,6 @@ func appendPlannedBatch(dst []byte, baseOffset int64, n int, ts int64, p sizedPl
 	}
 	return finishBatch(dst, start)
 }
+
+// plural is "1 record", "2 records" (internal/english).
+func plural(n int, what string) string { return english.Plural(int64(n), what) }

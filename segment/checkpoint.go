@@ -33,7 +33,7 @@ const (
 	MetaPropertiesName              = "meta.properties"
 	CleanShutdownName               = ".kafka_cleanshutdown"
 	LockFileName                    = ".lock"
-	checkpointFileVersion           = 0 // LeaderEpochCheckpointFile/OffsetCheckpointFile.CURRENT_VERSION
+	CheckpointFileVersion           = 0 // LeaderEpochCheckpointFile/OffsetCheckpointFile.CURRENT_VERSION
 	partitionMetadataCurrentVersion = 0 // PartitionMetadataFile.CURRENT_VERSION
 )
 
@@ -192,8 +192,8 @@ func readCheckpoint(data []byte, file string, entry func(l textLine, fields [][]
 	if !ok {
 		return -1, malformed(l)
 	}
-	if v != checkpointFileVersion {
-		return int(v), lineErr(file, l, "Unrecognised version:%d, expected version: %d in checkpoint file at: %s", v, checkpointFileVersion, file)
+	if v != CheckpointFileVersion {
+		return int(v), lineErr(file, l, "Unrecognised version:%d, expected version: %d in checkpoint file at: %s", v, CheckpointFileVersion, file)
 	}
 	l, line, ok = r.nextBytes()
 	if !ok {
@@ -281,7 +281,7 @@ func ParseLeaderEpochCheckpoint(data []byte, file string) ([]EpochEntry, error) 
 
 // ReadLeaderEpochCheckpoint reads and decodes a leader-epoch-checkpoint file.
 func ReadLeaderEpochCheckpoint(path string) ([]EpochEntry, error) {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +327,7 @@ func ParseOffsetCheckpoint(data []byte, file string) ([]OffsetCheckpointEntry, e
 // ReadOffsetCheckpoint reads and decodes an offset checkpoint file (recovery-point-offset-
 // checkpoint and friends).
 func ReadOffsetCheckpoint(path string) ([]OffsetCheckpointEntry, error) {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return nil, err
 	}
@@ -475,7 +475,7 @@ func splitColonSpace(line string) (key, value string, ok bool) {
 
 // ReadPartitionMetadata reads and decodes a partition.metadata file.
 func ReadPartitionMetadata(path string) (PartitionMetadata, error) {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return PartitionMetadata{}, err
 	}
@@ -584,7 +584,7 @@ func ParseMetaProperties(data []byte, file string) (MetaProperties, error) {
 
 // ReadMetaProperties reads and decodes a meta.properties file.
 func ReadMetaProperties(path string) (MetaProperties, error) {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return MetaProperties{}, err
 	}
@@ -903,7 +903,7 @@ func ParseQuorumState(data []byte, file string) (QuorumState, error) {
 
 // ReadQuorumState reads and decodes a quorum-state file.
 func ReadQuorumState(path string) (QuorumState, error) {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return QuorumState{}, err
 	}

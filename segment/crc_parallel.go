@@ -37,7 +37,7 @@ func (q *crcQueue) flush() {
 	}
 	errs := make([]error, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
-	if q.lf.access != AccessMmap || workers < 2 || q.bytes < 1<<20 {
+	if q.lf.Access() != AccessMmap || workers < 2 || q.bytes < 1<<20 {
 		for i, b := range q.batches {
 			errs[i] = q.lf.CheckBatch(b)
 		}

@@ -199,7 +199,7 @@ func writeDumpSummary(w io.Writer, path string, res *DumpResult) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "kidx: note: %s\n", n)
 	}
-	ap := absPath(path)
+	ap := KafkaPath(path)
 	if len(res.IndexMismatches) > 0 {
 		fmt.Fprintf(w, "Mismatches in :%s\n", ap)
 		for i := len(res.IndexMismatches) - 1; i >= 0; i-- {

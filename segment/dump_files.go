@@ -44,7 +44,7 @@ type DumpProducerBatch struct {
 // CorruptSnapshotException message on stderr (and goes on); kidx prints the same message on
 // opts.Stderr and returns the error.
 func dumpProducerSnapshot(w io.Writer, path string, opts DumpOptions, res *DumpResult) error {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return err
 	}
@@ -85,11 +85,11 @@ func dumpProducerSnapshot(w io.Writer, path string, opts DumpOptions, res *DumpR
 // partial entry at the end is ignored, as Kafka's TransactionIndex does; kidx says so on
 // opts.Stderr and in invalidBytes.
 func dumpTxnIndex(w io.Writer, path string, opts DumpOptions, res *DumpResult) error {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return err
 	}
-	txns, trailing, err := parseTxnIndex(data, path)
+	txns, trailing, err := ParseTxnIndexTolerant(data, path)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func dumpLogDirFile(w io.Writer, path, name string, res *DumpResult) (ok bool, e
 	}
 	res.Kind, res.CheckpointKind, res.DecodedBy = d.kind, d.checkpointKind, "kidx"
 	fmt.Fprintf(w, "kidx: %s: %s; kafka-dump-log does not decode this file\n", name, d.what)
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return true, err
 	}
@@ -278,7 +278,7 @@ func dumpTextCheckpoint(w io.Writer, data []byte, path, kind string, res *DumpRe
 		}
 		res.Offsets, n = es, len(es)
 	}
-	v := checkpointFileVersion
+	v := CheckpointFileVersion
 	res.CheckpointVersion = &v
 	res.Empty = n == 0
 	fmt.Fprintf(w, "version: %d entries: %d\n", v, n)

@@ -31,19 +31,19 @@ func dumpIndex(w io.Writer, path string, base int64, opts DumpOptions, res *Dump
 	}
 	res.IndexEntries = []IndexEntry{}
 	for i := 0; i < x.Len(); i++ {
-		e := x.entry(i)
+		e, _ := x.Entry(i) // i is below the slot count: no error
 		if e.Offset == base && i > 0 {
 			break
 		}
 		if lerr == nil {
 			b, err := lf.NextBatch(e.Position, min(lf.Size(), e.Position+opts.MaxMessageSize))
 			switch {
-			case err == errNoBatch && i == 0 && x.ValidLen() == 0:
+			case err == ErrNoBatch && i == 0 && x.ValidLen() == 0:
 				// DumpLogSegments reads the all-zero slot 0 of a live index as the entry
 				// (base, 0); on an empty .log it then throws. Kafka's append rule never wrote
 				// it: it is no entry.
 				res.Notes = append(res.Notes, "slot 0 is all zero: the live index has no entry yet; DumpLogSegments reads it as the entry (base offset, position 0) and, with no batch at position 0, throws java.util.NoSuchElementException")
-			case err == errNoBatch:
+			case err == ErrNoBatch:
 				// DumpLogSegments.dumpIndex: slice.batches.iterator.next() on a slice that holds
 				// no whole batch throws; the file's remaining entries are not checked.
 				// Past the end, FileRecords.slice itself throws first (position > size); at
@@ -113,10 +113,10 @@ func dumpTimeIndexChecks(seg *Segment, x *TimeIndex) (mismatches, outOfOrder, no
 	prevTs := NoTimestamp
 	n := x.DumpLen()
 	for i := 0; i < n; i++ {
-		e := x.entry(i)
+		e, _ := x.Entry(i) // i is below the slot count: no error
 		pos := int64(0)
 		if seg.Index != nil {
-			pos = seg.Index.lookupReopened(e.Offset).Position
+			pos = seg.Index.LookupReopened(e.Offset).Position
 		}
 		var hit BatchInfo
 		found := false

@@ -36,7 +36,7 @@ func dumpLog(w io.Writer, path string, base int64, opts DumpOptions, res *DumpRe
 			d.BaseSequence, d.LastSequence, d.ProducerID, d.ProducerEpoch, d.PartitionLeaderEpoch = -1, -1, -1, -1, -1
 			d.CRC = b.Legacy.CRC
 			d.CompressCodec = Compression(b.Legacy.Attributes & 7).String()
-			d.TimestampType = legacyType(b.Magic, b.Legacy.Attributes)
+			d.TimestampType = LegacyTimestampType(b.Magic, b.Legacy.Attributes)
 			fmt.Fprintf(w, "offset: %d", d.LastOffset)
 		} else {
 			h := b.Header

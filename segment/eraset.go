@@ -11,8 +11,8 @@ type EraSet uint32
 // AllEras holds every era.
 var AllEras = EraSet(1)<<len(Eras) - 1
 
-// erasWhere is the set of eras satisfying keep.
-func erasWhere(keep func(Era) bool) EraSet {
+// ErasWhere is the set of eras satisfying keep.
+func ErasWhere(keep func(Era) bool) EraSet {
 	var s EraSet
 	for i, e := range Eras {
 		if keep(e) {
@@ -24,7 +24,7 @@ func erasWhere(keep func(Era) bool) EraSet {
 
 // EraSetOf is the set holding e.
 func EraSetOf(e Era) EraSet {
-	return erasWhere(func(x Era) bool { return x.ID == e.ID })
+	return ErasWhere(func(x Era) bool { return x.ID == e.ID })
 }
 
 // Has reports whether e is in the set.

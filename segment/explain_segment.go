@@ -198,7 +198,7 @@ func (s *exSegment) prefetchExact(js []int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			view := &LogFile{Path: s.lf.Path, BaseOffset: s.lf.BaseOffset, size: s.lf.size, f: s.lf.f, access: AccessPread, readAhead: RecordBatchOverhead}
+			view := s.lf.PreadView()
 			for i := w; i < len(todo); i += workers {
 				j := todo[i]
 				b := &s.batches[j]
@@ -206,7 +206,7 @@ func (s *exSegment) prefetchExact(js []int) {
 				if b.flags&batchBaseIsMax != 0 {
 					n = min(n, RecordBatchOverhead+32)
 				}
-				if data, err := view.read(b.pos, n); err == nil {
+				if data, err := view.ReadBytes(b.pos, n); err == nil {
 					if off, ok := firstMaxRecord(data, b.base, b.maxTs, n < int(b.size)); ok {
 						s.exact[j] = off // each worker owns its ordinals
 					}
@@ -230,7 +230,7 @@ func (s *exSegment) exactOffset(j int) (int64, error) {
 	if b.flags&batchBaseIsMax != 0 {
 		n = min(n, RecordBatchOverhead+32)
 	}
-	data, err := s.lf.read(b.pos, n)
+	data, err := s.lf.ReadBytes(b.pos, n)
 	if err == nil {
 		if off, ok := firstMaxRecord(data, b.base, b.maxTs, n < int(b.size)); ok {
 			s.exact[j] = off
@@ -859,9 +859,9 @@ func (s *exSegment) maxMagic() int {
 func (s *exSegment) formatEras() EraSet {
 	switch s.maxMagic() {
 	case 2:
-		return erasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord || e.TimeEntry == TimeBatchLast })
+		return ErasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord || e.TimeEntry == TimeBatchLast })
 	case 1:
-		return erasWhere(func(e Era) bool { return e.ID != "0.8.0" && e.ID != "0.8.1-0.8.2" })
+		return ErasWhere(func(e Era) bool { return e.ID != "0.8.0" && e.ID != "0.8.1-0.8.2" })
 	}
 	return AllEras
 }

@@ -108,8 +108,8 @@ func SegmentSetsFS(fsys vfs.FS, dir string) ([]SegmentFiles, error) {
 		if !e.Type().IsRegular() {
 			continue
 		}
-		_, _, isSegment, base, kind := classifyPartitionFile(e.Name())
-		if !isSegment {
+		base, kind, ok := SegmentFileOf(e.Name())
+		if !ok {
 			continue
 		}
 		// FS.ReadDir sorts by name and a segment file's name starts with its base offset in
@@ -117,7 +117,7 @@ func SegmentSetsFS(fsys vfs.FS, dir string) ([]SegmentFiles, error) {
 		if n := len(out); n == 0 || out[n-1].BaseOffset != base {
 			out = append(out, SegmentFiles{BaseOffset: base})
 		}
-		out[len(out)-1].set(kind, filepath.Join(dir, e.Name()))
+		out[len(out)-1].SetFile(kind, filepath.Join(dir, e.Name()))
 	}
 	return out, nil
 }

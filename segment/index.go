@@ -306,9 +306,9 @@ func (x *OffsetIndex) Lookup(target int64) (e IndexEntry, slot int, st SearchSta
 	return x.entry(slot), slot, s.stats
 }
 
-// lookupReopened is OffsetIndex.lookup as Kafka's tools see a reopened file: over every slot,
+// LookupReopened is OffsetIndex.lookup as Kafka's tools see a reopened file: over every slot,
 // the zero tail included (DumpLogSegments opens indexes this way).
-func (x *OffsetIndex) lookupReopened(target int64) IndexEntry {
+func (x *OffsetIndex) LookupReopened(target int64) IndexEntry {
 	s := searchState{entrySize: OffsetIndexEntrySize}
 	slot := largestLowerBound(x.n, 8192/OffsetIndexEntrySize, x.key, target, &s)
 	if slot < 0 {
@@ -324,11 +324,11 @@ func (x *OffsetIndex) lookupReopened(target int64) IndexEntry {
 func (x *OffsetIndex) SanityCheck() error {
 	if x.n != 0 {
 		if last := x.key(x.n - 1); last < x.BaseOffset {
-			return formatErr(x.Path, int64(x.n-1)*8, "Corrupt index found, index file (%s) has non-zero size but the last offset is %d which is less than the base offset %d", absPath(x.Path), last, x.BaseOffset)
+			return formatErr(x.Path, int64(x.n-1)*8, "Corrupt index found, index file (%s) has non-zero size but the last offset is %d which is less than the base offset %d", KafkaPath(x.Path), last, x.BaseOffset)
 		}
 	}
 	if x.FileSize%OffsetIndexEntrySize != 0 {
-		return formatErr(x.Path, x.FileSize-x.FileSize%8, "Index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d", absPath(x.Path), x.FileSize, OffsetIndexEntrySize)
+		return formatErr(x.Path, x.FileSize-x.FileSize%8, "Index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d", KafkaPath(x.Path), x.FileSize, OffsetIndexEntrySize)
 	}
 	return nil
 }
@@ -425,14 +425,14 @@ func (x *TimeIndex) SanityCheck() error {
 	if x.n != 0 {
 		last, first := x.entry(x.n-1), x.entry(0)
 		if last.Timestamp < first.Timestamp {
-			return formatErr(x.Path, int64(x.n-1)*12, "Corrupt time index found, time index file (%s) has non-zero size but the last timestamp is %d which is less than the first timestamp %d", absPath(x.Path), last.Timestamp, first.Timestamp)
+			return formatErr(x.Path, int64(x.n-1)*12, "Corrupt time index found, time index file (%s) has non-zero size but the last timestamp is %d which is less than the first timestamp %d", KafkaPath(x.Path), last.Timestamp, first.Timestamp)
 		}
 		if last.Offset < x.BaseOffset {
-			return formatErr(x.Path, int64(x.n-1)*12+8, "Corrupt time index found, time index file (%s) has non-zero size but the last offset is %d which is less than the first offset %d", absPath(x.Path), last.Offset, x.BaseOffset)
+			return formatErr(x.Path, int64(x.n-1)*12+8, "Corrupt time index found, time index file (%s) has non-zero size but the last offset is %d which is less than the first offset %d", KafkaPath(x.Path), last.Offset, x.BaseOffset)
 		}
 	}
 	if x.FileSize%TimeIndexEntrySize != 0 {
-		return formatErr(x.Path, x.FileSize-x.FileSize%12, "Time index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d", absPath(x.Path), x.FileSize, TimeIndexEntrySize)
+		return formatErr(x.Path, x.FileSize-x.FileSize%12, "Time index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d", KafkaPath(x.Path), x.FileSize, TimeIndexEntrySize)
 	}
 	return nil
 }

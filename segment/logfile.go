@@ -112,6 +112,23 @@ func (l *LogFile) SetReadAhead(n int) { l.readAhead = max(n, RecordBatchOverhead
 // for walks that read every byte (verify --deep, dump), not for short ones that stop early.
 func (l *LogFile) SetPrefetch(on bool) { l.prefetchWalks = on }
 
+// ReadAhead is the read-ahead in bytes (SetReadAhead).
+func (l *LogFile) ReadAhead() int { return l.readAhead }
+
+// Access is how the file is read: AccessPread or AccessMmap.
+func (l *LogFile) Access() Access { return l.access }
+
+// PreadView is a second reader of the same open file, for another goroutine: it reads with
+// pread (safe to share) and reads ahead one batch header. It must not outlive l, and it is not
+// closed: l owns the file.
+func (l *LogFile) PreadView() *LogFile {
+	return &LogFile{Path: l.Path, BaseOffset: l.BaseOffset, size: l.size, f: l.f, access: AccessPread, readAhead: RecordBatchOverhead}
+}
+
+// ReadBytes returns the n bytes at pos (fewer at the end of the file, with
+// io.ErrUnexpectedEOF). The slice is valid until the next read, and no caller may modify it.
+func (l *LogFile) ReadBytes(pos int64, n int) ([]byte, error) { return l.read(pos, n) }
+
 // Close releases the file (and mapping).
 func (l *LogFile) Close() error {
 	err := l.mm.unmap()
@@ -229,8 +246,8 @@ func (b BatchInfo) MaxTimestamp() int64 {
 // End is the position after the batch.
 func (b BatchInfo) End() int64 { return b.Position + b.Size }
 
-// errNoBatch ends a walk without corruption (end of data or a truncated tail).
-var errNoBatch = errors.New("no batch")
+// ErrNoBatch ends a walk without corruption (end of data or a truncated tail).
+var ErrNoBatch = errors.New("no batch")
 
 // NextBatch reads the entry at pos exactly as FileLogInputStream.nextBatch
 // decides, with end the walk's limit (normally Size()):
@@ -241,13 +258,13 @@ var errNoBatch = errors.New("no batch")
 //     a huge size field is never trusted beyond the file size);
 //   - magic < 2: legacy entry, else v2 (magic is not otherwise validated).
 //
-// It returns errNoBatch at end of stream. A v2 entry shorter than 61 bytes
+// It returns ErrNoBatch at end of stream. A v2 entry shorter than 61 bytes
 // is reported as corrupt here, where Kafka would read garbage for the header
 // and fail later in ensureValid.
 func (l *LogFile) NextBatch(pos, end int64) (BatchInfo, error) {
 	end = min(end, l.size)
 	if pos >= end-HeaderSizeUpToMagic {
-		return BatchInfo{}, errNoBatch
+		return BatchInfo{}, ErrNoBatch
 	}
 	want := RecordBatchOverhead
 	if int64(want) > end-pos {
@@ -262,9 +279,9 @@ func (l *LogFile) NextBatch(pos, end int64) (BatchInfo, error) {
 		return BatchInfo{}, formatErr(l.Path, pos+8, "Found record size %d smaller than minimum record overhead (%d) in file %s.", size, MinRecordOverhead, l.Path)
 	}
 	if pos > end-LogOverhead-int64(size) {
-		return BatchInfo{}, errNoBatch
+		return BatchInfo{}, ErrNoBatch
 	}
-	b := BatchInfo{Position: pos, Size: LogOverhead + int64(size), Magic: int8(hdr[magicOffset])}
+	b := BatchInfo{Position: pos, Size: LogOverhead + int64(size), Magic: int8(hdr[MagicOffset])}
 	l.skipWindow = b.Size > int64(l.readAhead)
 	if b.Magic >= 2 {
 		if b.Size < RecordBatchOverhead {
@@ -321,7 +338,7 @@ func (l *LogFile) Walk(start, end int64, fn func(BatchInfo) bool) WalkResult {
 func (l *LogFile) walkTo(res *WalkResult, pos, stop, end int64, fn func(BatchInfo) bool) (int64, bool) {
 	for pos < stop {
 		b, err := l.NextBatch(pos, end)
-		if err == errNoBatch {
+		if err == ErrNoBatch {
 			return pos, true
 		}
 		if err != nil {
@@ -349,7 +366,7 @@ func (l *LogFile) CheckBatch(b BatchInfo) error {
 	table := castagnoli
 	if b.IsLegacy() {
 		// LegacyRecord: the CRC is the message's first field, after offset and size.
-		from, stored, table, crcPos = b.Position+magicOffset, b.Legacy.CRC, crc32.IEEETable, b.Position+LogOverhead
+		from, stored, table, crcPos = b.Position+MagicOffset, b.Legacy.CRC, crc32.IEEETable, b.Position+LogOverhead
 	}
 	if b.End() > l.size {
 		return formatErr(l.Path, b.Position, "batch runs past the end of the file (size %d)", l.size)

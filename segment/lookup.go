@@ -59,7 +59,7 @@ func (e *OpenError) Error() string { return e.Path + ": " + e.Reason() }
 
 // Reason is the failure without the path.
 func (e *OpenError) Reason() string {
-	return strings.TrimPrefix(openErrorText(e.Err), e.Path+": ")
+	return strings.TrimPrefix(PathlessError(e.Err), e.Path+": ")
 }
 func (e *OpenError) Unwrap() error { return e.Err }
 
@@ -138,7 +138,7 @@ func (s *Segment) Lookup(target int64) (LookupResult, error) {
 	end := s.Log.Size()
 	for pos := max(r.IndexPosition, 0); ; {
 		b, err := s.Log.NextBatch(pos, end)
-		if err == errNoBatch {
+		if err == ErrNoBatch {
 			return r, nil
 		}
 		if err != nil {
@@ -198,4 +198,13 @@ func (s *Segment) LookupTimestamp(ts int64) (TimeLookupResult, error) {
 		return r, ferr
 	}
 	return r, res.Err
+}
+
+// PathlessError is an open error without the path (the finding names the file already).
+func PathlessError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -256,3 +256,39 @@ func (b *fileBytes) prefetch(from, end int64) (stop func()) {
 		wg.Wait()
 	}
 }
+
+// ZerosFrom reports whether the file holds only zeros from pos to its end (and how many
+// bytes), reading only its data regions: a preallocated .log is a sparse file past its
+// batches.
+func (lf *LogFile) ZerosFrom(pos int64) (int64, bool) {
+	size := lf.Size()
+	if pos >= size {
+		return 0, true
+	}
+	buf := make([]byte, 1<<16)
+	for _, r := range sourceRegions(lf.f, size) {
+		lo, hi := max(r.off, pos), r.off+r.len
+		for p := lo; p < hi; {
+			n := min(hi-p, int64(len(buf)))
+			got, err := lf.f.ReadAt(buf[:n], p)
+			if !allZero(buf[:got]) {
+				return 0, false
+			}
+			if err != nil {
+				// Shorter than the size taken at the open: the file shrank under the reader (a
+				// follower's LogSegment.truncateTo). Those bytes are gone, not zeros: no
+				// preallocation to report, the walk's error stands.
+				return 0, false
+			}
+			p += n
+		}
+	}
+	// Past the last data region the file reads as zeros only if it still reaches size: a
+	// hole does, a file cut since the open does not (the regions are listed on the file as
+	// it is now).
+	var last [1]byte
+	if _, err := lf.f.ReadAt(last[:], size-1); err != nil {
+		return 0, false
+	}
+	return size - pos, true
+}

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -116,4 +117,73 @@ func ParseSegmentFileName(name string) (SegmentFileName, bool) {
 		return out, false
 	}
 	return out, true
+}
+
+// SegmentFileOf says whether name is a file of a segment set (LogFileUtils: a 20-digit base
+// offset and the suffix of a .log, .index, .timeindex or .txnindex, no transitional suffix) and
+// which, as a scan of a partition directory groups them.
+func SegmentFileOf(name string) (base int64, kind FileKind, ok bool) {
+	sn, ok := ParseSegmentFileName(name)
+	if !ok || sn.Transitional != "" || sn.Kind == KindSnapshot {
+		return 0, 0, false
+	}
+	return sn.BaseOffset, sn.Kind, true
+}
+
+// SegmentFiles is one segment set found in a partition directory: the files named by one
+// base offset (LogFileUtils); missing files are "". A set without a .log is not a segment
+// Kafka would load (verify reports its files as strays).
+type SegmentFiles struct {
+	BaseOffset int64
+	Log        string
+	Index      string
+	TimeIndex  string
+	TxnIndex   string
+}
+
+// SetFile records path as the SetFile's file of the given kind.
+func (s *SegmentFiles) SetFile(kind FileKind, path string) {
+	switch kind {
+	case KindLog:
+		s.Log = path
+	case KindIndex:
+		s.Index = path
+	case KindTimeIndex:
+		s.TimeIndex = path
+	case KindTxnIndex:
+		s.TxnIndex = path
+	}
+}
+
+// Stem is the path of the set's files without their suffix ("<dir>/<base>").
+func (s SegmentFiles) Stem() string {
+	for _, c := range []struct{ path, suf string }{{s.Log, LogSuffix}, {s.Index, IndexSuffix}, {s.TimeIndex, TimeIndexSuffix}, {s.TxnIndex, TxnIndexSuffix}} {
+		if c.path != "" {
+			return strings.TrimSuffix(c.path, c.suf)
+		}
+	}
+	return ""
+}
+
+// ParsePartitionDirName parses Kafka's "<topic>-<partition>" directory name
+// (UnifiedLog.parseTopicPartitionName: the text after the last '-').
+func ParsePartitionDirName(name string) (string, int, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 || i == len(name)-1 {
+		return "", 0, false
+	}
+	p, err := strconv.Atoi(name[i+1:])
+	if err != nil || p < 0 {
+		return "", 0, false
+	}
+	return name[:i], p, true
+}
+
+// KafkaPath is p as Kafka's messages name a file (File.getAbsolutePath): absolute, or p itself
+// when that cannot be had.
+func KafkaPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }

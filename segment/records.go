@@ -441,8 +441,8 @@ func parseLegacyMessage(m []byte) (legacyMessage, string) {
 	return lm, ""
 }
 
-// legacyType is LegacyRecord.timestampType of an outer message (no wrapper).
-func legacyType(magic, attributes int8) string {
+// LegacyTimestampType is LegacyRecord.timestampType of an outer message (no wrapper).
+func LegacyTimestampType(magic, attributes int8) string {
 	switch {
 	case magic == 0:
 		return "NoTimestampType"
@@ -477,7 +477,7 @@ func (l *LogFile) legacyRecords(b BatchInfo, data []byte, lim RecordLimits, fn f
 	if perr != "" {
 		return formatErr(l.Path, msgPos, "legacy message: %s", perr)
 	}
-	tsType := legacyType(outer.magic, outer.attributes)
+	tsType := LegacyTimestampType(outer.magic, outer.attributes)
 	if outer.attributes&7 == 0 {
 		fn(DecodedRecord{Offset: int64(binary.BigEndian.Uint64(data)), Timestamp: outer.timestamp, TimestampType: tsType,
 			Key: outer.key, Value: outer.value, Sequence: -1, Legacy: true, LegacyValid: outer.valid, LegacyCRC: outer.crc})

@@ -27,7 +27,7 @@ func (l *Log) RecoveryPoint() int64 { return l.recoveryPoint }
 // recover more segments. Like Kafka's CheckpointFile.write: a .tmp file written and synced,
 // renamed over the checkpoint, the directory synced.
 func (l *Log) KeepRecoveryCheckpoint() error {
-	topic, p, ok := splitTopicPartition(filepath.Base(l.dir))
+	topic, p, ok := ParsePartitionDirName(filepath.Base(l.dir))
 	if !ok {
 		return fmt.Errorf("%s: not named as a partition directory (<topic>-<partition>), so it has no recovery point entry", l.dir)
 	}
@@ -59,7 +59,7 @@ func (l *Log) writeCheckpoint() error {
 	if c == nil {
 		return nil
 	}
-	data := fmt.Sprintf("%d\n1\n%s %d %d\n", checkpointFileVersion, c.topic, c.partition, l.recoveryPoint)
+	data := fmt.Sprintf("%d\n1\n%s %d %d\n", CheckpointFileVersion, c.topic, c.partition, l.recoveryPoint)
 	tmp := c.path + ".tmp"
 	f, err := l.fs.Create(tmp)
 	if err != nil {
@@ -83,7 +83,7 @@ func (l *Log) writeCheckpoint() error {
 // entry is missing (LogManager: recoveryPoints.getOrElse(topicPartition, 0L)) or the file
 // cannot be parsed (LogManager logs the error and recovers the log dir from 0).
 func ReadRecoveryPoint(fsys vfs.FS, dir string) int64 {
-	topic, p, ok := splitTopicPartition(filepath.Base(dir))
+	topic, p, ok := ParsePartitionDirName(filepath.Base(dir))
 	if !ok {
 		return 0
 	}

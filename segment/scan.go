@@ -1,13 +1,10 @@
 package segment
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 )
@@ -56,41 +53,6 @@ func (f Finding) String() string {
 		s += fmt.Sprintf(" [the first of %d like it]", f.Count)
 	}
 	return s
-}
-
-// SegmentFiles is one segment set found in a partition directory: the files named by one
-// base offset (LogFileUtils); missing files are "". A set without a .log is not a segment
-// Kafka would load (verify reports its files as strays).
-type SegmentFiles struct {
-	BaseOffset int64
-	Log        string
-	Index      string
-	TimeIndex  string
-	TxnIndex   string
-}
-
-// set records path as the set's file of the given kind.
-func (s *SegmentFiles) set(kind FileKind, path string) {
-	switch kind {
-	case KindLog:
-		s.Log = path
-	case KindIndex:
-		s.Index = path
-	case KindTimeIndex:
-		s.TimeIndex = path
-	case KindTxnIndex:
-		s.TxnIndex = path
-	}
-}
-
-// stem is the path of the set's files without their suffix ("<dir>/<base>").
-func (s SegmentFiles) stem() string {
-	for _, c := range []struct{ path, suf string }{{s.Log, LogSuffix}, {s.Index, IndexSuffix}, {s.TimeIndex, TimeIndexSuffix}, {s.TxnIndex, TxnIndexSuffix}} {
-		if c.path != "" {
-			return strings.TrimSuffix(c.path, c.suf)
-		}
-	}
-	return ""
 }
 
 // Role says what a file or directory of a log directory is (docs/kafka.md §13.4; docs/segment.md,
@@ -188,20 +150,6 @@ type DirScan struct {
 	Findings   []Finding    // unreadable entries, stray and transitional files: reported, never fatal
 }
 
-// splitTopicPartition parses Kafka's "<topic>-<partition>" directory name
-// (UnifiedLog.parseTopicPartitionName: the text after the last '-').
-func splitTopicPartition(name string) (string, int, bool) {
-	i := strings.LastIndexByte(name, '-')
-	if i <= 0 || i == len(name)-1 {
-		return "", 0, false
-	}
-	p, err := strconv.Atoi(name[i+1:])
-	if err != nil || p < 0 {
-		return "", 0, false
-	}
-	return name[:i], p, true
-}
-
 // specialPartitionDir parses "topic-p.<uuid>-<suffix>" (UnifiedLog.logDeleteDirName,
 // logFutureDirName, logStrayDirName): the partition the directory belongs to and the suffix.
 func specialPartitionDir(name string) (topic string, partition int, suffix string, ok bool) {
@@ -214,7 +162,7 @@ func specialPartitionDir(name string) (topic string, partition int, suffix strin
 		if dot <= 0 {
 			return "", 0, "", false
 		}
-		t, p, ok := splitTopicPartition(stem[:dot])
+		t, p, ok := ParsePartitionDirName(stem[:dot])
 		return t, p, s, ok
 	}
 	return "", 0, "", false
@@ -269,7 +217,7 @@ func ScanDir(path string) (*DirScan, error) {
 			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: role})
 			continue
 		}
-		if strings.HasPrefix(e.Name(), tempDirPrefix) {
+		if strings.HasPrefix(e.Name(), WriteTempDirPrefix) {
 			// Not Kafka's: what an interrupted `kidx write` left beside its target
 			// (ReplaceDir removes it on every error it sees, not on a kill).
 			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: RoleUnknown})
@@ -287,7 +235,7 @@ func ScanDir(path string) (*DirScan, error) {
 		} else if e.Name() == "remote-log-index-cache" {
 			ds.RootFiles = append(ds.RootFiles, LogDirFile{Path: full, Role: RoleRemoteIndexCache})
 			continue
-		} else if _, _, ok := splitTopicPartition(e.Name()); !ok {
+		} else if _, _, ok := ParsePartitionDirName(e.Name()); !ok {
 			if holdsLogDir(full) {
 				// A log directory inside the one given (copies of several brokers' log.dirs side
 				// by side): read it too.
@@ -339,7 +287,7 @@ func holdsLogDir(path string) bool {
 		if !e.IsDir() {
 			continue
 		}
-		if _, _, ok := splitTopicPartition(e.Name()); ok {
+		if _, _, ok := ParsePartitionDirName(e.Name()); ok {
 			return true
 		}
 		if _, _, _, ok := specialPartitionDir(e.Name()); ok {
@@ -363,7 +311,7 @@ func isPartitionDir(name string, ents []os.DirEntry) bool {
 			return false
 		}
 		if e.IsDir() {
-			if _, _, ok := splitTopicPartition(e.Name()); ok {
+			if _, _, ok := ParsePartitionDirName(e.Name()); ok {
 				subPartitions = true
 			}
 			continue
@@ -375,7 +323,7 @@ func isPartitionDir(name string, ents []os.DirEntry) bool {
 			return true
 		}
 	}
-	_, _, named := splitTopicPartition(name)
+	_, _, named := ParsePartitionDirName(name)
 	return named && !subPartitions
 }
 
@@ -384,7 +332,7 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 	name := filepath.Base(path)
 	if t, n, _, ok := specialPartitionDir(name); ok {
 		p.Topic, p.Partition = t, n
-	} else if t, n, ok := splitTopicPartition(name); ok {
+	} else if t, n, ok := ParsePartitionDirName(name); ok {
 		p.Topic, p.Partition = t, n
 	}
 	switch state {
@@ -436,7 +384,7 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 		// stop it, which is the honest answer.)
 		if f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
 			p.setAside(full, SetAsidePresent)
-			ds.note(full, SeverityWarning, CheckUnreadable, openErrorText(err))
+			ds.note(full, SeverityWarning, CheckUnreadable, PathlessError(err))
 			continue
 		} else {
 			f.Close()
@@ -446,7 +394,7 @@ func scanPartition(path, state string, ents []os.DirEntry, ds *DirScan) Partitio
 			s = &SegmentFiles{BaseOffset: base}
 			sets[base] = s
 		}
-		s.set(kind, full)
+		s.SetFile(kind, full)
 	}
 	for _, s := range sets {
 		p.Segments = append(p.Segments, *s)
@@ -494,15 +442,6 @@ func SpecialFileKind(mode os.FileMode) string {
 		return "a device"
 	}
 	return "a special file"
-}
-
-// openErrorText is an open error without the path (the finding names the file already).
-func openErrorText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Op + ": " + pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // classifyPartitionFile says what a file of a partition directory is: a segment file (with

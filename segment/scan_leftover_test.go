@@ -11,7 +11,7 @@ import (
 // naming it, and no partition.
 func TestScanDirKidxWriteLeftover(t *testing.T) {
 	root := t.TempDir()
-	left := filepath.Join(root, tempDirPrefix+"t-0-12345")
+	left := filepath.Join(root, WriteTempDirPrefix+"t-0-12345")
 	if err := os.MkdirAll(left, 0o755); err != nil {
 		t.Fatal(err)
 	}

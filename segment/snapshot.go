@@ -145,20 +145,20 @@ func ParseProducerSnapshot(data []byte, file string) ([]ProducerSnapshotEntry, e
 
 // ReadProducerSnapshot reads and decodes a .snapshot file (opened O_RDONLY).
 func ReadProducerSnapshot(path string) ([]ProducerSnapshotEntry, error) {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return nil, err
 	}
 	return ParseProducerSnapshot(data, path)
 }
 
-// maxLogDirFile bounds the snapshots, transaction indexes and checkpoint files kidx reads into
+// MaxLogDirFile bounds the snapshots, transaction indexes and checkpoint files kidx reads into
 // memory: Files.readAllBytes (readSnapshot) and TransactionIndex's int positions stop at 2 GiB.
-const maxLogDirFile = 1<<31 - 1
+const MaxLogDirFile = 1<<31 - 1
 
-// readLogDirFile reads a whole small log-directory file, opened read-only. A file that shrinks
+// ReadLogDirFile reads a whole small log-directory file, opened read-only. A file that shrinks
 // while it is read yields what was read.
-func readLogDirFile(path string, limit int64) ([]byte, error) {
+func ReadLogDirFile(path string, limit int64) ([]byte, error) {
 	f, size, err := openReadOnly(path)
 	if err != nil {
 		return nil, err

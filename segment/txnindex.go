@@ -42,7 +42,7 @@ func (t AbortedTxn) String() string {
 // error too, returned after the whole entries. In both cases the entries before the problem come
 // back with the *FormatError, which names the byte where it went wrong.
 func ParseTxnIndex(data []byte, file string) ([]AbortedTxn, error) {
-	txns, trailing, err := parseTxnIndex(data, file)
+	txns, trailing, err := ParseTxnIndexTolerant(data, file)
 	if err == nil && trailing > 0 {
 		whole := len(data) - trailing
 		err = formatErr(file, int64(whole), "%d trailing bytes are not a whole %d-byte aborted transaction entry (Kafka's TransactionIndex ignores them)", trailing, AbortedTxnSize)
@@ -50,9 +50,9 @@ func ParseTxnIndex(data []byte, file string) ([]AbortedTxn, error) {
 	return txns, err
 }
 
-// parseTxnIndex is ParseTxnIndex with Kafka's tolerance: a partial last entry is reported as a
+// ParseTxnIndexTolerant is ParseTxnIndex with Kafka's tolerance: a partial last entry is reported as a
 // byte count, not as an error.
-func parseTxnIndex(data []byte, file string) (txns []AbortedTxn, trailing int, err error) {
+func ParseTxnIndexTolerant(data []byte, file string) (txns []AbortedTxn, trailing int, err error) {
 	n := len(data) / AbortedTxnSize
 	txns = make([]AbortedTxn, 0, n)
 	be := binary.BigEndian
@@ -76,7 +76,7 @@ func parseTxnIndex(data []byte, file string) (txns []AbortedTxn, trailing int, e
 
 // ReadTxnIndex reads and decodes a .txnindex file (opened O_RDONLY).
 func ReadTxnIndex(path string) ([]AbortedTxn, error) {
-	data, err := readLogDirFile(path, maxLogDirFile)
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
 	if err != nil {
 		return nil, err
 	}

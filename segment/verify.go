@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"kidx/internal/english"
 )
 
 // Check names of findings.
@@ -166,7 +164,7 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 			points := RecoveryPoints(ds)
 			for i := range ds.Partitions {
 				pd := &ds.Partitions[i]
-				if key := absPath(pd.Path); !seen[key] {
+				if key := KafkaPath(pd.Path); !seen[key] {
 					seen[key] = true
 					verifyPartition(r, pd, points, opts)
 				}
@@ -289,7 +287,7 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64,
 			// A .log that is there but set aside (a directory, FIFO, unreadable file) makes
 			// Kafka's File.exists true: the indexes are not orphans, and the .log's own
 			// finding says what is wrong.
-			if pd.SetAside[s.stem()+LogSuffix] != SetAsidePresent {
+			if pd.SetAside[s.Stem()+LogSuffix] != SetAsidePresent {
 				reportOrphans(r, s)
 			}
 			continue
@@ -339,7 +337,7 @@ func intervalBound(pd *PartitionDir) (int64, bool) {
 		}
 		prev := int64(0)
 		for i := 0; i < x.ValidLen(); i++ {
-			e := x.entry(i)
+			e, _ := x.Entry(i) // i is below the slot count: no error
 			if gap := e.Position - prev; gap > 0 && (!ok || gap-1 < bound) {
 				bound, ok = gap-1, true
 			}
@@ -363,13 +361,6 @@ func RecoveryPoints(ds *DirScan) map[string]int64 {
 		return nil
 	}
 	return m
-}
-
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }
 
 // WriteKafkaSummary prints the mismatch summaries as DumpLogSegments prints them on stderr at
@@ -450,7 +441,6 @@ func (p PartitionVerdict) summary() string {
 }
 
 // plural writes "1 segment", "2 segments", "1 batch", "3 batches", "2 entries".
-func plural(n int, what string) string { return english.Plural(int64(n), what) }
 
 func sortedKeys(m map[string][][2]int64) []string {
 	var ks []string

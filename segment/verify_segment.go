@@ -107,18 +107,18 @@ type appendEntry struct {
 }
 
 var (
-	erasAppendFirst = erasWhere(func(e Era) bool { return e.OffsetEntry == EntryAppendFirst })
-	erasAppendLast  = erasWhere(func(e Era) bool { return e.OffsetEntry == EntryAppendLast })
-	erasBatchLast   = erasWhere(func(e Era) bool { return e.OffsetEntry == EntryBatchLast })
-	erasTimeIndex   = erasWhere(func(e Era) bool { return e.TimeEntry != TimeNone })
-	erasExactTime   = erasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord })
+	erasAppendFirst = ErasWhere(func(e Era) bool { return e.OffsetEntry == EntryAppendFirst })
+	erasAppendLast  = ErasWhere(func(e Era) bool { return e.OffsetEntry == EntryAppendLast })
+	erasBatchLast   = ErasWhere(func(e Era) bool { return e.OffsetEntry == EntryBatchLast })
+	erasTimeIndex   = ErasWhere(func(e Era) bool { return e.TimeEntry != TimeNone })
+	erasExactTime   = ErasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord })
 	// Legacy compressed wrappers appended by a follower are named by their own offset (their
 	// last inner offset) from 0.10.0 (KAFKA-3047): the era "0.9.0-0.10.0" holds 0.10.0.
-	erasWrapperOffset = erasWhere(func(e Era) bool {
+	erasWrapperOffset = ErasWhere(func(e Era) bool {
 		return e.OffsetEntry != EntryAppendFirst || e.ID == "0.9.0-0.10.0" || e.ID == "0.10.1-0.10.2" || e.ID == "0.11-1.1"
 	})
-	erasMagic1 = erasWhere(func(e Era) bool { return e.ID != "0.8.0" && e.ID != "0.8.1-0.8.2" })
-	erasMagic2 = erasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord || e.TimeEntry == TimeBatchLast })
+	erasMagic1 = ErasWhere(func(e Era) bool { return e.ID != "0.8.0" && e.ID != "0.8.1-0.8.2" })
+	erasMagic2 = ErasWhere(func(e Era) bool { return e.TimeEntry == TimeExactRecord || e.TimeEntry == TimeBatchLast })
 )
 
 // next is the partition's next segment with a .log (BaseOffset -1: sf is the newest).
@@ -228,7 +228,7 @@ func snapshotRestarts(rs []Restart) []Restart {
 // Kafka's sanity check, the zero tail, what a live segment is.
 func (w *segmentWalk) checkIndexFiles(newest bool) {
 	seg, r := w.seg, w.r
-	if seg.Index == nil && w.sf.Index == "" && w.ctx.pd.SetAside[w.sf.stem()+IndexSuffix] == 0 {
+	if seg.Index == nil && w.sf.Index == "" && w.ctx.pd.SetAside[w.sf.Stem()+IndexSuffix] == 0 {
 		sev, msg := SeverityWarning, "no .index for this segment: Kafka rebuilds it at the next start (LogLoader: \"Could not find offset index file corresponding to log file …, recovering segment and rebuilding index files...\")"
 		if newest {
 			sev, msg = SeverityInfo, "no .index yet: Kafka (2.3+) creates an active segment's index on first use (LazyIndex), and shutdown writes it (KAFKA-13603, 3.2)"
@@ -254,7 +254,7 @@ func (w *segmentWalk) checkIndexFiles(newest bool) {
 	if x := seg.TimeIndex; x != nil {
 		w.times = x.Entries(x.ValidLen())
 		prevTs, prevOff := NoTimestamp, int64(-1)
-		ap := absPath(x.Path)
+		ap := KafkaPath(x.Path)
 		for i, e := range w.times {
 			at := int64(i) * TimeIndexEntrySize
 			if e.Offset < prevOff {
@@ -369,27 +369,6 @@ func (w *segmentWalk) fileSize(path string) int64 {
 	return 0
 }
 
-// SplitHint is the position of the offset-index entry nearest the middle of the log, a batch
-// start where a second reader can begin (WalkSplit); -1 when there is none. byPos orders the
-// entries by position (nil: they are in order).
-func SplitHint(entries []IndexEntry, byPos []int, size int64) int64 {
-	n := len(entries)
-	if n == 0 {
-		return -1
-	}
-	at := func(i int) int64 {
-		if byPos != nil {
-			return entries[byPos[i]].Position
-		}
-		return entries[i].Position
-	}
-	i := sort.Search(n, func(i int) bool { return at(i) >= size/2 })
-	if i == n {
-		i = n - 1
-	}
-	return at(i)
-}
-
 // identity is the slots 0..n-1 in order.
 func identity(n int) []int {
 	out := make([]int, n)
@@ -486,7 +465,7 @@ func (w *segmentWalk) checkBatch(b BatchInfo, first, prevLast int64) {
 	r, path := w.r, w.sf.Log
 	if !b.IsLegacy() {
 		if b.Magic > 2 {
-			r.add(Finding{File: path, Pos: b.Position + magicOffset, Severity: SeverityError, Check: CheckMagic, Message: fmt.Sprintf("unknown magic %d", b.Magic), Expected: "magic 0, 1 or 2"})
+			r.add(Finding{File: path, Pos: b.Position + MagicOffset, Severity: SeverityError, Check: CheckMagic, Message: fmt.Sprintf("unknown magic %d", b.Magic), Expected: "magic 0, 1 or 2"})
 		} else {
 			w.magics[2]++
 		}
@@ -637,13 +616,13 @@ func (w *segmentWalk) offBoundary(slot int, e IndexEntry) {
 // walk did not meet at a boundary.
 func (w *segmentWalk) dlsRead(slot int, e IndexEntry, at int64, lf *LogFile) {
 	x := w.seg.Index
-	old := lf.readAhead
+	old := lf.ReadAhead()
 	lf.SetReadAhead(RecordBatchOverhead)
 	defer lf.SetReadAhead(old)
 	b, err := lf.NextBatch(e.Position, min(lf.Size(), e.Position+w.ctx.opts.MaxMessageSize))
 	if err != nil {
 		msg := "no batch readable at this position (DumpLogSegments would throw NoSuchElementException)"
-		if err != errNoBatch {
+		if err != ErrNoBatch {
 			msg = err.Error()
 		}
 		w.r.add(Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexMismatch, Message: msg, Expected: fmt.Sprintf("a batch ending at offset %d at position %d", e.Offset, e.Position)})
@@ -733,7 +712,7 @@ func (w *segmentWalk) endOfLog(res WalkResult) {
 	r, lf := w.r, w.seg.Log
 	switch {
 	case res.Err != nil:
-		if zeros, ok := zeroFrom(lf, res.ValidBytes); ok && zeros > 0 {
+		if zeros, ok := lf.ZerosFrom(res.ValidBytes); ok && zeros > 0 {
 			f := Finding{File: lf.Path, Pos: res.ValidBytes, Severity: SeverityInfo, Check: CheckPreallocatedLog,
 				Message: fmt.Sprintf("%d zero bytes after the last batch: a .log preallocated to segment.bytes (log.preallocate=true, FileRecords.open); Kafka trims it at roll and close, and a recovery stops at the zeros", zeros)}
 			if w.nextBase >= 0 {
@@ -841,7 +820,7 @@ func (w *segmentWalk) judge() {
 			if given != nil && !explained.Empty() {
 				f.Explanation = fmt.Sprintf("not what %s writes (%s would: %s)", given, explained, g.key.why)
 			}
-			ap := absPath(f.File)
+			ap := KafkaPath(f.File)
 			switch o.kind {
 			case "index":
 				w.r.IndexMismatches[ap] = append(w.r.IndexMismatches[ap], o.pair)

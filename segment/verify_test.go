@@ -150,7 +150,7 @@ func TestVerifyKafkaSummaryWording(t *testing.T) {
 // A .log cut while verify holds it open (a follower's LogSegment.truncateTo on a running
 // broker) is not a preallocated .log: past the new end there are no zeros, the bytes are gone.
 // The walk's error at the cut (the mapped read's fault, or pread's short read) is the finding;
-// before, zeroFrom counted the lost bytes as zeros (holes past the listed data regions) and
+// before, ZerosFrom counted the lost bytes as zeros (holes past the listed data regions) and
 // verify reported "preallocated-log" (issue 13, item 4: readers under a live broker).
 func TestVerifyLogShrankUnderTheWalk(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "topic-0")

@@ -3,6 +3,7 @@ package segment
 import (
 	"math"
 	"runtime"
+	"sort"
 )
 
 // WalkSplit is Walk, with the part of the range from split on read ahead by another
@@ -83,7 +84,7 @@ func (l *LogFile) readAheadFrom(from, end int64) *readAhead {
 		for pos := from; ; {
 			b, err := r.NextBatch(pos, end)
 			if err != nil {
-				if err != errNoBatch {
+				if err != ErrNoBatch {
 					res.Err = err
 				}
 				break
@@ -112,4 +113,25 @@ func (a *readAhead) stop() {
 	for range a.chunks {
 	}
 	<-a.exited
+}
+
+// SplitHint is the position of the offset-index entry nearest the middle of the log, a batch
+// start where a second reader can begin (WalkSplit); -1 when there is none. byPos orders the
+// entries by position (nil: they are in order).
+func SplitHint(entries []IndexEntry, byPos []int, size int64) int64 {
+	n := len(entries)
+	if n == 0 {
+		return -1
+	}
+	at := func(i int) int64 {
+		if byPos != nil {
+			return entries[byPos[i]].Position
+		}
+		return entries[i].Position
+	}
+	i := sort.Search(n, func(i int) bool { return at(i) >= size/2 })
+	if i == n {
+		i = n - 1
+	}
+	return at(i)
 }

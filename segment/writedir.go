@@ -16,9 +16,9 @@ import (
 // at any point removes the temporary directory, so the target never holds half a log
 // (docs/segment.md, "Writing a directory").
 
-// tempDirPrefix starts the name of the temporary directory beside the target: hidden, and
+// WriteTempDirPrefix starts the name of the temporary directory beside the target: hidden, and
 // naming the tool and the target, so that one left by a killed process is recognisable.
-const tempDirPrefix = ".kidx-write-"
+const WriteTempDirPrefix = ".kidx-write-"
 
 // interrupted stops writes in progress at their next step (Interrupt).
 var interrupted atomic.Bool
@@ -123,7 +123,7 @@ func ReplaceDir(dir string, replace bool, write func(tmp string) (*WriteResult, 
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, tempDirPrefix+filepath.Base(target)+"-")
+	tmp, err := os.MkdirTemp(parent, WriteTempDirPrefix+filepath.Base(target)+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func ReplaceDir(dir string, replace bool, write func(tmp string) (*WriteResult, 
 		}
 	}
 	// The old directory goes into a fresh directory of its own (a name nothing else holds).
-	asideDir, err := os.MkdirTemp(parent, tempDirPrefix+filepath.Base(target)+"-old-")
+	asideDir, err := os.MkdirTemp(parent, WriteTempDirPrefix+filepath.Base(target)+"-old-")
 	if err != nil {
 		return nil, err
 	}

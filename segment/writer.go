@@ -151,7 +151,7 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 	}
 	var total int64
 	for i, b := range batches {
-		if len(b) < RecordBatchOverhead || b[magicOffset] != 2 || int64(binary.BigEndian.Uint32(b[8:]))+LogOverhead != int64(len(b)) ||
+		if len(b) < RecordBatchOverhead || b[MagicOffset] != 2 || int64(binary.BigEndian.Uint32(b[8:]))+LogOverhead != int64(len(b)) ||
 			int32(binary.BigEndian.Uint32(b[23:])) < 0 {
 			return nil, fmt.Errorf("append %d: batch %d is not a well-formed v2 batch", step, i)
 		}
