@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"kidx/logdir"
 	"kidx/segment"
 )
 
@@ -23,7 +24,7 @@ const maxDirQueries = 4000
 // last, and the offset after the place where the walk stops at corrupt data. Nothing in dir is
 // written.
 func DirQuestions(dir string) (Questions, error) {
-	ds, err := segment.ScanDir(dir)
+	ds, err := logdir.ScanDir(dir)
 	if err != nil {
 		return Questions{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"kidx/fuzz"
+	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
 	"kidx/segment/vfs"
@@ -389,7 +390,7 @@ func TestDamage(t *testing.T) {
 func reported(exp *Expected, file string, size int64) bool {
 	in := func(f string, b int64) bool { return f == file && b >= 0 && b < size }
 	for _, f := range exp.Verify.Findings {
-		if f.Severity != string(segment.SeverityInfo) && in(f.File, f.Byte) {
+		if f.Severity != string(logdir.SeverityInfo) && in(f.File, f.Byte) {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -100,7 +101,7 @@ type TimeLookup struct {
 	Error          *ReadError `json:"error,omitempty"`
 }
 
-// Verdict is kidx verify's (segment.Verify, deep) on the partition directory.
+// Verdict is kidx verify's (logdir.Verify, deep) on the partition directory.
 type Verdict struct {
 	Healthy  bool      `json:"healthy"`
 	Findings []Finding `json:"findings"`
@@ -185,7 +186,7 @@ func answers(caseDir string, segs []*model.Segment, rng *rand.Rand) (*Expected, 
 		}
 		exp.Segments = append(exp.Segments, sa)
 	}
-	rep, err := segment.Verify([]string{part}, segment.VerifyOptions{Deep: true})
+	rep, err := logdir.Verify([]string{part}, logdir.VerifyOptions{Deep: true})
 	if err != nil {
 		return nil, err
 	}

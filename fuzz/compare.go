@@ -5,19 +5,20 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
 	"kidx/segment/vfs"
 )
 
 // compareDir compares the model's (closed) segments with the segment files in dir on fsys, read
-// back through segment.ScanDir and segment.OpenSegment on the OS, through
+// back through logdir.ScanDir and segment.OpenSegment on the OS, through
 // segment.SegmentSetsFS and segment.OpenSegmentFS on another filesystem. It returns the
 // divergence kind and text, or an error when the harness could not read what it wrote.
 func compareDir(fsys vfs.FS, segs []*model.Segment, dir string) (kind, what string, err error) {
 	var files []segment.SegmentFiles
 	if fsys == vfs.OS {
-		scan, err := segment.ScanDir(dir)
+		scan, err := logdir.ScanDir(dir)
 		if err != nil {
 			return "", "", err
 		}

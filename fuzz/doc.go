@@ -3,7 +3,7 @@
 //
 // The differential harness (Check) runs one docs/contract.md §3 workload through model.Simulate and,
 // independently, through segment.CreateLog/Apply/Close on real files in a temporary directory,
-// then reopens the directory (segment.ScanDir, segment.OpenSegment) and compares segment
+// then reopens the directory (logdir.ScanDir, segment.OpenSegment) and compares segment
 // boundaries and sizes, every batch, the .index and .timeindex bytes, the lookup of every
 // offset, a sample of timestamp lookups and the events. A Divergence carries the workload and
 // what differed; Shrink reduces it and WriteReproduction writes it as a workload file that

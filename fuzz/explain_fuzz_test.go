@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kidx/explain"
 	"kidx/fuzz/internal/parsecheck"
 	"kidx/segment"
 )
@@ -65,7 +66,7 @@ func FuzzExplain(f *testing.F) {
 			prefix = strings.TrimSuffix(parsecheck.WriteScratch(t, filepath.Join("explain", "t-0"), segment.FilenamePrefixFromOffset(0)+ext, b), ext)
 		}
 		d := filepath.Dir(prefix)
-		parts, err := segment.ExplainDir([]string{d}, segment.ExplainOptions{Interval: -1})
+		parts, err := explain.Dirs([]string{d}, explain.Options{Interval: -1})
 		if err != nil {
 			return // a file that cannot be read is an error, not a panic
 		}

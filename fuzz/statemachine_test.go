@@ -11,6 +11,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
 	"kidx/segment/vfs"
@@ -214,7 +215,7 @@ func TestStateMachine(t *testing.T) {
 			},
 			"reopenReaders": func(t *rapid.T) {
 				m.closeReaders()
-				scan, err := segment.ScanDir(m.dir)
+				scan, err := logdir.ScanDir(m.dir)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -58,7 +58,7 @@ func (v KafkaVersion) less(o KafkaVersion) bool {
 
 // releaseLines are Apache Kafka's minor release lines, major -> lowest and highest minor:
 // 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9, 4.0-4.5, where 4.5 is trunk (unreleased, as of
-// 2026-08). A release past them is refused: kidx does not know its rules. segment.ParseRelease
+// 2026-08). A release past them is refused: kidx does not know its rules. logdir.ParseRelease
 // reads releases the same way.
 var releaseLines = map[int][2]int{0: {8, 11}, 1: {0, 1}, 2: {0, 8}, 3: {0, 9}, 4: {0, 5}}
 

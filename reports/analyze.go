@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kidx/internal/english"
+	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -18,9 +19,9 @@ type AnalyzeOptions struct {
 	// 0 keeps all.
 	Top         int
 	MaxMapCount int64
-	// Judge is how the files are judged (era, interval), as segment.Verify takes it; Deep is
+	// Judge is how the files are judged (era, interval), as logdir.Verify takes it; Deep is
 	// ignored (analyze reads headers only).
-	Judge segment.VerifyOptions
+	Judge logdir.VerifyOptions
 	// Broker names the machine in the report (fleet merges group by it).
 	Broker string
 	// Progress, if set, is called with the log bytes of each segment analyzed.
@@ -38,7 +39,7 @@ type Analysis struct {
 	Roots        []string
 	Partitions   []*PartitionReport // worst first; only the top N with AnalyzeOptions.Top
 	Analyzed     int                // partitions analyzed (before --top)
-	Findings     []segment.Finding  // directory-level findings (unreadable entries, stray files)
+	Findings     []logdir.Finding   // directory-level findings (unreadable entries, stray files)
 	Problems     int                // findings of severity error or warning, everywhere
 	Maps         int64              // 2 per segment, every partition
 	Segments     int
@@ -93,7 +94,7 @@ type PartitionReport struct {
 	Restarts []RestartReport
 
 	Maps            int64
-	Findings        []segment.Finding // verify findings (segment.Verify) and skipped statistics
+	Findings        []logdir.Finding // verify findings (logdir.Verify) and skipped statistics
 	Problems        int
 	Recommendations []string
 }
@@ -102,14 +103,14 @@ type PartitionReport struct {
 // running broker).
 type LiveReport struct {
 	BaseOffset int64 `json:"baseOffset"`
-	segment.LiveState
+	logdir.LiveState
 }
 
 // RestartReport is a byte-counter restart inside a segment and what it costs lookups: the
 // offsets after it and before the next entry start at the last entry before it.
 type RestartReport struct {
 	BaseOffset int64 `json:"baseOffset"`
-	segment.Restart
+	logdir.Restart
 	Offsets        int64 `json:"offsets"`      // offsets whose lookup crosses the restart
 	MaxScanBytes   int64 `json:"maxScanBytes"` // their largest scan
 	TotalScanBytes int64 `json:"totalScanBytes"`
@@ -131,30 +132,30 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 	if opts.MaxMapCount <= 0 {
 		opts.MaxMapCount = DefaultMaxMapCount
 	}
-	a := &Analysis{Broker: opts.Broker, Roots: dirs, MaxMapCount: opts.MaxMapCount, Findings: []segment.Finding{},
+	a := &Analysis{Broker: opts.Broker, Roots: dirs, MaxMapCount: opts.MaxMapCount, Findings: []logdir.Finding{},
 		HeaderReadsFor: "4.1+", HeaderReadsBoth: opts.HeaderReads == nil}
 	if opts.HeaderReads != nil && !opts.HeaderReads.HeaderReadsPastHit {
 		a.HeaderReadsFor = "before 4.1"
 	}
 	for _, dir := range dirs {
-		ds, err := segment.ScanDir(dir)
+		ds, err := logdir.ScanDir(dir)
 		if err != nil {
 			return nil, err
 		}
 		// The scan's findings about a partition's files are that partition's: its problems
 		// column, the header and verify then count each file once (issue 11, defect 4).
-		owned := make([][]segment.Finding, len(ds.Partitions))
-		for _, f := range append(ds.Findings, segment.VerifyLogDirFiles(ds)...) {
+		owned := make([][]logdir.Finding, len(ds.Partitions))
+		for _, f := range append(ds.Findings, logdir.VerifyLogDirFiles(ds)...) {
 			if i := owningPartition(ds.Partitions, f.File); i >= 0 {
 				owned[i] = append(owned[i], f)
 				continue
 			}
 			a.Findings = append(a.Findings, f)
-			if f.Severity != segment.SeverityInfo {
+			if f.Severity != logdir.SeverityInfo {
 				a.Problems++
 			}
 		}
-		points := segment.RecoveryPoints(ds)
+		points := logdir.RecoveryPoints(ds)
 		for i := range ds.Partitions {
 			pr := analyzePartition(&ds.Partitions[i], owned[i], points, opts)
 			a.Analyzed++
@@ -202,7 +203,7 @@ func sortWorst(ps []*PartitionReport) {
 const replayLimit = 4 << 20
 
 // owningPartition is the index of the partition whose directory holds file (or is file), or -1.
-func owningPartition(ps []segment.PartitionDir, file string) int {
+func owningPartition(ps []logdir.PartitionDir, file string) int {
 	for i := range ps {
 		if file == ps[i].Path || strings.HasPrefix(file, ps[i].Path+string(filepath.Separator)) {
 			return i
@@ -211,10 +212,10 @@ func owningPartition(ps []segment.PartitionDir, file string) int {
 	return -1
 }
 
-func analyzePartition(pd *segment.PartitionDir, scanned []segment.Finding, points map[string]int64, opts AnalyzeOptions) *PartitionReport {
+func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, points map[string]int64, opts AnalyzeOptions) *PartitionReport {
 	logSegs := pd.LogSegments()
 	pr := &PartitionReport{Path: pd.Path, Topic: pd.Topic, Partition: pd.Partition, Segments: len(logSegs),
-		Maps: 2 * int64(len(logSegs)), Findings: append([]segment.Finding{}, scanned...)}
+		Maps: 2 * int64(len(logSegs)), Findings: append([]logdir.Finding{}, scanned...)}
 
 	scan, hops := NewDist(), NewDist()
 	var stats model.ScanStats
@@ -232,7 +233,7 @@ func analyzePartition(pd *segment.PartitionDir, scanned []segment.Finding, point
 	// One pass over the headers: verify's walk, with the cost walk riding along.
 	judge := opts.Judge
 	judge.Deep = false
-	judge.Visit = func(sf segment.SegmentFiles, seg *segment.Segment) segment.SegmentVisitor {
+	judge.Visit = func(sf segment.SegmentFiles, seg *segment.Segment) logdir.SegmentVisitor {
 		cw := newCostWalk(seg, func(r costRun) {
 			scan.Add(r.count, r.scanBytes)
 			hops.Add(r.count, r.hops)
@@ -254,7 +255,7 @@ func analyzePartition(pd *segment.PartitionDir, scanned []segment.Finding, point
 		walks = append(walks, walked{sf, cw})
 		return cw
 	}
-	report := segment.VerifyPartition(pd, points, judge)
+	report := logdir.VerifyPartition(pd, points, judge)
 	pr.Findings = append(pr.Findings, report.Findings...)
 	if len(report.Partitions) == 1 {
 		pv := report.Partitions[0]
@@ -280,7 +281,7 @@ func analyzePartition(pd *segment.PartitionDir, scanned []segment.Finding, point
 		if fig.skipped != "" {
 			// A note, not a problem: verify's findings on the segment are the problem, and
 			// counting this too would make analyze's count differ from verify's.
-			pr.Findings = append(pr.Findings, segment.Finding{File: wk.sf.Log, Pos: -1, Severity: segment.SeverityInfo,
+			pr.Findings = append(pr.Findings, logdir.Finding{File: wk.sf.Log, Pos: -1, Severity: logdir.SeverityInfo,
 				Check: "scan-stats-skipped", Message: fig.skipped})
 		}
 		pr.Batches += fig.batches
@@ -341,7 +342,7 @@ func analyzePartition(pd *segment.PartitionDir, scanned []segment.Finding, point
 	pr.WarmCoveredBytes = last.warmCovered
 	pr.Phase1 = phase1For(pr.MaxEntries)
 	for _, f := range pr.Findings {
-		if f.Severity != segment.SeverityInfo {
+		if f.Severity != logdir.SeverityInfo {
 			pr.Problems++
 		}
 	}
@@ -434,7 +435,7 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 // defaultIndexInterval is index.interval.bytes' default (LogConfig).
 const defaultIndexInterval = 4096
 
-func restartWhere(r segment.Restart) string {
+func restartWhere(r logdir.Restart) string {
 	if r.Snapshot != "" {
 		return fmt.Sprintf("before offset %d, a clean shutdown by its producer snapshot", r.Offset)
 	}

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"kidx/logdir"
 	"kidx/model"
-	"kidx/segment"
 )
 
 func (pr *PartitionReport) name() string {
@@ -95,8 +95,8 @@ func (a *Analysis) headline() string {
 
 // allFindings lists every finding; problemsOnly keeps errors and warnings (the text forms
 // leave the notes to the per-partition lines and --format json).
-func (a *Analysis) allFindings(problemsOnly bool) []segment.Finding {
-	out := append([]segment.Finding(nil), a.Findings...)
+func (a *Analysis) allFindings(problemsOnly bool) []logdir.Finding {
+	out := append([]logdir.Finding(nil), a.Findings...)
 	for _, p := range a.Partitions {
 		out = append(out, p.Findings...)
 	}
@@ -105,7 +105,7 @@ func (a *Analysis) allFindings(problemsOnly bool) []segment.Finding {
 	}
 	kept := out[:0]
 	for _, f := range out {
-		if f.Severity != segment.SeverityInfo {
+		if f.Severity != logdir.SeverityInfo {
 			kept = append(kept, f)
 		}
 	}
@@ -197,7 +197,7 @@ type AnalysisDoc struct {
 	MaxMapCount  int64               `json:"maxMapCount"`
 	Headroom     int64               `json:"headroom"`
 	Problems     int                 `json:"problems"`
-	Findings     []segment.Finding   `json:"findings"`
+	Findings     []logdir.Finding    `json:"findings"`
 	Partitions   []partitionJSONItem `json:"partitions"`
 	// HeaderReadsFor is the release range the scan objects' header reads are for ("4.1+" or
 	// "before 4.1"); HeaderReadsBoth: no release was given, and the hops are the reads before 4.1.
@@ -206,29 +206,29 @@ type AnalysisDoc struct {
 }
 
 type partitionJSONItem struct {
-	Path               string            `json:"path"`
-	Topic              string            `json:"topic"`
-	Partition          int               `json:"partition"`
-	Segments           int               `json:"segments"`
-	Batches            int64             `json:"batches"`
-	LogBytes           int64             `json:"logBytes"`
-	MaxBatchBytes      int64             `json:"maxBatchBytes"`
-	OffsetIndexEntries int64             `json:"offsetIndexEntries"`
-	TimeIndexEntries   int64             `json:"timeIndexEntries"`
-	IndexFileBytes     int64             `json:"indexFileBytes"`
-	TimeIndexFileBytes int64             `json:"timeIndexFileBytes"`
-	BytesPerEntry      float64           `json:"bytesPerEntry"`
-	BatchesPerEntry    float64           `json:"batchesPerEntry"`
-	Scan               ScanJSON          `json:"scan"`
-	WarmCoveredBytes   int64             `json:"warmCoveredBytes"`
-	Phase1             phase1JSON        `json:"phase1"`
-	Eras               string            `json:"eras"`
-	Live               []LiveReport      `json:"live"`
-	Restarts           []RestartReport   `json:"restarts"`
-	Maps               int64             `json:"maps"`
-	Problems           int               `json:"problems"`
-	Findings           []segment.Finding `json:"findings"`
-	Recommendations    []string          `json:"recommendations"`
+	Path               string           `json:"path"`
+	Topic              string           `json:"topic"`
+	Partition          int              `json:"partition"`
+	Segments           int              `json:"segments"`
+	Batches            int64            `json:"batches"`
+	LogBytes           int64            `json:"logBytes"`
+	MaxBatchBytes      int64            `json:"maxBatchBytes"`
+	OffsetIndexEntries int64            `json:"offsetIndexEntries"`
+	TimeIndexEntries   int64            `json:"timeIndexEntries"`
+	IndexFileBytes     int64            `json:"indexFileBytes"`
+	TimeIndexFileBytes int64            `json:"timeIndexFileBytes"`
+	BytesPerEntry      float64          `json:"bytesPerEntry"`
+	BatchesPerEntry    float64          `json:"batchesPerEntry"`
+	Scan               ScanJSON         `json:"scan"`
+	WarmCoveredBytes   int64            `json:"warmCoveredBytes"`
+	Phase1             phase1JSON       `json:"phase1"`
+	Eras               string           `json:"eras"`
+	Live               []LiveReport     `json:"live"`
+	Restarts           []RestartReport  `json:"restarts"`
+	Maps               int64            `json:"maps"`
+	Problems           int              `json:"problems"`
+	Findings           []logdir.Finding `json:"findings"`
+	Recommendations    []string         `json:"recommendations"`
 }
 
 // WriteJSON writes the analysis; every partition carries the docs/contract.md §10 `scan` object.
@@ -250,7 +250,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 			Maps: p.Maps, Problems: p.Problems, Findings: p.Findings, Recommendations: p.Recommendations}
 
 		if item.Findings == nil {
-			item.Findings = []segment.Finding{}
+			item.Findings = []logdir.Finding{}
 		}
 		if item.Recommendations == nil {
 			item.Recommendations = []string{}

@@ -6,13 +6,15 @@ import (
 
 	"encoding/json"
 	"io/fs"
-	"kidx/segment"
 	"os"
 	"path/filepath"
 	"sort"
 	"syscall"
 	"testing"
 	"time"
+
+	"kidx/logdir"
+	"kidx/segment"
 )
 
 const goldenDir = "../testdata/kafka-golden"
@@ -257,8 +259,8 @@ func TestAnalyzeRestartCost(t *testing.T) {
 			}
 		}
 		l.Close()
-		perBatch := segment.EraForRule(segment.PerBatch)
-		a, err := AnalyzeDir(dir, AnalyzeOptions{Judge: segment.VerifyOptions{Era: &perBatch}})
+		perBatch := logdir.EraForRule(segment.PerBatch)
+		a, err := AnalyzeDir(dir, AnalyzeOptions{Judge: logdir.VerifyOptions{Era: &perBatch}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -405,7 +407,7 @@ func TestAnalyzeSetAsideFilesCountedOnce(t *testing.T) {
 	if wantHead := "; " + plural(int64(len(want)), "problem") + "\n"; !strings.Contains(text.String(), wantHead) {
 		t.Errorf("text header lacks %q:\n%s", wantHead, text.String())
 	}
-	v, err := segment.Verify([]string{root}, segment.VerifyOptions{})
+	v, err := logdir.Verify([]string{root}, logdir.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +428,7 @@ func TestAnalyzeCountsLogDirFilesAsVerifyDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := segment.Verify([]string{root}, segment.VerifyOptions{})
+	v, err := logdir.Verify([]string{root}, logdir.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"kidx/explain"
 	"kidx/segment"
 )
 
-// BenchmarkExplain1GiB times segment.ExplainDir against AnalyzeDir on the same partition, a
+// BenchmarkExplain1GiB times explain.Dirs against AnalyzeDir on the same partition, a
 // 1 GiB segment of 16 KiB batches under the per-batch rule (page cache warm after writing
 // it), and reports the ratio of the times: the target is at most 2 (docs/explain.md).
 // Each batch's records share its timestamp, as a busy producer's do within a millisecond:
@@ -64,7 +65,7 @@ func benchExplain(b *testing.B, batch func(i int) []byte) {
 		}
 		aDur += time.Since(t0)
 		t0 = time.Now()
-		parts, err := segment.ExplainDir([]string{dir}, segment.ExplainOptions{Interval: -1})
+		parts, err := explain.Dirs([]string{dir}, explain.Options{Interval: -1})
 		if err != nil || len(parts) != 1 || !parts[0].Reproduced() {
 			b.Fatal(err, parts)
 		}

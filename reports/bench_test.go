@@ -3,14 +3,16 @@ package reports
 import (
 	"fmt"
 	"io"
-	"kidx/internal/realdata"
-	"kidx/segment"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
+
+	"kidx/internal/realdata"
+	"kidx/logdir"
+	"kidx/segment"
 
 	"kidx/model"
 	"kidx/sim"
@@ -176,7 +178,7 @@ func BenchmarkRealData(b *testing.B) {
 	dirs := realdata.PartitionDirs(root)
 	origins := realdata.Origins(root)
 	for b.Loop() {
-		if _, err := segment.Verify(dirs, segment.VerifyOptions{Deep: true}); err != nil {
+		if _, err := logdir.Verify(dirs, logdir.VerifyOptions{Deep: true}); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := AnalyzeDirs(origins, AnalyzeOptions{}); err != nil {

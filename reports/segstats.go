@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -114,7 +115,7 @@ func segmentRuns(files segment.SegmentFiles, fn func(costRun)) (segmentFigures, 
 	}
 	defer seg.Close()
 	cw := newCostWalk(seg, fn)
-	seg.Log.SetReadAhead(segment.HeaderWindow)
+	seg.Log.SetReadAhead(logdir.HeaderWindow)
 	res := seg.Log.WalkSplit(0, 0, segment.SplitHint(cw.entries, nil, seg.Log.Size()), func(b segment.BatchInfo) bool {
 		first, err := seg.Log.FirstOffset(b)
 		if err != nil {

@@ -1,10 +1,13 @@
-package segment
+package segment_test
 
 import (
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
+
+	"kidx/internal/segmenttest"
+	"kidx/segment"
 )
 
 // Leader-epoch checkpoints. Vectors: the format comment of Kafka's LeaderEpochCheckpointFile
@@ -13,22 +16,22 @@ import (
 func TestLeaderEpochCheckpoint(t *testing.T) {
 	good := []struct {
 		name, data string
-		want       []EpochEntry
+		want       []segment.EpochEntry
 	}{
-		{"Kafka's format comment", "0\n2\n0 1\n1 2\n", []EpochEntry{{0, 1}, {1, 2}}},
-		{"ronem __consumer_offsets-31", "0\n3\n0 0\n2 3\n10 4\n", []EpochEntry{{0, 0}, {2, 3}, {10, 4}}},
-		{"ronem __cluster_metadata-0", "0\n1\n1 852953\n", []EpochEntry{{1, 852953}}},
+		{"Kafka's format comment", "0\n2\n0 1\n1 2\n", []segment.EpochEntry{{0, 1}, {1, 2}}},
+		{"ronem __consumer_offsets-31", "0\n3\n0 0\n2 3\n10 4\n", []segment.EpochEntry{{0, 0}, {2, 3}, {10, 4}}},
+		{"ronem __cluster_metadata-0", "0\n1\n1 852953\n", []segment.EpochEntry{{1, 852953}}},
 		{"empty file", "", nil},
 		{"version line only", "0\n", nil},
 		{"no entries", "0\n0\n", nil},
-		{"no final newline", "0\n1\n3 7", []EpochEntry{{3, 7}}},
-		{"CRLF", "0\r\n1\r\n3 7\r\n", []EpochEntry{{3, 7}}},
-		{"CR only", "0\r1\r3 7\r", []EpochEntry{{3, 7}}},
-		{"tab and trailing space", "0\n1\n3\t7 \n", []EpochEntry{{3, 7}}},
-		{"signs", "+0\n+1\n-1 +9223372036854775807\n", []EpochEntry{{-1, 9223372036854775807}}},
+		{"no final newline", "0\n1\n3 7", []segment.EpochEntry{{3, 7}}},
+		{"CRLF", "0\r\n1\r\n3 7\r\n", []segment.EpochEntry{{3, 7}}},
+		{"CR only", "0\r1\r3 7\r", []segment.EpochEntry{{3, 7}}},
+		{"tab and trailing space", "0\n1\n3\t7 \n", []segment.EpochEntry{{3, 7}}},
+		{"signs", "+0\n+1\n-1 +9223372036854775807\n", []segment.EpochEntry{{-1, 9223372036854775807}}},
 	}
 	for _, c := range good {
-		got, err := ParseLeaderEpochCheckpoint([]byte(c.data), "lec")
+		got, err := segment.ParseLeaderEpochCheckpoint([]byte(c.data), "lec")
 		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: %v %v, want %v", c.name, got, err, c.want)
 		}
@@ -61,8 +64,8 @@ func TestLeaderEpochCheckpoint(t *testing.T) {
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ParseLeaderEpochCheckpoint([]byte(c.data), "lec")
-			ldFormatErr(t, err, "lec", c.pos, c.msg)
+			got, err := segment.ParseLeaderEpochCheckpoint([]byte(c.data), "lec")
+			segmenttest.FormatErrAt(t, err, "lec", c.pos, c.msg)
 			if got != nil {
 				t.Fatalf("entries %v with an error", got)
 			}
@@ -75,20 +78,20 @@ func TestLeaderEpochCheckpoint(t *testing.T) {
 // shouldThrowIfVersionIsNotRecognised: version 1 with foo-5 at 10; shouldReturnEmptyMapForEmptyFile),
 // and donaldy/cleaner-offset-checkpoint read with cat -A.
 func TestOffsetCheckpoint(t *testing.T) {
-	got, err := ParseOffsetCheckpoint([]byte("0\n2\nfoo 1 5\nbar 2 10\n"), "rp")
+	got, err := segment.ParseOffsetCheckpoint([]byte("0\n2\nfoo 1 5\nbar 2 10\n"), "rp")
 	if err != nil || fmt.Sprint(got) != "[{foo 1 5} {bar 2 10}]" {
 		t.Fatalf("%v %v", got, err)
 	}
-	got, err = ParseOffsetCheckpoint([]byte("0\n3\n__consumer_offsets 28 2\n__consumer_offsets 17 1\n__consumer_offsets 39 18\n"), "cleaner-offset-checkpoint")
-	want := []OffsetCheckpointEntry{{"__consumer_offsets", 28, 2}, {"__consumer_offsets", 17, 1}, {"__consumer_offsets", 39, 18}}
+	got, err = segment.ParseOffsetCheckpoint([]byte("0\n3\n__consumer_offsets 28 2\n__consumer_offsets 17 1\n__consumer_offsets 39 18\n"), "cleaner-offset-checkpoint")
+	want := []segment.OffsetCheckpointEntry{{"__consumer_offsets", 28, 2}, {"__consumer_offsets", 17, 1}, {"__consumer_offsets", 39, 18}}
 	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%v %v", got, err)
 	}
-	if got, err := ParseOffsetCheckpoint(nil, "rp"); err != nil || got != nil {
+	if got, err := segment.ParseOffsetCheckpoint(nil, "rp"); err != nil || got != nil {
 		t.Fatalf("empty: %v %v", got, err)
 	}
 	// log-start-offset-checkpoint with no partition past its first segment (real files: "0\n0\n").
-	if got, err := ParseOffsetCheckpoint([]byte("0\n0\n"), "rp"); err != nil || len(got) != 0 {
+	if got, err := segment.ParseOffsetCheckpoint([]byte("0\n0\n"), "rp"); err != nil || len(got) != 0 {
 		t.Fatalf("no entries: %v %v", got, err)
 	}
 	bad := []struct {
@@ -105,8 +108,8 @@ func TestOffsetCheckpoint(t *testing.T) {
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseOffsetCheckpoint([]byte(c.data), "rp")
-			ldFormatErr(t, err, "rp", c.pos, c.msg)
+			_, err := segment.ParseOffsetCheckpoint([]byte(c.data), "rp")
+			segmenttest.FormatErrAt(t, err, "rp", c.pos, c.msg)
 		})
 	}
 	// A hostile count allocates nothing for itself.
@@ -115,7 +118,7 @@ func TestOffsetCheckpoint(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := 0; i < 100; i++ {
-		_, _ = ParseOffsetCheckpoint(data, "rp")
+		_, _ = segment.ParseOffsetCheckpoint(data, "rp")
 	}
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 4096 {
@@ -130,17 +133,17 @@ func TestOffsetCheckpoint(t *testing.T) {
 // YEO9-o88S26CT6OkgrVHXA" (no final newline). The hex form of that id was computed with
 // Python's base64.urlsafe_b64decode.
 func TestPartitionMetadata(t *testing.T) {
-	m, err := ParsePartitionMetadata([]byte("version: 0\ntopic_id: YEO9-o88S26CT6OkgrVHXA"), "pm")
+	m, err := segment.ParsePartitionMetadata([]byte("version: 0\ntopic_id: YEO9-o88S26CT6OkgrVHXA"), "pm")
 	if err != nil || m.Version != 0 || m.TopicID.String() != "YEO9-o88S26CT6OkgrVHXA" || m.TopicID.Hex() != "6043bdfa-8f3c-4b6e-824f-a3a482b5475c" {
 		t.Fatalf("%+v %v (%s)", m, err, m.TopicID.Hex())
 	}
 	// The metadata topic's id, Uuid.METADATA_TOPIC_ID = Uuid(0, 1).
-	m, err = ParsePartitionMetadata([]byte("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n"), "pm")
-	if err != nil || m.TopicID != (KafkaUUID{15: 1}) {
+	m, err = segment.ParsePartitionMetadata([]byte("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n"), "pm")
+	if err != nil || m.TopicID != (segment.KafkaUUID{15: 1}) {
 		t.Fatalf("%+v %v", m, err)
 	}
 	// A later version is accepted (downgrade compatibility), and so are lines after the second.
-	if m, err := ParsePartitionMetadata([]byte("version: 7\ntopic_id: YEO9-o88S26CT6OkgrVHXA\nmore: x\n"), "pm"); err != nil || m.Version != 7 {
+	if m, err := segment.ParsePartitionMetadata([]byte("version: 7\ntopic_id: YEO9-o88S26CT6OkgrVHXA\nmore: x\n"), "pm"); err != nil || m.Version != 7 {
 		t.Fatalf("%+v %v", m, err)
 	}
 	bad := []struct {
@@ -162,8 +165,8 @@ func TestPartitionMetadata(t *testing.T) {
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParsePartitionMetadata([]byte(c.data), "pm")
-			ldFormatErr(t, err, "pm", c.pos, c.msg)
+			_, err := segment.ParsePartitionMetadata([]byte(c.data), "pm")
+			segmenttest.FormatErrAt(t, err, "pm", c.pos, c.msg)
 		})
 	}
 }
@@ -173,31 +176,31 @@ func TestPartitionMetadata(t *testing.T) {
 // MetaPropertiesVersion's, PropertiesUtils' and Uuid's.
 func TestMetaProperties(t *testing.T) {
 	v1 := "#\n#Fri Jan 30 16:43:51 UTC 2026\nnode.id=1\ndirectory.id=XHhkr4tkSsD900pOQ8pPfg\nversion=1\ncluster.id=q1w2e3r4t5y6u7i8o9p0\n"
-	m, err := ParseMetaProperties([]byte(v1), "mp")
+	m, err := segment.ParseMetaProperties([]byte(v1), "mp")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The directory id's bytes (5c7864af...) were computed with Python's base64 module. The
 	// cluster id is 20 characters, no Uuid: Kafka keeps cluster.id as a string.
 	if m.Version != 1 || m.NodeID == nil || *m.NodeID != 1 || m.ClusterID == nil || *m.ClusterID != "q1w2e3r4t5y6u7i8o9p0" ||
-		m.DirectoryID == nil || m.DirectoryID.Hex() != "5c7864af-8b64-4ac0-fdd3-4a4e43ca4f7e" || len(m.Properties) != 4 || m.Properties[0] != (Property{"node.id", "1", 3}) {
+		m.DirectoryID == nil || m.DirectoryID.Hex() != "5c7864af-8b64-4ac0-fdd3-4a4e43ca4f7e" || len(m.Properties) != 4 || m.Properties[0] != (segment.Property{"node.id", "1", 3}) {
 		t.Fatalf("%+v", m)
 	}
-	m, err = ParseMetaProperties([]byte("#\n#Mon Jun 17 15:19:18 CST 2019\nversion=0\nbroker.id=0\n"), "mp")
+	m, err = segment.ParseMetaProperties([]byte("#\n#Mon Jun 17 15:19:18 CST 2019\nversion=0\nbroker.id=0\n"), "mp")
 	if err != nil || m.Version != 0 || m.NodeID == nil || *m.NodeID != 0 || m.ClusterID != nil || m.DirectoryID != nil {
 		t.Fatalf("%+v %v", m, err)
 	}
 	// No version key: version 0; no broker.id: no node id (v0 guarantees no field).
-	if m, err := ParseMetaProperties([]byte("cluster.id=abc\n"), "mp"); err != nil || m.Version != 0 || m.NodeID != nil || *m.ClusterID != "abc" {
+	if m, err := segment.ParseMetaProperties([]byte("cluster.id=abc\n"), "mp"); err != nil || m.Version != 0 || m.NodeID != nil || *m.ClusterID != "abc" {
 		t.Fatalf("%+v %v", m, err)
 	}
 	// Properties.load syntax: ':' and white-space separators, escapes, continuations, '!' comments.
-	m, err = ParseMetaProperties([]byte("! comment\n  version : 1\nnode.id 7\ncluster.id=a\\:b\\\n    cd\\u0041\n"), "mp")
+	m, err = segment.ParseMetaProperties([]byte("! comment\n  version : 1\nnode.id 7\ncluster.id=a\\:b\\\n    cd\\u0041\n"), "mp")
 	if err != nil || m.Version != 1 || *m.NodeID != 7 || *m.ClusterID != "a:bcdA" {
 		t.Fatalf("%+v %v", m, err)
 	}
 	// The last of a repeated key wins, as in a Properties map.
-	if m, err := ParseMetaProperties([]byte("broker.id=1\nbroker.id=2\n"), "mp"); err != nil || *m.NodeID != 2 {
+	if m, err := segment.ParseMetaProperties([]byte("broker.id=1\nbroker.id=2\n"), "mp"); err != nil || *m.NodeID != 2 {
 		t.Fatalf("%+v %v", m, err)
 	}
 	bad := []struct {
@@ -220,8 +223,8 @@ func TestMetaProperties(t *testing.T) {
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseMetaProperties([]byte(c.data), "mp")
-			ldFormatErr(t, err, "mp", c.pos, c.msg)
+			_, err := segment.ParseMetaProperties([]byte(c.data), "mp")
+			segmenttest.FormatErrAt(t, err, "mp", c.pos, c.msg)
 		})
 	}
 }
@@ -230,17 +233,17 @@ func TestMetaProperties(t *testing.T) {
 // and ronem/__cluster_metadata-0/quorum-state (data_version 1), copied from cat -A, and the
 // error texts of FileQuorumStateStore.readStateFromFile.
 func TestQuorumState(t *testing.T) {
-	q, err := ParseQuorumState([]byte(`{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}`), "qs")
+	q, err := segment.ParseQuorumState([]byte(`{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}`), "qs")
 	if err != nil || q.DataVersion != 0 || q.ClusterID == nil || *q.ClusterID != "" || q.LeaderID != 1 || q.LeaderEpoch != 1 || q.VotedID != -1 ||
 		q.AppliedOffset == nil || *q.AppliedOffset != 0 || fmt.Sprint(q.CurrentVoters) != "[1]" || q.VotedDirectoryID != nil {
 		t.Fatalf("%+v %v", q, err)
 	}
-	q, err = ParseQuorumState([]byte(`{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}`), "qs")
+	q, err = segment.ParseQuorumState([]byte(`{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}`), "qs")
 	if err != nil || q.DataVersion != 1 || q.ClusterID != nil || q.VotedDirectoryID == nil || *q.VotedDirectoryID != "AAAAAAAAAAAAAAAAAAAAAA" || q.AppliedOffset != nil || q.CurrentVoters != nil {
 		t.Fatalf("%+v %v", q, err)
 	}
 	// currentVoters may be null (nullableVersions 0+); unknown keys are listed.
-	q, err = ParseQuorumState([]byte(`{"clusterId":"c","leaderId":-1,"leaderEpoch":0,"votedId":2,"appliedOffset":5,"currentVoters":null,"data_version":0,"zz":1,"aa":2}`+"\nsecond line ignored"), "qs")
+	q, err = segment.ParseQuorumState([]byte(`{"clusterId":"c","leaderId":-1,"leaderEpoch":0,"votedId":2,"appliedOffset":5,"currentVoters":null,"data_version":0,"zz":1,"aa":2}`+"\nsecond line ignored"), "qs")
 	if err != nil || q.CurrentVoters != nil || fmt.Sprint(q.OtherKeys) != "[aa zz]" {
 		t.Fatalf("%+v %v", q, err)
 	}
@@ -262,8 +265,8 @@ func TestQuorumState(t *testing.T) {
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseQuorumState([]byte(c.data), "qs")
-			ldFormatErr(t, err, "qs", 0, c.msg)
+			_, err := segment.ParseQuorumState([]byte(c.data), "qs")
+			segmenttest.FormatErrAt(t, err, "qs", 0, c.msg)
 		})
 	}
 }
@@ -271,15 +274,15 @@ func TestQuorumState(t *testing.T) {
 // .kafka_cleanshutdown: atul-0406's (Kafka 3.6, empty) and ronem's ({"version":0,"brokerEpoch":11},
 // read with cat), and CleanShutdownFileHandler.read's tolerance of anything else.
 func TestCleanShutdown(t *testing.T) {
-	if c := ParseCleanShutdown(nil); !c.Empty || c.BrokerEpoch != nil {
+	if c := segment.ParseCleanShutdown(nil); !c.Empty || c.BrokerEpoch != nil {
 		t.Fatalf("%+v", c)
 	}
-	c := ParseCleanShutdown([]byte(`{"version":0,"brokerEpoch":11}`))
+	c := segment.ParseCleanShutdown([]byte(`{"version":0,"brokerEpoch":11}`))
 	if c.Empty || c.Version == nil || *c.Version != 0 || c.BrokerEpoch == nil || *c.BrokerEpoch != 11 || c.Unreadable != "" {
 		t.Fatalf("%+v", c)
 	}
 	for _, s := range []string{"garbage", `{"version":0}`, `{"brokerEpoch":"x"}`, `{"brokerEpoch":1.5}`} {
-		if c := ParseCleanShutdown([]byte(s)); c.Unreadable == "" || c.BrokerEpoch != nil {
+		if c := segment.ParseCleanShutdown([]byte(s)); c.Unreadable == "" || c.BrokerEpoch != nil {
 			t.Errorf("%q: %+v", s, c)
 		}
 	}
@@ -296,7 +299,7 @@ func TestParseKafkaUUID(t *testing.T) {
 		{"A", "", "Last unit does not have enough valid bits"},
 		{"AAAAAAAAAAAAAAAAAAAA\nAQ", "", "Illegal base64 character a"}, // Go's decoder would skip the newline
 	} {
-		u, err := ParseKafkaUUID(c.in)
+		u, err := segment.ParseKafkaUUID(c.in)
 		if c.err != "" {
 			if err == nil || err.Error() != c.err {
 				t.Errorf("%q: %v, want %q", c.in, err, c.err)
@@ -324,15 +327,15 @@ func TestTextCheckpointsTruncations(t *testing.T) {
 			var err error
 			switch name {
 			case "lec":
-				_, err = ParseLeaderEpochCheckpoint(b, name)
+				_, err = segment.ParseLeaderEpochCheckpoint(b, name)
 			case "rp":
-				_, err = ParseOffsetCheckpoint(b, name)
+				_, err = segment.ParseOffsetCheckpoint(b, name)
 			case "pm":
-				_, err = ParsePartitionMetadata(b, name)
+				_, err = segment.ParsePartitionMetadata(b, name)
 			case "mp":
-				_, err = ParseMetaProperties(b, name)
+				_, err = segment.ParseMetaProperties(b, name)
 			case "qs":
-				_, err = ParseQuorumState(b, name)
+				_, err = segment.ParseQuorumState(b, name)
 			}
 			if err != nil && !strings.HasPrefix(err.Error(), name+": byte ") {
 				t.Fatalf("%s[:%d]: error %q does not name the file and byte", name, n, err)

@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"kidx/internal/segmenttest"
+	"kidx/segment"
 	"kidx/segment/vfs"
 )
 
@@ -15,10 +17,10 @@ import (
 // 'bytes since the last entry > 4096' is first true at the second batch of a segment, so a full
 // segment's entries are (base+157, 16350), (base+236, 32700), (base+315, 49050).
 
-func writeOnMem(t *testing.T, w *Workload, dir string, steps int) (*vfs.MemFS, *Log) {
+func writeOnMem(t *testing.T, w *segment.Workload, dir string, steps int) (*vfs.MemFS, *segment.Log) {
 	t.Helper()
 	mem := vfs.NewMemFS()
-	l, err := CreateLogFS(mem, dir, w.Config, w.Rule, w.StartOffset)
+	l, err := segment.CreateLogFS(mem, dir, w.Config, w.Rule, w.StartOffset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +41,9 @@ func writeOnMem(t *testing.T, w *Workload, dir string, steps int) (*vfs.MemFS, *
 // the ninth, and 790 = 10 * 79 once Close flushed everything; the file is CheckpointFile's
 // text "0", "1", "<topic> <partition> <offset>".
 func TestRecoveryCheckpointFollowsFlushes(t *testing.T) {
-	w := seedWorkload(10)
+	w := segmenttest.SeedWorkload(10)
 	mem, l := writeOnMem(t, w, "/logs/t-0", 0)
-	cp := "/logs/" + RecoveryPointCheckpointName
+	cp := "/logs/" + segment.RecoveryPointCheckpointName
 	want := map[int]string{0: "0\n1\nt 0 0\n", 3: "0\n1\nt 0 0\n", 4: "0\n1\nt 0 316\n", 7: "0\n1\nt 0 316\n", 8: "0\n1\nt 0 632\n", 9: "0\n1\nt 0 632\n"}
 	for i, s := range w.Steps {
 		if _, err := l.Apply(s); err != nil {
@@ -60,11 +62,11 @@ func TestRecoveryCheckpointFollowsFlushes(t *testing.T) {
 	if got, _ := vfs.ReadFile(mem, cp); string(got) != "0\n1\nt 0 790\n" {
 		t.Errorf("after Close: checkpoint %q, want the log end 790", got)
 	}
-	if rp := ReadRecoveryPoint(mem, "/logs/t-0"); rp != 790 {
+	if rp := segment.ReadRecoveryPoint(mem, "/logs/t-0"); rp != 790 {
 		t.Errorf("ReadRecoveryPoint = %d, want 790", rp)
 	}
 	// LogManager: no checkpoint, or no entry for the partition, is recovery point 0.
-	if rp := ReadRecoveryPoint(mem, "/logs/other-3"); rp != 0 {
+	if rp := segment.ReadRecoveryPoint(mem, "/logs/other-3"); rp != 0 {
 		t.Errorf("ReadRecoveryPoint of a partition without an entry = %d, want 0", rp)
 	}
 }
@@ -77,10 +79,10 @@ func TestRecoveryCheckpointFollowsFlushes(t *testing.T) {
 // step 6, max timestamp 1700000000474) gets offsets 395..473 at position 16350, no entry
 // (counter 0 after the reload), and Close adds the final time entry (1700000000474, 473).
 func TestCrashStepTornTail(t *testing.T) {
-	w := seedWorkload(7)
-	w.Steps = slices.Insert(w.Steps, 6, Step{Crash: &CrashSpec{RecoveryPoint: 316, Segments: []CrashSegment{{BaseOffset: 316, LogBytes: 16350 + 100, IndexBytes: 10485760, TimeIndexBytes: 10485756}}}})
+	w := segmenttest.SeedWorkload(7)
+	w.Steps = slices.Insert(w.Steps, 6, segment.Step{Crash: &segment.CrashSpec{RecoveryPoint: 316, Segments: []segment.CrashSegment{{BaseOffset: 316, LogBytes: 16350 + 100, IndexBytes: 10485760, TimeIndexBytes: 10485756}}}})
 	mem := vfs.NewMemFS()
-	res, err := WriteWorkloadFS(mem, "/logs/t-0", w)
+	res, err := segment.WriteWorkloadFS(mem, "/logs/t-0", w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,29 +91,29 @@ func TestCrashStepTornTail(t *testing.T) {
 	}
 	tree := readTree(t, mem, "/logs/t-0")
 	s0, s1 := "00000000000000000000", "00000000000000000316"
-	if n := len(tree[s0+LogSuffix]); n != 65400 {
+	if n := len(tree[s0+segment.LogSuffix]); n != 65400 {
 		t.Errorf("flushed segment 0: %d log bytes, want 65400", n)
 	}
-	wantIdx0 := entriesOf(0, IndexEntry{157, 16350}, IndexEntry{236, 32700}, IndexEntry{315, 49050})
-	if got := tree[s0+IndexSuffix]; string(got) != string(wantIdx0) {
+	wantIdx0 := entriesOf(0, segment.IndexEntry{157, 16350}, segment.IndexEntry{236, 32700}, segment.IndexEntry{315, 49050})
+	if got := tree[s0+segment.IndexSuffix]; string(got) != string(wantIdx0) {
 		t.Errorf("segment 0 .index changed: %x", got)
 	}
-	if n := len(tree[s1+LogSuffix]); n != 32700 {
+	if n := len(tree[s1+segment.LogSuffix]); n != 32700 {
 		t.Errorf("segment 316: %d log bytes, want 16350 kept + 16350 appended", n)
 	}
-	if n := len(tree[s1+IndexSuffix]); n != 0 {
+	if n := len(tree[s1+segment.IndexSuffix]); n != 0 {
 		t.Errorf("segment 316: .index %d bytes, want none (no entry)", n)
 	}
-	wantTime := append(EncodeTimeIndexEntry(nil, 316, TimeIndexEntry{1700000000316, 394}), EncodeTimeIndexEntry(nil, 316, TimeIndexEntry{1700000000474, 473})...)
-	if got := tree[s1+TimeIndexSuffix]; string(got) != string(wantTime) {
+	wantTime := append(segment.EncodeTimeIndexEntry(nil, 316, segment.TimeIndexEntry{1700000000316, 394}), segment.EncodeTimeIndexEntry(nil, 316, segment.TimeIndexEntry{1700000000474, 473})...)
+	if got := tree[s1+segment.TimeIndexSuffix]; string(got) != string(wantTime) {
 		t.Errorf("segment 316 .timeindex %x, want %x", got, wantTime)
 	}
 }
 
-func entriesOf(base int64, es ...IndexEntry) []byte {
+func entriesOf(base int64, es ...segment.IndexEntry) []byte {
 	var b []byte
 	for _, e := range es {
-		b = EncodeIndexEntry(b, base, e)
+		b = segment.EncodeIndexEntry(b, base, e)
 	}
 	return b
 }
@@ -135,7 +137,7 @@ func TestLoadAfterCrashTornSegmentDeletesLater(t *testing.T) {
 		{"boundary", 49050, []int64{0, 0}, nil, []int64{0, 316}, 474},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w := seedWorkload(6)
+			w := segmenttest.SeedWorkload(6)
 			mem, l := writeOnMem(t, w, "/logs/t-0", 6)
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
@@ -146,7 +148,7 @@ func TestLoadAfterCrashTornSegmentDeletesLater(t *testing.T) {
 			}
 			f.Truncate(c.cut)
 			f.Close()
-			l2, load, err := LoadAfterCrash(mem, "/logs/t-0", w.Config, w.Rule, 0, 6)
+			l2, load, err := segment.LoadAfterCrash(mem, "/logs/t-0", w.Config, w.Rule, 0, 6)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +161,7 @@ func TestLoadAfterCrashTornSegmentDeletesLater(t *testing.T) {
 			}
 			// The rebuilt segment 0 (active when 316 was deleted): entries for batches 1 and 2.
 			idx, _ := vfs.ReadFile(mem, "/logs/t-0/00000000000000000000.index")
-			if want := entriesOf(0, IndexEntry{157, 16350}, IndexEntry{236, 32700}); string(idx[:16]) != string(want) {
+			if want := entriesOf(0, segment.IndexEntry{157, 16350}, segment.IndexEntry{236, 32700}); string(idx[:16]) != string(want) {
 				t.Errorf("segment 0 .index starts %x, want %x", idx[:16], want)
 			}
 			l2.Close()
@@ -170,12 +172,12 @@ func TestLoadAfterCrashTornSegmentDeletesLater(t *testing.T) {
 // A crash step is refused, with a clear error, when it does not fit the log: more bytes than
 // were written, a base offset that is not the segment's, more segments than exist.
 func TestCrashStepRefusesImpossibleSpecs(t *testing.T) {
-	for name, c := range map[string]CrashSpec{
-		"bytes never written": {RecoveryPoint: 316, Segments: []CrashSegment{{BaseOffset: 316, LogBytes: 16351}}},
-		"wrong base":          {RecoveryPoint: 316, Segments: []CrashSegment{{BaseOffset: 317}}},
-		"too many":            {RecoveryPoint: 316, Segments: []CrashSegment{{BaseOffset: 316}, {BaseOffset: 400}}},
+	for name, c := range map[string]segment.CrashSpec{
+		"bytes never written": {RecoveryPoint: 316, Segments: []segment.CrashSegment{{BaseOffset: 316, LogBytes: 16351}}},
+		"wrong base":          {RecoveryPoint: 316, Segments: []segment.CrashSegment{{BaseOffset: 317}}},
+		"too many":            {RecoveryPoint: 316, Segments: []segment.CrashSegment{{BaseOffset: 316}, {BaseOffset: 400}}},
 	} {
-		w := seedWorkload(6)
+		w := segmenttest.SeedWorkload(6)
 		_, l := writeOnMem(t, w, filepath.Join("/logs", "t-0"), 5)
 		if _, err := l.Crash(c); err == nil {
 			t.Errorf("%s: crash %+v accepted", name, c)
@@ -185,9 +187,9 @@ func TestCrashStepRefusesImpossibleSpecs(t *testing.T) {
 			t.Errorf("%s: the append after a refused crash: %v, log end %d", name, err, l.NextOffset())
 		}
 	}
-	_, l := writeOnMem(t, seedWorkload(5), "/logs/t-0", 5)
+	_, l := writeOnMem(t, segmenttest.SeedWorkload(5), "/logs/t-0", 5)
 	l.Close()
-	if _, err := l.Crash(CrashSpec{Segments: []CrashSegment{{}}}); err == nil || errors.Is(err, nil) {
+	if _, err := l.Crash(segment.CrashSpec{Segments: []segment.CrashSegment{{}}}); err == nil || errors.Is(err, nil) {
 		t.Error("crash of a closed log accepted")
 	}
 }
@@ -198,17 +200,17 @@ func TestCrashStepRefusesImpossibleSpecs(t *testing.T) {
 // ... and the active segment's .log is synced each time; with flush.messages unset it stays
 // at the last roll's base.
 func TestFlushMessagesMovesRecoveryPoint(t *testing.T) {
-	w := seedWorkload(6)
+	w := segmenttest.SeedWorkload(6)
 	w.Config.FlushMessages = 100
 	var logSyncs int
 	mem := vfs.NewMemFS()
 	ffs := vfs.NewFaultFS(mem, vfs.InjectorFunc(func(op vfs.Op) *vfs.Fault {
-		if op.Kind == vfs.OpSync && filepath.Ext(op.Path) == LogSuffix {
+		if op.Kind == vfs.OpSync && filepath.Ext(op.Path) == segment.LogSuffix {
 			logSyncs++
 		}
 		return nil
 	}))
-	l, err := CreateLogFS(ffs, "/logs/t-0", w.Config, w.Rule, 0)
+	l, err := segment.CreateLogFS(ffs, "/logs/t-0", w.Config, w.Rule, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +238,7 @@ func TestFlushMessagesMovesRecoveryPoint(t *testing.T) {
 // LogLoader.loadSegmentFiles deletes an index file whose .log is missing ("Found an orphaned
 // index file"): a crash leaves one when the index's name became durable and the .log's did not.
 func TestLoadAfterCrashDeletesOrphanedIndexes(t *testing.T) {
-	w := seedWorkload(6)
+	w := segmenttest.SeedWorkload(6)
 	mem, l := writeOnMem(t, w, "/logs/t-0", 6)
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
@@ -244,7 +246,7 @@ func TestLoadAfterCrashDeletesOrphanedIndexes(t *testing.T) {
 	if err := mem.Remove("/logs/t-0/00000000000000000316.log"); err != nil {
 		t.Fatal(err)
 	}
-	l2, load, err := LoadAfterCrash(mem, "/logs/t-0", w.Config, w.Rule, 316, 6)
+	l2, load, err := segment.LoadAfterCrash(mem, "/logs/t-0", w.Config, w.Rule, 316, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,8 +268,8 @@ func TestLoadAfterCrashDeletesOrphanedIndexes(t *testing.T) {
 // recovers 0 (nothing torn, so 632 stays), 316 is gone, 632 is recovered and active, and the
 // log end is 632 + 79 = 711.
 func TestCrashStepSkippedSegmentIsRemoved(t *testing.T) {
-	mem, l := writeOnMem(t, seedWorkload(9), "/logs/t-0", 9)
-	if _, err := l.Crash(CrashSpec{RecoveryPoint: 0, Segments: []CrashSegment{{BaseOffset: 0, LogBytes: 65400, IndexBytes: 24, TimeIndexBytes: 36}, {BaseOffset: 632, LogBytes: 16350}}}); err != nil {
+	mem, l := writeOnMem(t, segmenttest.SeedWorkload(9), "/logs/t-0", 9)
+	if _, err := l.Crash(segment.CrashSpec{RecoveryPoint: 0, Segments: []segment.CrashSegment{{BaseOffset: 0, LogBytes: 65400, IndexBytes: 24, TimeIndexBytes: 36}, {BaseOffset: 632, LogBytes: 16350}}}); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(l.SegmentBaseOffsets(), []int64{0, 632}) || l.NextOffset() != 711 {

@@ -1,48 +1,43 @@
-// Package segment is kidx's file-backed implementation of Kafka's on-disk
-// segment format. It re-implements Kafka's append rule, rolling, recovery
-// and lookups on real files, and reads and judges real brokers' log
-// directories, importing only the standard library and kidx/codec (record
-// decompression); never package model: the independence is what makes
-// differential tests mean something. Behaviour follows
-// docs/kafka.md; comments cite the Kafka method mirrored. One file
-// per idea:
+// Package segment is Kafka's on-disk format and the file-backed log, for real: it reads and
+// writes every file a partition directory holds, and re-implements Kafka's append rule,
+// rolling, recovery and lookups on real files. It imports only the standard library,
+// kidx/codec (record decompression), kidx/segment/vfs (the filesystem under the writer) and two
+// small internal packages of words; never package model: the independence is what makes the
+// differential tests mean something (docs/architecture.md). Behaviour follows docs/kafka.md;
+// comments cite the Kafka method mirrored. One file per idea:
 //
+// The format:
 //   - binreader.go: kbin-style sticky-error reader, varints, FormatError.
-//   - names.go: 20-digit file names, suffixes (.deleted/.cleaned/.swap ...).
+//   - names.go: 20-digit file names, suffixes (.deleted/.cleaned/.swap ...), a segment's
+//     files (SegmentFiles, SegmentFileOf), partition directory names, KafkaPath.
 //   - batch.go: v2 batch header, CRC-32C, DefaultRecord decoding, legacy v0/v1 headers.
 //   - records.go: Records and FirstOffset for every batch kind (compressed v2,
 //     legacy wrappers, control batches).
 //   - builder.go: MemoryRecordsBuilder-exact batches; size-targeting batches.
 //   - index.go: .index/.timeindex readers (three views: Kafka's reopened one,
 //     DumpLogSegments', the valid entries), warm-section search, sanity checks.
-//   - logfile.go: .log walk (FileLogInputStream.nextBatch), CRC streaming.
-//   - walk_split.go: the same walk read on two cores from a known batch start.
-//   - crc_parallel.go: --deep's CRCs on every core.
-//   - lookup.go: Segment, offset lookup (phase 1 + 2), timestamp lookup.
+//   - snapshot.go, txnindex.go, checkpoint.go, kraft.go: the other files of a
+//     log directory (producer snapshots, .txnindex, checkpoints, KRaft snapshots).
+//
+// Reading:
+//   - logfile.go: .log walk (FileLogInputStream.nextBatch), CRC streaming, the LogFile's
+//     views for other goroutines.
+//   - walk_split.go: the same walk read on two cores from a known batch start (SplitHint).
+//   - lookup.go: Segment, offset lookup (phase 1 + 2), timestamp lookup, OpenError.
+//   - mmap.go: read-only mapping, prefetch, sparse index reads, O_RDONLY opens, a .log's
+//     zero tail (ZerosFrom).
+//   - fsread.go: the same readers over bytes and over a vfs.FS.
+//
+// Writing (the file-backed twin of the model):
 //   - config.go: Config, Rule, workload (docs/contract.md §3) and recipe (kafka-input.json) parsing.
 //   - writer.go: Log (UnifiedLog.append + LogSegment.append, roll, close, restart).
 //   - recover.go: Log.Recover (LogSegment.recover).
-//   - scan.go: log-directory scanning, every file's Role, Finding.
-//   - era.go, eraset.go: Kafka's eras (which offset an entry names, release by
-//     release), ParseRelease, EraSet.
-//   - verify.go, verify_segment.go: Verify, one streaming pass per segment
-//     judged by the era that wrote it.
-//   - live.go: live (preallocated) segments and what an unclean start does
-//     with them.
-//   - lifetime.go: byte-counter restarts inside a segment.
-//   - explain.go: Explain, what reproduces a segment's indexes byte for byte (the
-//     eras, the interval set, the append shape, the restarts); explain_segment.go
-//     its candidates and choice, explain_lifetime.go the interval as a function of
-//     the restarts, explain_time.go the time index the offset index implies,
-//     explain_regen.go the replay that checks an answer, explain_interval.go
-//     IntervalSet (docs/explain.md).
-//   - snapshot.go, txnindex.go, checkpoint.go, kraft.go: the other files of a
-//     log directory.
-//   - dump.go, dump_index.go, dump_log.go, dump_files.go: kafka-dump-log style
-//     text and JSON dumps.
-//   - mmap.go: read-only mapping, prefetch, sparse index reads, O_RDONLY opens.
+//   - crash.go: the crash step and LoadAfterCrash (LogLoader after an unclean shutdown).
+//   - recoverypoint.go: the recovery point and its checkpoint file.
+//   - writedir.go: a workload or recipe written as a whole directory, all or nothing.
 //
-// Readers open every file O_RDONLY and never create, write, truncate or
-// lock anything. See docs/segment.md for the API tour and decisions, and
-// docs/logdirs.md for how real log directories are judged.
+// Readers open every file O_RDONLY and never create, write, truncate or lock anything. The log
+// directory as a whole (scanning, Verify, eras) is package logdir; what reproduces a segment's
+// indexes is package explain; kafka-dump-log's output is package dump. See docs/segment.md for
+// the API tour and decisions.
 package segment

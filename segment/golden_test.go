@@ -5,41 +5,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"testing"
 
 	"kidx/internal/kafkagolden"
+	"kidx/internal/testfiles"
 )
-
-// goldenDir is the copy of Kafka's own output (testdata/kafka-golden/PROVENANCE.md).
-const goldenDir = "../testdata/kafka-golden"
-
-func goldenCases(t testing.TB) []string { return kafkagolden.Cases(t, goldenDir) }
-
-func readGoldenOutput(t testing.TB, name string) kafkagolden.Output {
-	return kafkagolden.Load(t, goldenDir, name)
-}
-
-func listFiles(t testing.TB, dir string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	sort.Strings(out)
-	return out
-}
 
 // TestGoldenRecipeByteIdentical: writing kafka-input.json reproduces every
 // .log/.index/.timeindex file Kafka wrote, byte for byte, same names.
 func TestGoldenRecipeByteIdentical(t *testing.T) {
-	for _, name := range goldenCases(t) {
+	for _, name := range testfiles.GoldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			data, err := os.ReadFile(filepath.Join(goldenDir, name, "kafka-input.json"))
+			data, err := os.ReadFile(filepath.Join(testfiles.GoldenDir, name, "kafka-input.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,16 +30,16 @@ func TestGoldenRecipeByteIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := listFiles(t, filepath.Join(goldenDir, name, "files"))
-			got := listFiles(t, dir)
+			want := testfiles.ListFiles(t, filepath.Join(testfiles.GoldenDir, name, "files"))
+			got := testfiles.ListFiles(t, dir)
 			if !slices.Equal(got, want) {
 				t.Fatalf("file names differ:\n got %v\nwant %v", got, want)
 			}
 			for _, f := range want {
 				g, _ := os.ReadFile(filepath.Join(dir, f))
-				w, _ := os.ReadFile(filepath.Join(goldenDir, name, "files", f))
+				w, _ := os.ReadFile(filepath.Join(testfiles.GoldenDir, name, "files", f))
 				if !bytes.Equal(g, w) {
-					t.Errorf("%s differs: got %d bytes, want %d (first diff at %d)", f, len(g), len(w), firstDiff(g, w))
+					t.Errorf("%s differs: got %d bytes, want %d (first diff at %d)", f, len(g), len(w), testfiles.FirstDiff(g, w))
 				}
 			}
 			checkEvents(t, name, res.Events)
@@ -73,7 +51,7 @@ func TestGoldenRecipeByteIdentical(t *testing.T) {
 // event at that step, and no event otherwise.
 func checkEvents(t *testing.T, name string, ev []Event) {
 	t.Helper()
-	o := readGoldenOutput(t, name)
+	o := testfiles.ReadGoldenOutput(t, name)
 	if o.Error == nil {
 		if len(ev) != 0 {
 			t.Fatalf("unexpected events %+v", ev)
@@ -85,23 +63,14 @@ func checkEvents(t *testing.T, name string, ev []Event) {
 	}
 }
 
-func firstDiff(a, b []byte) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
-}
-
 // TestGoldenWorkloadSizeTargeting: workload.json (batch level only) through
 // the size-targeting builder gives Kafka's .index and .timeindex bytes and
 // the same batch positions and sizes in every .log.
 func TestGoldenWorkloadSizeTargeting(t *testing.T) {
-	for _, name := range goldenCases(t) {
+	for _, name := range testfiles.GoldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			data, err := os.ReadFile(filepath.Join(goldenDir, name, "workload.json"))
+			data, err := os.ReadFile(filepath.Join(testfiles.GoldenDir, name, "workload.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,19 +84,19 @@ func TestGoldenWorkloadSizeTargeting(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkEvents(t, name, res.Events)
-			want := listFiles(t, filepath.Join(goldenDir, name, "files"))
-			if got := listFiles(t, dir); !slices.Equal(got, want) {
+			want := testfiles.ListFiles(t, filepath.Join(testfiles.GoldenDir, name, "files"))
+			if got := testfiles.ListFiles(t, dir); !slices.Equal(got, want) {
 				t.Fatalf("file names differ:\n got %v\nwant %v", got, want)
 			}
-			o := readGoldenOutput(t, name)
+			o := testfiles.ReadGoldenOutput(t, name)
 			for _, f := range want {
 				if filepath.Ext(f) == LogSuffix {
 					continue
 				}
 				g, _ := os.ReadFile(filepath.Join(dir, f))
-				wb, _ := os.ReadFile(filepath.Join(goldenDir, name, "files", f))
+				wb, _ := os.ReadFile(filepath.Join(testfiles.GoldenDir, name, "files", f))
 				if !bytes.Equal(g, wb) {
-					t.Errorf("%s differs at byte %d", f, firstDiff(g, wb))
+					t.Errorf("%s differs at byte %d", f, testfiles.FirstDiff(g, wb))
 				}
 			}
 			for _, gs := range o.Segments {
@@ -162,12 +131,12 @@ func TestGoldenWorkloadSizeTargeting(t *testing.T) {
 // batches, index entries, per-offset lookups and time lookups Kafka's
 // classes reported (kafka-output.json).
 func TestGoldenReadBack(t *testing.T) {
-	for _, name := range goldenCases(t) {
+	for _, name := range testfiles.GoldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			o := readGoldenOutput(t, name)
+			o := testfiles.ReadGoldenOutput(t, name)
 			for _, gs := range o.Segments {
-				seg, err := OpenSegment(filepath.Join(goldenDir, name, "files", gs.LogFile))
+				seg, err := OpenSegment(filepath.Join(testfiles.GoldenDir, name, "files", gs.LogFile))
 				if err != nil {
 					t.Fatal(err)
 				}

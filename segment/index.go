@@ -2,6 +2,7 @@ package segment
 
 import (
 	"encoding/binary"
+	"fmt"
 )
 
 // Entry sizes (OffsetIndex, TimeIndex).
@@ -448,4 +449,14 @@ func ParseOffsetIndex(data []byte, base int64) []IndexEntry {
 func ParseTimeIndex(data []byte, base int64) []TimeIndexEntry {
 	x := TimeIndex{indexFile: indexFile{BaseOffset: base, data: data}, n: len(data) / 12}
 	return x.Entries(x.n)
+}
+
+// MarshalJSON keeps entry keys lower-case and stable.
+func (e IndexEntry) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf(`{"offset":%d,"position":%d}`, e.Offset, e.Position)), nil
+}
+
+// MarshalJSON keeps entry keys lower-case and stable.
+func (e TimeIndexEntry) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf(`{"timestamp":%d,"offset":%d}`, e.Timestamp, e.Offset)), nil
 }

@@ -1,142 +1,26 @@
-package segment
+package segment_test
 
 import (
 	"encoding/binary"
-	"math/rand"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"testing"
+
+	"kidx/internal/segmenttest"
+	"kidx/internal/testfiles"
+	"kidx/segment"
 )
-
-// batch78 is docs/kafka.md §1.3's example: one record, key "key1", value
-// "value1", deltas 0: 78 bytes.
-func batch78(ts int64) []byte {
-	return AppendBatch(nil, 0, []RecordSpec{{Key: []byte("key1"), Value: []byte("value1"), Timestamp: ts}}, BatchDefaults)
-}
-
-func indexPairs(t *testing.T, path string, base int64) [][2]int64 {
-	t.Helper()
-	var out [][2]int64
-	for _, e := range ParseOffsetIndex(mustRead(t, path), base) {
-		out = append(out, [2]int64{e.Offset, e.Position})
-	}
-	return out
-}
-
-// TestWorkedExample23 is docs/kafka.md §2.3 on files: 78-byte batches, interval
-// 100, appends A1 = batches 0-4, A2 = 5-9, A3 = 10.
-func TestWorkedExample23(t *testing.T) {
-	if n := len(batch78(0)); n != 78 {
-		t.Fatalf("example batch is %d bytes, docs/kafka.md §1.3 says 78", n)
-	}
-	cfg := Config{IndexIntervalBytes: 100, SegmentBytes: 1 << 20, SegmentIndexBytes: 10485760}
-	appends := func(l *Log, sizes ...int) {
-		for _, n := range sizes {
-			var bs [][]byte
-			for i := 0; i < n; i++ {
-				bs = append(bs, batch78(0))
-			}
-			if ev, err := l.Append(bs...); err != nil || ev != nil {
-				t.Fatal(ev, err)
-			}
-		}
-	}
-	idx := func(dir string) string { return filepath.Join(dir, FilenamePrefixFromOffset(0)+IndexSuffix) }
-	cases := []struct {
-		name string
-		rule Rule
-		run  func(l *Log)
-		want [][2]int64
-	}{
-		{"OLD", PerAppend, func(l *Log) { appends(l, 5, 5, 1) }, [][2]int64{{9, 390}, {10, 780}}},
-		{"NEW", PerBatch, func(l *Log) { appends(l, 5, 5, 1) }, [][2]int64{{2, 156}, {4, 312}, {6, 468}, {8, 624}, {10, 780}}},
-		{"OLD then recover", PerAppend, func(l *Log) {
-			appends(l, 5, 5, 1)
-			if _, err := l.Recover(); err != nil {
-				t.Fatal(err)
-			}
-		}, [][2]int64{{2, 156}, {4, 312}, {6, 468}, {8, 624}, {10, 780}}},
-		// "After a clean restart with NEW rule and three more batches 11,12,13
-		// ... counter restarts at 0 → entry (13,1014)".
-		{"NEW restart", PerBatch, func(l *Log) {
-			appends(l, 5, 5, 1)
-			if err := l.Restart(); err != nil {
-				t.Fatal(err)
-			}
-			appends(l, 1, 1, 1)
-		}, [][2]int64{{2, 156}, {4, 312}, {6, 468}, {8, 624}, {10, 780}, {13, 1014}}},
-		// "recover() of the same file instead yields (12,936)".
-		{"NEW restart then recover", PerBatch, func(l *Log) {
-			appends(l, 5, 5, 1)
-			if err := l.Restart(); err != nil {
-				t.Fatal(err)
-			}
-			appends(l, 1, 1, 1)
-			if _, err := l.Recover(); err != nil {
-				t.Fatal(err)
-			}
-		}, [][2]int64{{2, 156}, {4, 312}, {6, 468}, {8, 624}, {10, 780}, {12, 936}}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			l, err := CreateLog(dir, cfg, c.rule, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.run(l)
-			if err := l.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := indexPairs(t, idx(dir), 0); !slices.Equal(got, c.want) {
-				t.Fatalf("index %v, want %v", got, c.want)
-			}
-		})
-	}
-	// "Lookup of offset 7: OLD → no entry ≤ 7 → start at byte 0 (8 hops);
-	// NEW → (6,468) → hop 6, 7." and "DumpLogSegments on the OLD index
-	// reports Index offset: 9, log offset: 5".
-	for _, c := range []struct {
-		rule            Rule
-		start, hops     int64
-		mismatchMessage string
-	}{{PerAppend, 0, 8, "Index offset: 9, log offset: 5"}, {PerBatch, 468, 2, ""}} {
-		dir := t.TempDir()
-		l, _ := CreateLog(dir, cfg, c.rule, 0)
-		appends(l, 5, 5, 1)
-		l.Close()
-		seg, err := OpenSegment(filepath.Join(dir, FilenamePrefixFromOffset(0)+LogSuffix))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _ := seg.Lookup(7)
-		seg.Close()
-		if r.IndexPosition != c.start || int64(r.Hops) != c.hops || r.HitBaseOffset != 7 {
-			t.Errorf("%v lookup(7) = %+v", c.rule, r)
-		}
-		rep, _ := Verify([]string{dir}, VerifyOptions{Deep: true})
-		var msgs []string
-		for _, f := range rep.Findings {
-			msgs = append(msgs, f.Message)
-		}
-		if c.mismatchMessage == "" && len(msgs) != 0 || c.mismatchMessage != "" && (len(msgs) != 1 || msgs[0] != c.mismatchMessage) {
-			t.Errorf("%v verify: %q", c.rule, msgs)
-		}
-	}
-}
 
 // OffsetIndexTest.lookupExtremeCases / randomLookupTest / testEntry on
 // files: base 45, 30 slots.
 func TestOffsetIndexTestScenarios(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FilenamePrefixFromOffset(45)+IndexSuffix)
-	mustWrite(t, path, nil)
-	x, err := OpenOffsetIndex(path, 45)
+	path := filepath.Join(t.TempDir(), segment.FilenamePrefixFromOffset(45)+segment.IndexSuffix)
+	testfiles.MustWrite(t, path, nil)
+	x, err := segment.OpenOffsetIndex(path, 45)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, _, _ := x.Lookup(92); e != (IndexEntry{45, 0}) { // empty lookup
+	if e, _, _ := x.Lookup(92); e != (segment.IndexEntry{45, 0}) { // empty lookup
 		t.Fatalf("empty lookup %v", e)
 	}
 	if _, err := x.Entry(0); err == nil { // testEntryOverflow
@@ -145,21 +29,21 @@ func TestOffsetIndexTestScenarios(t *testing.T) {
 	x.Close()
 	var img []byte
 	for i := 0; i < 30; i++ {
-		img = EncodeIndexEntry(img, 45, IndexEntry{Offset: 45 + int64(i) + 1, Position: int64(i)})
+		img = segment.EncodeIndexEntry(img, 45, segment.IndexEntry{Offset: 45 + int64(i) + 1, Position: int64(i)})
 	}
-	mustWrite(t, path, img)
-	x, _ = OpenOffsetIndex(path, 45)
+	testfiles.MustWrite(t, path, img)
+	x, _ = segment.OpenOffsetIndex(path, 45)
 	defer x.Close()
-	if e, _, _ := x.Lookup(45); e != (IndexEntry{45, 0}) {
+	if e, _, _ := x.Lookup(45); e != (segment.IndexEntry{45, 0}) {
 		t.Errorf("lookup(45) = %v, want (45,0)", e)
 	}
-	if e, _, _ := x.Lookup(45 + 30); e != (IndexEntry{75, 29}) {
+	if e, _, _ := x.Lookup(45 + 30); e != (segment.IndexEntry{75, 29}) {
 		t.Errorf("lookup(75) = %v, want (75,29)", e)
 	}
 	// testSanityLastOffsetEqualToBaseOffset: base 20, append(20, 0) passes.
-	p2 := filepath.Join(t.TempDir(), FilenamePrefixFromOffset(20)+IndexSuffix)
-	mustWrite(t, p2, EncodeIndexEntry(nil, 20, IndexEntry{20, 0}))
-	y, _ := OpenOffsetIndex(p2, 20)
+	p2 := filepath.Join(t.TempDir(), segment.FilenamePrefixFromOffset(20)+segment.IndexSuffix)
+	testfiles.MustWrite(t, p2, segment.EncodeIndexEntry(nil, 20, segment.IndexEntry{20, 0}))
+	y, _ := segment.OpenOffsetIndex(p2, 20)
 	if err := y.SanityCheck(); err != nil {
 		t.Error(err)
 	}
@@ -170,11 +54,11 @@ func TestOffsetIndexTestScenarios(t *testing.T) {
 func TestTimeIndexTestScenarios(t *testing.T) {
 	var img []byte
 	for i := 1; i <= 29; i++ {
-		img = EncodeTimeIndexEntry(img, 45, TimeIndexEntry{Timestamp: int64(10 * i), Offset: 45 + int64(10*i)})
+		img = segment.EncodeTimeIndexEntry(img, 45, segment.TimeIndexEntry{Timestamp: int64(10 * i), Offset: 45 + int64(10*i)})
 	}
-	path := filepath.Join(t.TempDir(), FilenamePrefixFromOffset(45)+TimeIndexSuffix)
-	mustWrite(t, path, img)
-	x, err := OpenTimeIndex(path, 45)
+	path := filepath.Join(t.TempDir(), segment.FilenamePrefixFromOffset(45)+segment.TimeIndexSuffix)
+	testfiles.MustWrite(t, path, img)
+	x, err := segment.OpenTimeIndex(path, 45)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +68,7 @@ func TestTimeIndexTestScenarios(t *testing.T) {
 			t.Errorf("lookup(%d) = %v", c.ts, e)
 		}
 	}
-	for i, w := range []TimeIndexEntry{{10, 55}, {20, 65}, {30, 75}, {40, 85}} {
+	for i, w := range []segment.TimeIndexEntry{{10, 55}, {20, 65}, {30, 75}, {40, 85}} {
 		if e, _ := x.Entry(i); e != w {
 			t.Errorf("entry(%d) = %v, want %v", i, e, w)
 		}
@@ -199,9 +83,9 @@ func TestTimeIndexTestScenarios(t *testing.T) {
 		"length":    func(b []byte) []byte { return append(b, 1, 2, 3) },
 	}
 	for name, f := range corrupt {
-		p := filepath.Join(t.TempDir(), FilenamePrefixFromOffset(45)+TimeIndexSuffix)
-		mustWrite(t, p, f(append([]byte(nil), img...)))
-		y, _ := OpenTimeIndex(p, 45)
+		p := filepath.Join(t.TempDir(), segment.FilenamePrefixFromOffset(45)+segment.TimeIndexSuffix)
+		testfiles.MustWrite(t, p, f(append([]byte(nil), img...)))
+		y, _ := segment.OpenTimeIndex(p, 45)
 		if err := y.SanityCheck(); err == nil {
 			t.Errorf("corrupt %s passed sanity check", name)
 		}
@@ -209,89 +93,11 @@ func TestTimeIndexTestScenarios(t *testing.T) {
 	}
 }
 
-// WarmSearchAgrees (docs/contract.md §6) and AbstractIndex.indexSlotRangeFor: the warm
-// section search returns the same slot as a plain binary search, on
-// indexes larger and smaller than the 1024-entry warm section.
-func TestWarmSearchAgreesWithBinarySearch(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	for _, n := range []int{0, 1, 2, 1024, 1025, 1026, 5000} {
-		var img []byte
-		var offs []int64
-		o := int64(1000)
-		for i := 0; i < n; i++ {
-			o += 1 + rng.Int63n(5)
-			offs = append(offs, o)
-			img = EncodeIndexEntry(img, 1000, IndexEntry{Offset: o, Position: int64(i)})
-		}
-		x := OffsetIndex{indexFile: indexFile{BaseOffset: 1000, data: img}, n: n, valid: n}
-		for k := 0; k < 2000; k++ {
-			target := 990 + rng.Int63n(o-980+1)
-			want := sort.Search(len(offs), func(i int) bool { return offs[i] > target }) - 1
-			_, slot, st := x.Lookup(target)
-			if slot != want {
-				t.Fatalf("n=%d target %d: slot %d, want %d", n, target, slot, want)
-			}
-			if n > 0 && st.SlotsCompared == 0 {
-				t.Fatal("no slot compared")
-			}
-		}
-	}
-}
-
-// LogSegmentTest.testRecoveryWithCorruptMessage: garbage from inside a
-// random message to the end; recover keeps exactly the preceding messages,
-// and (testRecoveryFixesCorruptIndex) every kept offset is then found.
-func TestRecoveryWithCorruptMessage(t *testing.T) {
-	rng := rand.New(rand.NewSource(7))
-	for iter := 0; iter < 5; iter++ {
-		dir := t.TempDir()
-		l, err := CreateLog(dir, Config{IndexIntervalBytes: 1, SegmentBytes: 1 << 30, SegmentIndexBytes: 1500}, PerBatch, 40)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 100; i++ {
-			l.Append(batch78(int64(i) * 10))
-		}
-		logPath := filepath.Join(dir, FilenamePrefixFromOffset(40)+LogSuffix)
-		victim := rng.Intn(100)
-		cut := int64(victim*78) + 1 + rng.Int63n(76)
-		f, _ := os.OpenFile(logPath, os.O_WRONLY, 0)
-		garbage := make([]byte, 100*78-cut)
-		rng.Read(garbage)
-		f.WriteAt(garbage, cut)
-		f.Close()
-		if ev, err := l.Recover(); err != nil || ev != nil {
-			t.Fatal(ev, err)
-		}
-		if err := l.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if st, _ := os.Stat(logPath); st.Size() != int64(victim*78) {
-			t.Fatalf("victim %d: log size %d, want %d", victim, st.Size(), victim*78)
-		}
-		seg, err := OpenSegment(logPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for o := int64(40); o < int64(40+victim); o++ {
-			r, err := seg.Lookup(o)
-			if err != nil || !r.Found || r.HitBaseOffset != o || r.Hops != 1 {
-				t.Fatalf("lookup(%d) after recover: %+v %v", o, r, err)
-			}
-		}
-		seg.Close()
-		rep, _ := Verify([]string{dir}, VerifyOptions{Deep: true})
-		if rep.Problems() != 0 {
-			t.Fatalf("recovered segment does not verify: %v", rep.Findings)
-		}
-	}
-}
-
 // FileRecordsTest.testIterationOverPartialAndTruncation (0/2/4/5/6
 // trailing zero bytes are ignored) and testBatchIterationIncompleteBatch
 // (file cut by 13 bytes: the last batch is not returned, no error).
 func TestIterationOverPartialAndTruncation(t *testing.T) {
-	full := append(batch78(1), batch78(2)...)
+	full := append(segmenttest.Batch78(1), segmenttest.Batch78(2)...)
 	binary.BigEndian.PutUint64(full[78:], 1)
 	for _, c := range []struct {
 		name    string
@@ -305,13 +111,13 @@ func TestIterationOverPartialAndTruncation(t *testing.T) {
 		{"zeros6", append(append([]byte{}, full...), make([]byte, 6)...), 2},
 		{"incomplete-13", full[:len(full)-13], 1},
 	} {
-		path := filepath.Join(t.TempDir(), FilenamePrefixFromOffset(0)+LogSuffix)
-		mustWrite(t, path, c.data)
-		lf, err := OpenLog(path)
+		path := filepath.Join(t.TempDir(), segment.FilenamePrefixFromOffset(0)+segment.LogSuffix)
+		testfiles.MustWrite(t, path, c.data)
+		lf, err := segment.OpenLog(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := lf.Walk(0, 0, func(BatchInfo) bool { return true })
+		res := lf.Walk(0, 0, func(segment.BatchInfo) bool { return true })
 		lf.Close()
 		if res.Err != nil || res.Batches != c.batches {
 			t.Errorf("%s: %d batches, err %v; want %d", c.name, res.Batches, res.Err, c.batches)
@@ -324,15 +130,15 @@ func TestIterationOverPartialAndTruncation(t *testing.T) {
 // segment.bytes into an empty segment is accepted without rolling.
 func TestOversizeAppendRejected(t *testing.T) {
 	dir := t.TempDir()
-	l, err := CreateLog(dir, Config{IndexIntervalBytes: 0, SegmentBytes: 200, SegmentIndexBytes: 96}, PerBatch, 0)
+	l, err := segment.CreateLog(dir, segment.Config{IndexIntervalBytes: 0, SegmentBytes: 200, SegmentIndexBytes: 96}, segment.PerBatch, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := l.Append(batch78(0), batch78(1), batch78(2))
-	if err != nil || ev == nil || ev.Kind != EventRejected || ev.Step != 0 || ev.Bytes != 234 {
+	ev, err := l.Append(segmenttest.Batch78(0), segmenttest.Batch78(1), segmenttest.Batch78(2))
+	if err != nil || ev == nil || ev.Kind != segment.EventRejected || ev.Step != 0 || ev.Bytes != 234 {
 		t.Fatalf("event %+v err %v", ev, err)
 	}
-	b, err := BuildSizedBatch(0, 3, 200, 5)
+	b, err := segment.BuildSizedBatch(0, 3, 200, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,10 +146,10 @@ func TestOversizeAppendRejected(t *testing.T) {
 		t.Fatalf("exact-size append: %+v %v", ev, err)
 	}
 	l.Close()
-	if got := listFiles(t, dir); len(got) != 3 {
+	if got := testfiles.ListFiles(t, dir); len(got) != 3 {
 		t.Fatalf("files %v: exact fit must not roll", got)
 	}
-	if st, _ := os.Stat(filepath.Join(dir, FilenamePrefixFromOffset(0)+LogSuffix)); st.Size() != 200 {
+	if st, _ := os.Stat(filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.LogSuffix)); st.Size() != 200 {
 		t.Fatalf("log size %d", st.Size())
 	}
 }
@@ -352,17 +158,17 @@ func TestOversizeAppendRejected(t *testing.T) {
 // rounded down to the entry size) and trimming on close.
 func TestIndexPreallocationAndTrim(t *testing.T) {
 	dir := t.TempDir()
-	l, _ := CreateLog(dir, Config{IndexIntervalBytes: 0, SegmentBytes: 1 << 20, SegmentIndexBytes: 85}, PerBatch, 0)
-	l.Append(batch78(1))
-	l.Append(batch78(2))
-	idx := filepath.Join(dir, FilenamePrefixFromOffset(0)+IndexSuffix)
-	tidx := filepath.Join(dir, FilenamePrefixFromOffset(0)+TimeIndexSuffix)
+	l, _ := segment.CreateLog(dir, segment.Config{IndexIntervalBytes: 0, SegmentBytes: 1 << 20, SegmentIndexBytes: 85}, segment.PerBatch, 0)
+	l.Append(segmenttest.Batch78(1))
+	l.Append(segmenttest.Batch78(2))
+	idx := filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.IndexSuffix)
+	tidx := filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.TimeIndexSuffix)
 	if a, b := fileSize(t, idx), fileSize(t, tidx); a != 80 || b != 84 {
 		t.Fatalf("active sizes %d/%d, want 80/84", a, b)
 	}
 	// An active (untrimmed) index reads as Kafka reads it: 10 entries, the
 	// zero tail included; DumpLogSegments stops after the real one.
-	x, _ := OpenOffsetIndex(idx, 0)
+	x, _ := segment.OpenOffsetIndex(idx, 0)
 	if x.Len() != 10 || x.DumpLen() != 1 || x.SanityCheck() != nil {
 		t.Fatalf("untrimmed index: len %d dumpLen %d", x.Len(), x.DumpLen())
 	}
@@ -386,13 +192,13 @@ func fileSize(t *testing.T, p string) int64 {
 // varint steps, and a clear error when the size is too small.
 func TestBuildSizedBatch(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 64, 200} {
-		lo := MinBatchSize(n)
+		lo := segment.MinBatchSize(n)
 		for size := lo; size < lo+300; size++ {
 			if n == 0 && size != 61 {
 				continue
 			}
-			b, err := BuildSizedBatch(10, n, size, 1234)
-			if n == 1 && size-RecordBatchOverhead == 65 {
+			b, err := segment.BuildSizedBatch(10, n, size, 1234)
+			if n == 1 && size-segment.RecordBatchOverhead == 65 {
 				// No record is 65 bytes: body 63 -> 64, body 64 -> 66 (the
 				// length varint grows). The builder must say so.
 				if err == nil {
@@ -403,8 +209,8 @@ func TestBuildSizedBatch(t *testing.T) {
 			if err != nil {
 				t.Fatalf("n=%d size=%d: %v", n, size, err)
 			}
-			h, recs, err := DecodeRecords(b, "built", 0)
-			if err != nil || len(b) != size || len(recs) != n || CheckBatch(b, "built", 0) != nil {
+			h, recs, err := segment.DecodeRecords(b, "built", 0)
+			if err != nil || len(b) != size || len(recs) != n || segment.CheckBatch(b, "built", 0) != nil {
 				t.Fatalf("n=%d size=%d: len %d, %d records, %v", n, size, len(b), len(recs), err)
 			}
 			if n > 0 && (h.MaxTimestamp != 1234 || h.LastOffset() != int64(9+n)) {
@@ -412,14 +218,14 @@ func TestBuildSizedBatch(t *testing.T) {
 			}
 		}
 		if n > 0 {
-			if _, err := BuildSizedBatch(0, n, lo-1, 0); err == nil {
+			if _, err := segment.BuildSizedBatch(0, n, lo-1, 0); err == nil {
 				t.Fatalf("n=%d size %d must fail", n, lo-1)
 			}
 		}
 	}
 	// 16 KiB batches of the benchmark and large sizes.
 	for _, c := range [][2]int{{79, 16350}, {1, 1 << 20}, {1000, 1 << 16}} {
-		if b, err := BuildSizedBatch(0, c[0], c[1], 0); err != nil || len(b) != c[1] {
+		if b, err := segment.BuildSizedBatch(0, c[0], c[1], 0); err != nil || len(b) != c[1] {
 			t.Fatalf("%v: %v", c, err)
 		}
 	}
@@ -428,15 +234,15 @@ func TestBuildSizedBatch(t *testing.T) {
 // docs/kafka.md §8.2, LogSegment.shouldRoll / timeWaitedForRoll: on files too, a segment rolls
 // when an append's max timestamp is more than segment.ms past the first batch's.
 func TestTimeBasedRollOnFiles(t *testing.T) {
-	for _, rule := range []Rule{PerBatch, PerAppend} {
-		cfg := DefaultConfig()
+	for _, rule := range []segment.Rule{segment.PerBatch, segment.PerAppend} {
+		cfg := segment.DefaultConfig()
 		cfg.SegmentMs = 150
-		w := &Workload{Config: cfg, Rule: rule}
+		w := &segment.Workload{Config: cfg, Rule: rule}
 		for _, ts := range []int64{1000, 1100, 1150, 1151, 1200} {
-			w.Steps = append(w.Steps, Step{Append: []BatchSpec{{Records: 1, Bytes: 100, MaxTimestamp: ts}}})
+			w.Steps = append(w.Steps, segment.Step{Append: []segment.BatchSpec{{Records: 1, Bytes: 100, MaxTimestamp: ts}}})
 		}
 		dir := t.TempDir()
-		res, err := WriteWorkload(dir, w)
+		res, err := segment.WriteWorkload(dir, w)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"kidx/internal/testfiles"
+
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -15,11 +17,11 @@ func TestKgoProcessFetchPartitionAcceptsWriterLogs(t *testing.T) {
 	for _, name := range []string{"random-i512-per-batch", "blog-i4096"} {
 		for _, form := range []string{"recipe", "workload"} {
 			dir := writeGoldenForm(t, name, form)
-			for _, f := range listFiles(t, dir) {
+			for _, f := range testfiles.ListFiles(t, dir) {
 				if filepath.Ext(f) != LogSuffix {
 					continue
 				}
-				data := mustRead(t, filepath.Join(dir, f))
+				data := testfiles.MustRead(t, filepath.Join(dir, f))
 				base, _ := OffsetFromFileName(f)
 				rp := kmsg.FetchResponseTopicPartition{HighWatermark: 1 << 40, LastStableOffset: 1 << 40, RecordBatches: data}
 				fp, _ := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{Offset: base, Topic: "t"}, &rp, kgo.DefaultDecompressor(), nil)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"kidx/internal/testfiles"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -24,11 +26,11 @@ func TestKmsgDecodesWriterBatches(t *testing.T) {
 		for _, form := range []string{"recipe", "workload"} {
 			dir := writeGoldenForm(t, name, form)
 			n := 0
-			for _, f := range listFiles(t, dir) {
+			for _, f := range testfiles.ListFiles(t, dir) {
 				if filepath.Ext(f) != LogSuffix {
 					continue
 				}
-				data := mustRead(t, filepath.Join(dir, f))
+				data := testfiles.MustRead(t, filepath.Join(dir, f))
 				base, _ := OffsetFromFileName(f)
 				next := base
 				for pos := 0; pos < len(data); {
@@ -109,7 +111,7 @@ func TestReadersReadKmsgBatches(t *testing.T) {
 		off += int64(n)
 	}
 	path := filepath.Join(t.TempDir(), FilenamePrefixFromOffset(100)+LogSuffix)
-	mustWrite(t, path, file)
+	testfiles.MustWrite(t, path, file)
 	lf, err := OpenLog(path)
 	if err != nil {
 		t.Fatal(err)
@@ -150,12 +152,12 @@ func writeGoldenForm(t *testing.T, name, form string) string {
 	var err error
 	if form == "recipe" {
 		var r *Recipe
-		if r, err = ParseRecipe(mustRead(t, filepath.Join(goldenDir, name, "kafka-input.json"))); err == nil {
+		if r, err = ParseRecipe(testfiles.MustRead(t, filepath.Join(testfiles.GoldenDir, name, "kafka-input.json"))); err == nil {
 			_, err = WriteRecipe(dir, r)
 		}
 	} else {
 		var w *Workload
-		if w, err = ParseWorkload(mustRead(t, filepath.Join(goldenDir, name, "workload.json"))); err == nil {
+		if w, err = ParseWorkload(testfiles.MustRead(t, filepath.Join(testfiles.GoldenDir, name, "workload.json"))); err == nil {
 			_, err = WriteWorkload(dir, w)
 		}
 	}

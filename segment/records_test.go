@@ -1,53 +1,25 @@
-package segment
+package segment_test
 
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"kidx/codec"
+	"kidx/internal/segmenttest"
+	"kidx/segment"
 )
 
 // ---- real Kafka files (read in place from /work/shared/realdata) ----
 
-// realdataPath is a file of /work/shared/realdata (../../shared/realdata from this package).
-// Without it the test is skipped loudly, and fails when CI is set.
-func realdataPath(t testing.TB, rel string) string {
+func allRecords(t testing.TB, lf *segment.LogFile, b segment.BatchInfo) []segment.DecodedRecord {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "realdata", rel)
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("real Kafka data %s is missing (CI is set, so this fails): %v", p, err)
-		}
-		t.Skipf("SKIPPED, NOT RUN: real Kafka data %s is missing (%v); the golden tests against Kafka's own files did not run", p, err)
-	}
-	return p
-}
-
-func walkAll(t testing.TB, lf *LogFile) []BatchInfo {
-	t.Helper()
-	var bs []BatchInfo
-	res := lf.Walk(0, 0, func(b BatchInfo) bool { bs = append(bs, b); return true })
-	if res.Err != nil {
-		t.Fatal(res.Err)
-	}
-	return bs
-}
-
-func allRecords(t testing.TB, lf *LogFile, b BatchInfo) []DecodedRecord {
-	t.Helper()
-	var out []DecodedRecord
-	err := lf.Records(b, RecordLimits{}, func(r DecodedRecord) bool {
+	var out []segment.DecodedRecord
+	err := lf.Records(b, segment.RecordLimits{}, func(r segment.DecodedRecord) bool {
 		r.Key, r.Value = bytes.Clone(r.Key), bytes.Clone(r.Value)
 		out = append(out, r)
 		return true
@@ -67,13 +39,13 @@ func allRecords(t testing.TB, lf *LogFile, b BatchInfo) []DecodedRecord {
 // (LegacyRecord.timestamp for magic 0). The wrapper's offset field is its last inner offset
 // (docs/kafka.md §1.4), so FirstOffset of a wrapper is the previous wrapper's offset + 1.
 func TestRecordsRealKafka08WrappersMatchTheUncompressedLog(t *testing.T) {
-	none, err := OpenLog(realdataPath(t, "kafkalite/hamlet-none-0/00000000000000000000.log"))
+	none, err := segment.OpenLog(segmenttest.RealdataPath(t, "kafkalite/hamlet-none-0/00000000000000000000.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer none.Close()
-	var want []DecodedRecord
-	for _, b := range walkAll(t, none) {
+	var want []segment.DecodedRecord
+	for _, b := range segmenttest.WalkAll(t, none) {
 		recs := allRecords(t, none, b)
 		if len(recs) != 1 || recs[0].Offset != b.Legacy.Offset || recs[0].LegacyCRC != b.Legacy.CRC {
 			t.Fatalf("uncompressed message %v: %+v", b, recs)
@@ -87,13 +59,13 @@ func TestRecordsRealKafka08WrappersMatchTheUncompressedLog(t *testing.T) {
 		t.Fatalf("hamlet-none-0 has %d messages, the fixture 5382", len(want))
 	}
 	for _, dir := range []string{"hamlet-gzip-0", "hamlet-snappy-0"} {
-		lf, err := OpenLog(realdataPath(t, "kafkalite/"+dir+"/00000000000000000000.log"))
+		lf, err := segment.OpenLog(segmenttest.RealdataPath(t, "kafkalite/"+dir+"/00000000000000000000.log"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []DecodedRecord
+		var got []segment.DecodedRecord
 		prev := int64(-1)
-		for _, b := range walkAll(t, lf) {
+		for _, b := range segmenttest.WalkAll(t, lf) {
 			first, err := lf.FirstOffset(b)
 			if err != nil || first != prev+1 {
 				t.Fatalf("%s %v: FirstOffset %d %v, want %d", dir, b, first, err, prev+1)
@@ -131,12 +103,12 @@ func TestRecordsRealKafka08WrappersMatchTheUncompressedLog(t *testing.T) {
 // and ldi-poc's __cluster_metadata-0 offset 0, key 0000 0002: LEADER_CHANGE, which
 // DumpLogSegments prints as "controlType: LEADER_CHANGE(2)".
 func TestRecordsRealKRaftControlRecords(t *testing.T) {
-	lf, err := OpenLog(realdataPath(t, "ronem/__cluster_metadata-0/00000000000000852953-0000000001.checkpoint"))
+	lf, err := segment.OpenLog(segmenttest.RealdataPath(t, "ronem/__cluster_metadata-0/00000000000000852953-0000000001.checkpoint"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lf.Close()
-	bs := walkAll(t, lf)
+	bs := segmenttest.WalkAll(t, lf)
 	want := map[int64]string{
 		0:  `SnapshotHeader {"version":0,"lastContainedLogTimestamp":1766484200285}`,
 		1:  `KRaftVersion {"version":0,"kRaftVersion":1}`,
@@ -158,12 +130,12 @@ func TestRecordsRealKRaftControlRecords(t *testing.T) {
 		t.Fatalf("control records:\n%v\nwant\n%v", got, want)
 	}
 
-	lc, err := OpenLog(realdataPath(t, "ldi-poc/__cluster_metadata-0/00000000000000000000.log"))
+	lc, err := segment.OpenLog(segmenttest.RealdataPath(t, "ldi-poc/__cluster_metadata-0/00000000000000000000.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lc.Close()
-	first := walkAll(t, lc)[0]
+	first := segmenttest.WalkAll(t, lc)[0]
 	if recs := allRecords(t, lc, first); len(recs) != 1 || recs[0].Control != "controlType: LEADER_CHANGE(2)" {
 		t.Fatalf("ldi-poc offset 0: %+v", recs)
 	}
@@ -171,137 +143,17 @@ func TestRecordsRealKRaftControlRecords(t *testing.T) {
 
 // ---- batches built here, byte by byte, per the formats (docs/kafka.md §1.3, §1.4) ----
 
-type rec struct {
-	tsDelta, offDelta int64
-	key, value        []byte // nil = null (length -1)
-	headers           []string
-}
-
-// v2Records encodes DefaultRecords: zig-zag varints (binary.AppendVarint is Kafka's
-// ByteUtils.writeVarint encoding), attributes 0, key, value, headers with 1-byte values.
-func v2Records(rs []rec) []byte {
-	var out []byte
-	for _, r := range rs {
-		b := []byte{0}
-		b = binary.AppendVarint(b, r.tsDelta)
-		b = binary.AppendVarint(b, r.offDelta)
-		for _, kv := range [][]byte{r.key, r.value} {
-			if kv == nil {
-				b = binary.AppendVarint(b, -1)
-			} else {
-				b = binary.AppendVarint(b, int64(len(kv)))
-				b = append(b, kv...)
-			}
-		}
-		b = binary.AppendVarint(b, int64(len(r.headers)))
-		for _, h := range r.headers {
-			b = binary.AppendVarint(b, int64(len(h)))
-			b = append(b, h...)
-			b = binary.AppendVarint(b, 1)
-			b = append(b, 'v')
-		}
-		out = binary.AppendVarint(out, int64(len(b)))
-		out = append(out, b...)
-	}
-	return out
-}
-
-type v2hdr struct {
-	base                int64
-	attrs               int16
-	lastDelta           int32
-	baseTs, maxTs       int64
-	baseSeq, count      int32
-	producerID          int64
-	partitionLeaderEpoc int32
-}
-
-// v2Batch lays out a DefaultRecordBatch header (§1.3 offsets) around the records section and
-// fills in Length and the CRC-32C over [21, end).
-func v2Batch(h v2hdr, section []byte) []byte {
-	b := make([]byte, 61, 61+len(section))
-	be := binary.BigEndian
-	be.PutUint64(b[0:], uint64(h.base))
-	be.PutUint32(b[8:], uint32(49+len(section)))
-	be.PutUint32(b[12:], uint32(h.partitionLeaderEpoc))
-	b[16] = 2
-	be.PutUint16(b[21:], uint16(h.attrs))
-	be.PutUint32(b[23:], uint32(h.lastDelta))
-	be.PutUint64(b[27:], uint64(h.baseTs))
-	be.PutUint64(b[35:], uint64(h.maxTs))
-	be.PutUint64(b[43:], uint64(h.producerID))
-	be.PutUint16(b[51:], 0xffff)
-	be.PutUint32(b[53:], uint32(h.baseSeq))
-	be.PutUint32(b[57:], uint32(h.count))
-	b = append(b, section...)
-	be.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
-	return b
-}
-
-// legacyMsg lays out offset(8) size(4) crc(4) magic attributes [timestamp] key value
-// (LegacyRecord), with the CRC-32 (IEEE) over magic..end.
-func legacyMsg(offset int64, magic, attrs byte, ts int64, key, value []byte) []byte {
-	m := []byte{0, 0, 0, 0, magic, attrs}
-	if magic == 1 {
-		m = binary.BigEndian.AppendUint64(m, uint64(ts))
-	}
-	for _, kv := range [][]byte{key, value} {
-		if kv == nil {
-			m = binary.BigEndian.AppendUint32(m, 0xffffffff)
-		} else {
-			m = binary.BigEndian.AppendUint32(m, uint32(len(kv)))
-			m = append(m, kv...)
-		}
-	}
-	binary.BigEndian.PutUint32(m, crc32.ChecksumIEEE(m[4:]))
-	e := binary.BigEndian.AppendUint64(nil, uint64(offset))
-	e = binary.BigEndian.AppendUint32(e, uint32(len(m)))
-	return append(e, m...)
-}
-
-// franz compresses with franz-go's producer compressor (what a real client writes).
-func franz(t testing.TB, c codec.Codec, src []byte) []byte {
-	t.Helper()
-	cc := map[codec.Codec]kgo.CompressionCodec{codec.Gzip: kgo.GzipCompression(), codec.Snappy: kgo.SnappyCompression(),
-		codec.LZ4: kgo.Lz4Compression(), codec.Zstd: kgo.ZstdCompression()}[c]
-	comp, err := kgo.DefaultCompressor(cc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := comp.Compress(new(bytes.Buffer), src)
-	return bytes.Clone(out)
-}
-
-// openBytes writes the batches as a .log in a temp dir and opens it.
-func openBytes(t testing.TB, batches ...[]byte) (*LogFile, []BatchInfo) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
-	mustWrite(t, path, bytes.Join(batches, nil))
-	lf, err := OpenLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lf.Close() })
-	return lf, walkAll(t, lf)
-}
-
-var sampleRecs = []rec{
-	{0, 0, []byte("k0"), []byte("v0"), nil},
-	{5, 1, nil, []byte("value one"), []string{"a", "b"}},
-	{9, 2, []byte("k2"), nil, []string{"trace"}},
-}
-
 // A v2 batch decodes the same whatever its codec (DefaultRecordBatch: compressed batches
 // iterate the decompressed records section): offset base+delta, timestamp base+delta
 // (CreateTime), sequence baseSequence+delta, keys, values, header keys.
 func TestRecordsV2EveryCodec(t *testing.T) {
-	section := v2Records(sampleRecs)
+	section := segmenttest.V2Records(segmenttest.SampleRecs)
 	for _, c := range []codec.Codec{codec.None, codec.Gzip, codec.Snappy, codec.LZ4, codec.Zstd} {
 		payload := section
 		if c != codec.None {
-			payload = franz(t, c, section)
+			payload = segmenttest.Franz(t, c, section)
 		}
-		lf, bs := openBytes(t, v2Batch(v2hdr{base: 100, attrs: int16(c), lastDelta: 2, baseTs: 1000, maxTs: 1009, baseSeq: 7, count: 3}, payload))
+		lf, bs := segmenttest.OpenBytes(t, segmenttest.V2Batch(segmenttest.V2Hdr{Base: 100, Attrs: int16(c), LastDelta: 2, BaseTs: 1000, MaxTs: 1009, BaseSeq: 7, Count: 3}, payload))
 		recs := allRecords(t, lf, bs[0])
 		want := []string{
 			"100 1000 CreateTime k0 v0 7 []",
@@ -338,10 +190,10 @@ func TestRecordsV2EveryCodec(t *testing.T) {
 // Integer.MAX_VALUE to 0 (DefaultRecordBatch.incrementSequence). An empty batch is not
 // decompressed (DefaultRecordBatch.iterator: count() == 0), even when its payload is junk.
 func TestRecordsV2LogAppendTimeSequenceWrapEmpty(t *testing.T) {
-	section := v2Records(sampleRecs)
-	lf, bs := openBytes(t,
-		v2Batch(v2hdr{base: 0, attrs: 0x08 | int16(codec.Gzip), lastDelta: 2, baseTs: 1000, maxTs: 5555, baseSeq: 2147483646, count: 3}, franz(t, codec.Gzip, section)),
-		v2Batch(v2hdr{base: 3, attrs: int16(codec.Zstd), count: 0, baseSeq: -1}, []byte("not zstd at all")))
+	section := segmenttest.V2Records(segmenttest.SampleRecs)
+	lf, bs := segmenttest.OpenBytes(t,
+		segmenttest.V2Batch(segmenttest.V2Hdr{Base: 0, Attrs: 0x08 | int16(codec.Gzip), LastDelta: 2, BaseTs: 1000, MaxTs: 5555, BaseSeq: 2147483646, Count: 3}, segmenttest.Franz(t, codec.Gzip, section)),
+		segmenttest.V2Batch(segmenttest.V2Hdr{Base: 3, Attrs: int16(codec.Zstd), Count: 0, BaseSeq: -1}, []byte("not zstd at all")))
 	recs := allRecords(t, lf, bs[0])
 	var got []string
 	for _, r := range recs {
@@ -362,16 +214,16 @@ func TestRecordsV2LogAppendTimeSequenceWrapEmpty(t *testing.T) {
 // (LegacyRecord.timestamp); a wrapper offset below the last inner offset is an error.
 func TestRecordsLegacyMagic1Wrappers(t *testing.T) {
 	inner := bytes.Join([][]byte{
-		legacyMsg(0, 1, 0, 111, nil, []byte("a")),
-		legacyMsg(1, 1, 0, 222, []byte("k"), []byte("bb")),
-		legacyMsg(2, 1, 0, 333, nil, nil),
+		segmenttest.LegacyMsg(0, 1, 0, 111, nil, []byte("a")),
+		segmenttest.LegacyMsg(1, 1, 0, 222, []byte("k"), []byte("bb")),
+		segmenttest.LegacyMsg(2, 1, 0, 333, nil, nil),
 	}, nil)
 	for _, c := range []codec.Codec{codec.Gzip, codec.Snappy, codec.LZ4} {
-		value := franz(t, c, inner)
-		lf, bs := openBytes(t,
-			legacyMsg(102, 1, byte(c), 999, nil, value),      // CreateTime
-			legacyMsg(105, 1, byte(c)|0x08, 999, nil, value), // LogAppendTime
-			legacyMsg(0, 1, byte(c), 999, nil, value),        // librdkafka: base 0
+		value := segmenttest.Franz(t, c, inner)
+		lf, bs := segmenttest.OpenBytes(t,
+			segmenttest.LegacyMsg(102, 1, byte(c), 999, nil, value),      // CreateTime
+			segmenttest.LegacyMsg(105, 1, byte(c)|0x08, 999, nil, value), // LogAppendTime
+			segmenttest.LegacyMsg(0, 1, byte(c), 999, nil, value),        // librdkafka: base 0
 		)
 		for i, want := range []string{
 			"[100:CreateTime:111 101:CreateTime:222 102:CreateTime:333]",
@@ -393,8 +245,8 @@ func TestRecordsLegacyMagic1Wrappers(t *testing.T) {
 				t.Fatalf("%s wrapper %d FirstOffset %d %v, want %d", c, i, first, err, wantFirst)
 			}
 		}
-		lf2, bs2 := openBytes(t, legacyMsg(1, 1, byte(c), 999, nil, value))
-		err := lf2.Records(bs2[0], RecordLimits{}, func(DecodedRecord) bool { return true })
+		lf2, bs2 := segmenttest.OpenBytes(t, segmenttest.LegacyMsg(1, 1, byte(c), 999, nil, value))
+		err := lf2.Records(bs2[0], segment.RecordLimits{}, func(segment.DecodedRecord) bool { return true })
 		if err == nil || !strings.Contains(err.Error(), "wrapper offset '1' is less than the last inner message offset '2'") {
 			t.Fatalf("%s: %v", c, err)
 		}
@@ -409,11 +261,11 @@ func TestRecordsLegacyMagic1Wrappers(t *testing.T) {
 // those bytes: block checksum 0xc8581a3a; of 60 40 alone: 0x301a8268, so the right
 // checksum byte would be 0x82).
 func TestRecordsLegacyMagic0LZ4KAFKA3160(t *testing.T) {
-	inner := bytes.Join([][]byte{legacyMsg(40, 0, 0, 0, nil, []byte("x")), legacyMsg(41, 0, 0, 0, nil, []byte("y"))}, nil)
+	inner := bytes.Join([][]byte{segmenttest.LegacyMsg(40, 0, 0, 0, nil, []byte("x")), segmenttest.LegacyMsg(41, 0, 0, 0, nil, []byte("y"))}, nil)
 	frame := []byte{0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x1a}
 	frame = binary.LittleEndian.AppendUint32(frame, uint32(len(inner))|0x80000000)
 	frame = append(append(frame, inner...), 0, 0, 0, 0)
-	lf, bs := openBytes(t, legacyMsg(41, 0, byte(codec.LZ4), 0, nil, frame))
+	lf, bs := segmenttest.OpenBytes(t, segmenttest.LegacyMsg(41, 0, byte(codec.LZ4), 0, nil, frame))
 	recs := allRecords(t, lf, bs[0])
 	if len(recs) != 2 || recs[0].Offset != 40 || string(recs[1].Value) != "y" || recs[0].TimestampType != "NoTimestampType" || recs[0].Timestamp != -1 {
 		t.Fatalf("%+v", recs)
@@ -422,8 +274,8 @@ func TestRecordsLegacyMagic0LZ4KAFKA3160(t *testing.T) {
 		t.Fatalf("FirstOffset %d %v", first, err)
 	}
 	// The same frame in a magic-1 wrapper must have the right checksum.
-	lf1, bs1 := openBytes(t, legacyMsg(1, 1, byte(codec.LZ4), 0, nil, frame))
-	if err := lf1.Records(bs1[0], RecordLimits{}, func(DecodedRecord) bool { return true }); err == nil || !strings.Contains(err.Error(), "Stream frame descriptor corrupted") {
+	lf1, bs1 := segmenttest.OpenBytes(t, segmenttest.LegacyMsg(1, 1, byte(codec.LZ4), 0, nil, frame))
+	if err := lf1.Records(bs1[0], segment.RecordLimits{}, func(segment.DecodedRecord) bool { return true }); err == nil || !strings.Contains(err.Error(), "Stream frame descriptor corrupted") {
 		t.Fatalf("magic 1: %v", err)
 	}
 }
@@ -433,8 +285,8 @@ func TestRecordsLegacyMagic0LZ4KAFKA3160(t *testing.T) {
 // messages must not be compressed", raised at that record, after the ones before it). A
 // truncated last inner entry ends the entries quietly (DataLogInputStream returns null).
 func TestRecordsLegacyWrapperRefusals(t *testing.T) {
-	ok := legacyMsg(0, 0, 0, 0, nil, []byte("ok"))
-	inner2 := legacyMsg(1, 0, byte(codec.Gzip), 0, nil, []byte("zz"))
+	ok := segmenttest.LegacyMsg(0, 0, 0, 0, nil, []byte("ok"))
+	inner2 := segmenttest.LegacyMsg(1, 0, byte(codec.Gzip), 0, nil, []byte("zz"))
 	tiny := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, 0), 13)
 	for _, c := range []struct {
 		name  string
@@ -442,18 +294,18 @@ func TestRecordsLegacyWrapperRefusals(t *testing.T) {
 		want  string
 		recs  int
 	}{
-		{"zstd", legacyMsg(0, 1, byte(codec.Zstd), 0, nil, franz(t, codec.Zstd, ok)), "Invalid wrapper compressionType", 0},
-		{"null value", legacyMsg(0, 0, byte(codec.Gzip), 0, nil, nil), "null value (magic = 0)", 0},
-		{"no inner", legacyMsg(0, 0, byte(codec.Gzip), 0, nil, franz(t, codec.Gzip, []byte("0123456789a"))), "no inner records", 0},
-		{"size 13", legacyMsg(0, 0, byte(codec.Gzip), 0, nil, franz(t, codec.Gzip, append(tiny, make([]byte, 13)...))), "minimum record overhead (14): 13", 0},
-		{"inner compressed", legacyMsg(1, 0, byte(codec.Gzip), 0, nil, franz(t, codec.Gzip, append(bytes.Clone(ok), inner2...))), "Inner messages must not be compressed", 1},
-		{"unknown codec", legacyMsg(0, 0, 6, 0, nil, []byte("x")), "Unknown compression type id: 6", 0},
-		{"truncated tail", legacyMsg(0, 0, byte(codec.Gzip), 0, nil, franz(t, codec.Gzip, append(bytes.Clone(ok), inner2[:20]...))), "", 1},
+		{"zstd", segmenttest.LegacyMsg(0, 1, byte(codec.Zstd), 0, nil, segmenttest.Franz(t, codec.Zstd, ok)), "Invalid wrapper compressionType", 0},
+		{"null value", segmenttest.LegacyMsg(0, 0, byte(codec.Gzip), 0, nil, nil), "null value (magic = 0)", 0},
+		{"no inner", segmenttest.LegacyMsg(0, 0, byte(codec.Gzip), 0, nil, segmenttest.Franz(t, codec.Gzip, []byte("0123456789a"))), "no inner records", 0},
+		{"size 13", segmenttest.LegacyMsg(0, 0, byte(codec.Gzip), 0, nil, segmenttest.Franz(t, codec.Gzip, append(tiny, make([]byte, 13)...))), "minimum record overhead (14): 13", 0},
+		{"inner compressed", segmenttest.LegacyMsg(1, 0, byte(codec.Gzip), 0, nil, segmenttest.Franz(t, codec.Gzip, append(bytes.Clone(ok), inner2...))), "Inner messages must not be compressed", 1},
+		{"unknown codec", segmenttest.LegacyMsg(0, 0, 6, 0, nil, []byte("x")), "Unknown compression type id: 6", 0},
+		{"truncated tail", segmenttest.LegacyMsg(0, 0, byte(codec.Gzip), 0, nil, segmenttest.Franz(t, codec.Gzip, append(bytes.Clone(ok), inner2[:20]...))), "", 1},
 	} {
-		lf, bs := openBytes(t, c.entry)
+		lf, bs := segmenttest.OpenBytes(t, c.entry)
 		n := 0
-		err := lf.Records(bs[0], RecordLimits{}, func(DecodedRecord) bool { n++; return true })
-		var fe *FormatError
+		err := lf.Records(bs[0], segment.RecordLimits{}, func(segment.DecodedRecord) bool { n++; return true })
+		var fe *segment.FormatError
 		if c.want == "" && err != nil || c.want != "" && (!errors.As(err, &fe) || !strings.Contains(err.Error(), c.want)) || n != c.recs {
 			t.Fatalf("%s: %d records, %v; want %d records and %q", c.name, n, err, c.recs, c.want)
 		}
@@ -468,8 +320,8 @@ func TestRecordsLegacyWrapperRefusals(t *testing.T) {
 func TestRecordsControlMarkers(t *testing.T) {
 	key := func(typ uint16) []byte { return binary.BigEndian.AppendUint16([]byte{0, 0}, typ) }
 	marker := []byte{0, 0, 0, 0, 0, 5}
-	section := v2Records([]rec{{0, 0, key(1), marker, nil}, {0, 1, key(0), []byte{0, 0, 0, 0, 1, 0}, nil}, {0, 2, key(9), nil, nil}})
-	lf, bs := openBytes(t, v2Batch(v2hdr{base: 7, attrs: 0x30, lastDelta: 2, baseTs: 1, maxTs: 1, baseSeq: -1, count: 3, producerID: 9}, section))
+	section := segmenttest.V2Records([]segmenttest.Rec{{Key: key(1), Value: marker}, {OffDelta: 1, Key: key(0), Value: []byte{0, 0, 0, 0, 1, 0}}, {OffDelta: 2, Key: key(9)}})
+	lf, bs := segmenttest.OpenBytes(t, segmenttest.V2Batch(segmenttest.V2Hdr{Base: 7, Attrs: 0x30, LastDelta: 2, BaseTs: 1, MaxTs: 1, BaseSeq: -1, Count: 3, ProducerID: 9}, section))
 	var got []string
 	for _, r := range allRecords(t, lf, bs[0]) {
 		got = append(got, r.Control)
@@ -477,9 +329,9 @@ func TestRecordsControlMarkers(t *testing.T) {
 	if want := "[endTxnMarker: COMMIT coordinatorEpoch: 5 endTxnMarker: ABORT coordinatorEpoch: 256 controlType: UNKNOWN(9)]"; fmt.Sprint(got) != want {
 		t.Fatalf("%v, want %s", got, want)
 	}
-	for _, bad := range [][]rec{{{0, 0, []byte{0, 0, 1}, marker, nil}}, {{0, 0, key(1), marker[:5], nil}}, {{0, 0, nil, marker, nil}}} {
-		lf, bs := openBytes(t, v2Batch(v2hdr{attrs: 0x20, baseSeq: -1, count: 1}, v2Records(bad)))
-		if err := lf.Records(bs[0], RecordLimits{}, func(DecodedRecord) bool { return true }); err == nil || !strings.Contains(err.Error(), "control record") {
+	for _, bad := range [][]segmenttest.Rec{{{Key: []byte{0, 0, 1}, Value: marker}}, {{Key: key(1), Value: marker[:5]}}, {{Value: marker}}} {
+		lf, bs := segmenttest.OpenBytes(t, segmenttest.V2Batch(segmenttest.V2Hdr{Attrs: 0x20, BaseSeq: -1, Count: 1}, segmenttest.V2Records(bad)))
+		if err := lf.Records(bs[0], segment.RecordLimits{}, func(segment.DecodedRecord) bool { return true }); err == nil || !strings.Contains(err.Error(), "control record") {
 			t.Fatalf("%v: %v", bad, err)
 		}
 	}
@@ -489,14 +341,14 @@ func TestRecordsControlMarkers(t *testing.T) {
 // *FormatError naming the file and the records section's byte (61 after the batch start),
 // saying "decompression bomb?", with memory near the limit.
 func TestRecordsBombIsAFormatErrorWithBoundedMemory(t *testing.T) {
-	bomb := franz(t, codec.Gzip, make([]byte, 64<<20))
-	lf2, bs2 := openBytes(t, v2Batch(v2hdr{attrs: int16(codec.Gzip), baseSeq: -1, count: 1000}, bomb))
+	bomb := segmenttest.Franz(t, codec.Gzip, make([]byte, 64<<20))
+	lf2, bs2 := segmenttest.OpenBytes(t, segmenttest.V2Batch(segmenttest.V2Hdr{Attrs: int16(codec.Gzip), BaseSeq: -1, Count: 1000}, bomb))
 	var m0, m1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
-	err := lf2.Records(bs2[0], RecordLimits{MaxDecompressedBytes: 1 << 20}, func(DecodedRecord) bool { return true })
+	err := lf2.Records(bs2[0], segment.RecordLimits{MaxDecompressedBytes: 1 << 20}, func(segment.DecodedRecord) bool { return true })
 	runtime.ReadMemStats(&m1)
-	var fe *FormatError
+	var fe *segment.FormatError
 	if !errors.As(err, &fe) || fe.Pos != 61 || fe.File != lf2.Path || !strings.Contains(err.Error(), "decompression bomb?") {
 		t.Fatalf("%v", err)
 	}
@@ -508,11 +360,11 @@ func TestRecordsBombIsAFormatErrorWithBoundedMemory(t *testing.T) {
 // A corrupt compressed payload is a *FormatError at the file byte where the codec failed:
 // here lz4's header checksum byte, 61 + 6 into the batch.
 func TestRecordsCorruptPayloadPointsAtTheByte(t *testing.T) {
-	payload := franz(t, codec.LZ4, v2Records(sampleRecs))
+	payload := segmenttest.Franz(t, codec.LZ4, segmenttest.V2Records(segmenttest.SampleRecs))
 	payload[6] ^= 0xff
-	lf, bs := openBytes(t, v2Records(nil), v2Batch(v2hdr{attrs: int16(codec.LZ4), baseSeq: -1, count: 3}, payload))
-	err := lf.Records(bs[0], RecordLimits{}, func(DecodedRecord) bool { return true })
-	var fe *FormatError
+	lf, bs := segmenttest.OpenBytes(t, segmenttest.V2Records(nil), segmenttest.V2Batch(segmenttest.V2Hdr{Attrs: int16(codec.LZ4), BaseSeq: -1, Count: 3}, payload))
+	err := lf.Records(bs[0], segment.RecordLimits{}, func(segment.DecodedRecord) bool { return true })
+	var fe *segment.FormatError
 	if !errors.As(err, &fe) || fe.Pos != 61+6 || !strings.Contains(fe.Msg, "Stream frame descriptor corrupted") {
 		t.Fatalf("%v", err)
 	}
@@ -524,21 +376,21 @@ func TestRecordsHostileCountsAreErrors(t *testing.T) {
 	hugeHeaders := []byte{0, 0, 0, 1, 'k', 1, 'v', 0xfe, 0xff, 0xff, 0xff, 0x0f}
 	hugeKey := []byte{0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0x0f}
 	for _, section := range [][]byte{
-		v2Records(sampleRecs),
+		segmenttest.V2Records(segmenttest.SampleRecs),
 		append(binary.AppendVarint(nil, int64(len(hugeHeaders))), hugeHeaders...),
 		append(binary.AppendVarint(nil, int64(len(hugeKey))), hugeKey...),
 	} {
 		for _, c := range []codec.Codec{codec.None, codec.Snappy} {
 			payload := section
 			if c != codec.None {
-				payload = franz(t, c, section)
+				payload = segmenttest.Franz(t, c, section)
 			}
-			lf, bs := openBytes(t, v2Batch(v2hdr{attrs: int16(c), baseSeq: -1, count: 2147483647}, payload))
+			lf, bs := segmenttest.OpenBytes(t, segmenttest.V2Batch(segmenttest.V2Hdr{Attrs: int16(c), BaseSeq: -1, Count: 2147483647}, payload))
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
-			err := lf.Records(bs[0], RecordLimits{}, func(DecodedRecord) bool { return true })
+			err := lf.Records(bs[0], segment.RecordLimits{}, func(segment.DecodedRecord) bool { return true })
 			runtime.ReadMemStats(&m1)
-			var fe *FormatError
+			var fe *segment.FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("%s: %v", c, err)
 			}
@@ -552,15 +404,15 @@ func TestRecordsHostileCountsAreErrors(t *testing.T) {
 // CheckBatch: a legacy message's CRC field is at position + 12 (offset 8, size 4, then the
 // CRC, LegacyRecord.CRC_OFFSET 0); a v2 batch's at position + 17.
 func TestCheckBatchCRCPositions(t *testing.T) {
-	bad := legacyMsg(5, 1, 0, 1, nil, []byte("v"))
+	bad := segmenttest.LegacyMsg(5, 1, 0, 1, nil, []byte("v"))
 	bad[len(bad)-1] ^= 1
-	v2 := v2Batch(v2hdr{baseSeq: -1, count: 1}, v2Records(sampleRecs[:1]))
+	v2 := segmenttest.V2Batch(segmenttest.V2Hdr{BaseSeq: -1, Count: 1}, segmenttest.V2Records(segmenttest.SampleRecs[:1]))
 	v2[len(v2)-1] ^= 1
-	lf, bs := openBytes(t, legacyMsg(0, 1, 0, 1, nil, []byte("v")), bad, v2)
+	lf, bs := segmenttest.OpenBytes(t, segmenttest.LegacyMsg(0, 1, 0, 1, nil, []byte("v")), bad, v2)
 	if err := lf.CheckBatch(bs[0]); err != nil {
 		t.Fatal(err)
 	}
-	var fe *FormatError
+	var fe *segment.FormatError
 	if err := lf.CheckBatch(bs[1]); !errors.As(err, &fe) || fe.Pos != bs[1].Position+12 {
 		t.Fatalf("legacy: %v, want byte %d", err, bs[1].Position+12)
 	}
@@ -570,110 +422,3 @@ func TestCheckBatchCRCPositions(t *testing.T) {
 }
 
 // ---- kafka-dump-log --deep-iteration, every kind ----
-
-// The record lines of DumpLogSegments.dumpLog: "| offset: O <batch timestampType>: T keySize:
-// K valueSize: V", " sequence: S headerKeys: [a,b]" for magic >= 2, " isValid: B crc: C}" for
-// legacy records (Kafka's Scala prints the stray brace), then the control text. Expected
-// lines for the real file are read off its bytes: the first message of hamlet-none-0 is
-// size 0x36, CRC 0x7a5c91c4 = 2052886980, magic 0, null key, a 40-byte value; the gzip
-// wrapper holding it is at position 0: offset 253, size field 6278 (6290 bytes on disk),
-// CRC 0xde28f1ac = 3727225260.
-func TestDumpDeepIterationRealKafka08(t *testing.T) {
-	var out strings.Builder
-	path := realdataPath(t, "kafkalite/hamlet-gzip-0/00000000000000000000.log")
-	if err := Dump(&out, path, DumpOptions{Deep: true}); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(out.String(), "\n")
-	if lines[2] != "offset: 253 position: 0 NoTimestampType: -1 size: 6290 magic: 0 compresscodec: gzip crc: 3727225260 isvalid: true" ||
-		lines[3] != "| offset: 0 NoTimestampType: -1 keySize: -1 valueSize: 40 isValid: true crc: 2052886980}" {
-		t.Fatalf("gzip wrapper dump:\n%s\n%s", lines[2], lines[3])
-	}
-	if n := strings.Count(out.String(), "\n| offset: "); n != 5382 {
-		t.Fatalf("%d record lines, want 5382", n)
-	}
-}
-
-// The same record lines for batches built here (expected lines written from the record
-// fields, per DumpLogSegments.dumpLog's format), a corrupt batch the dump goes past, and the
-// JSON form.
-func TestDumpDeepIterationBuiltBatches(t *testing.T) {
-	var out strings.Builder
-	section := v2Records(sampleRecs)
-	marker := v2Records([]rec{{0, 0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 3}, nil}})
-	inner := bytes.Join([][]byte{legacyMsg(0, 1, 0, 50, nil, []byte("a")), legacyMsg(1, 1, 0, 60, nil, []byte("b"))}, nil)
-	lf, _ := openBytes(t,
-		v2Batch(v2hdr{base: 0, attrs: int16(codec.Zstd), lastDelta: 2, baseTs: 1000, maxTs: 1009, baseSeq: 7, count: 3}, franz(t, codec.Zstd, section)),
-		v2Batch(v2hdr{base: 3, attrs: 0x30, baseTs: 2000, maxTs: 2000, baseSeq: -1, count: 1, producerID: 4}, marker),
-		legacyMsg(6, 1, byte(codec.Snappy), 77, nil, franz(t, codec.Snappy, inner)), // inner 5, 6: a gap after 3
-		v2Batch(v2hdr{base: 7, attrs: int16(codec.Gzip), baseSeq: -1, count: 5}, []byte("corrupt gzip")),
-		v2Batch(v2hdr{base: 12, lastDelta: 0, baseTs: 3, maxTs: 3, baseSeq: -1, count: 1}, v2Records(sampleRecs[:1])),
-	)
-	lf.Close()
-	out.Reset()
-	var stderr strings.Builder
-	err := Dump(&out, lf.Path, DumpOptions{Deep: true, Stderr: &stderr})
-	var fe *FormatError
-	if !errors.As(err, &fe) || fe.Pos != 61+int64(len(v2Batch(v2hdr{}, franz(t, codec.Zstd, section))))+int64(len(v2Batch(v2hdr{}, marker)))+int64(len(legacyMsg(6, 1, 2, 77, nil, franz(t, codec.Snappy, inner)))) {
-		t.Fatalf("dump error %v", err)
-	}
-	want := []string{
-		"| offset: 0 CreateTime: 1000 keySize: 2 valueSize: 2 sequence: 7 headerKeys: []",
-		"| offset: 1 CreateTime: 1005 keySize: -1 valueSize: 9 sequence: 8 headerKeys: [a,b]",
-		"| offset: 2 CreateTime: 1009 keySize: 2 valueSize: -1 sequence: 9 headerKeys: [trace]",
-		"| offset: 3 CreateTime: 2000 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: COMMIT coordinatorEpoch: 3",
-		"| offset: 5 CreateTime: 50 keySize: -1 valueSize: 1 isValid: true crc: " + fmt.Sprint(crc32.ChecksumIEEE(inner[16:legacyLen(inner)])) + "}",
-		"| offset: 6 CreateTime: 60 keySize: -1 valueSize: 1 isValid: true crc: " + fmt.Sprint(crc32.ChecksumIEEE(inner[legacyLen(inner)+16:])) + "}",
-		"| offset: 12 CreateTime: 3 keySize: 2 valueSize: 2 sequence: -1 headerKeys: []",
-	}
-	var got []string
-	for _, l := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(l, "| ") {
-			got = append(got, l)
-		}
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("record lines:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	// Non-consecutive offsets, inner legacy offsets included (printed newest first).
-	if want := "  6 is followed by 12\n  3 is followed by 5\n"; !strings.HasSuffix(stderr.String(), want) {
-		t.Fatalf("stderr:\n%s", stderr.String())
-	}
-
-	// JSON: legacy batches have count null and -1 for the v2-only fields
-	// (AbstractLegacyRecordBatch); legacy records carry isValid and crc; control records
-	// their text; the failing batch its error.
-	out.Reset()
-	_ = Dump(&out, lf.Path, DumpOptions{Deep: true, JSON: true})
-	var res struct {
-		Batches []map[string]any `json:"batches"`
-	}
-	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
-		t.Fatal(err)
-	}
-	leg := res.Batches[2]
-	for _, k := range []string{"baseSequence", "lastSequence", "producerId", "producerEpoch", "partitionLeaderEpoch"} {
-		if leg[k] != float64(-1) {
-			t.Fatalf("legacy %s = %v", k, leg[k])
-		}
-	}
-	if leg["count"] != nil || leg["timestampType"] != "CreateTime" {
-		t.Fatalf("legacy batch %v", leg)
-	}
-	r0 := leg["records"].([]any)[0].(map[string]any)
-	if r0["isValid"] != true || r0["offset"] != float64(5) || r0["crc"] == nil {
-		t.Fatalf("legacy record %v", r0)
-	}
-	if c := res.Batches[1]["records"].([]any)[0].(map[string]any)["control"]; c != "endTxnMarker: COMMIT coordinatorEpoch: 3" {
-		t.Fatalf("control %v", c)
-	}
-	if e, _ := res.Batches[3]["recordsError"].(string); !strings.Contains(e, "gzip") {
-		t.Fatalf("recordsError %q", e)
-	}
-	if _, ok := res.Batches[0]["records"].([]any)[0].(map[string]any)["isValid"]; ok {
-		t.Fatal("v2 record with isValid")
-	}
-}
-
-// legacyLen is the length of the first legacy entry of b (offset, size, message).
-func legacyLen(b []byte) int { return 12 + int(binary.BigEndian.Uint32(b[8:])) }

@@ -1,42 +1,17 @@
-package segment
+package segment_test
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"runtime"
-	"strings"
 	"testing"
+
+	"kidx/internal/segmenttest"
+	"kidx/internal/testfiles"
+	"kidx/segment"
 )
-
-// ldHex decodes hex written with spaces and newlines between the bytes.
-func ldHex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// ldFormatErr asserts that err is a *FormatError at pos with exactly msg.
-func ldFormatErr(t testing.TB, err error, file string, pos int64, msg string) {
-	t.Helper()
-	var fe *FormatError
-	if !errors.As(err, &fe) {
-		t.Fatalf("error %v (%T), want a *FormatError %q at byte %d", err, err, msg, pos)
-	}
-	if fe.File != file || fe.Pos != pos || fe.Msg != msg {
-		t.Fatalf("error\n  %s at byte %d: %q\nwant\n  %s at byte %d: %q", fe.File, fe.Pos, fe.Msg, file, pos, msg)
-	}
-}
-
-// The empty producer-state snapshot, read with xxd from 26 real files of
-// /work/shared/realdata (e.g. ldi-poc/__consumer_offsets-6/00000000000000000013.snapshot):
-// version 1, CRC-32C 0x48674bc7 (of the four zero bytes of the count), 0 entries.
-const emptySnapshotHex = "0001 4867 4bc7 0000 0000"
 
 // donaldy/myTopic-0/00000000000000000038.snapshot (Kafka 2.7.1), 148 bytes, copied from xxd.
 const myTopicSnapshotHex = `
@@ -51,25 +26,17 @@ ffff ffff ffff 0000 0000 0000 0fa3 0000
 0000 0184 d801 1c10 ffff ffff ffff ffff
 ffff ffff`
 
-// myTopicEntries is that file decoded by hand from the hex above (46-byte entries from byte
-// 10; timestamps 0x184d7d15005, 0x184d7da9d7c, 0x184d8011c10 converted to decimal).
-var myTopicEntries = []ProducerSnapshotEntry{
-	{ProducerID: 4001, ProducerEpoch: 0, LastSequence: 11, LastOffset: 11, OffsetDelta: 2, Timestamp: 1670068129797, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1},
-	{ProducerID: 4002, ProducerEpoch: 0, LastSequence: 11, LastOffset: 23, OffsetDelta: 11, Timestamp: 1670068739452, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1},
-	{ProducerID: 4003, ProducerEpoch: 0, LastSequence: 13, LastOffset: 37, OffsetDelta: 13, Timestamp: 1670071262224, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1},
-}
-
 func TestProducerSnapshotRealFiles(t *testing.T) {
-	es, err := ParseProducerSnapshot(ldHex(t, emptySnapshotHex), "empty.snapshot")
+	es, err := segment.ParseProducerSnapshot(testfiles.Hex(t, testfiles.EmptySnapshotHex), "empty.snapshot")
 	if err != nil || len(es) != 0 {
 		t.Fatalf("empty snapshot: %v, %v", es, err)
 	}
-	es, err = ParseProducerSnapshot(ldHex(t, myTopicSnapshotHex), "38.snapshot")
+	es, err = segment.ParseProducerSnapshot(testfiles.Hex(t, myTopicSnapshotHex), "38.snapshot")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(es) != fmt.Sprint(myTopicEntries) {
-		t.Fatalf("entries\n  %+v\nwant\n  %+v", es, myTopicEntries)
+	if fmt.Sprint(es) != fmt.Sprint(segmenttest.MyTopicEntries) {
+		t.Fatalf("entries\n  %+v\nwant\n  %+v", es, segmenttest.MyTopicEntries)
 	}
 	// firstSequence = lastSequence - offsetDelta, firstOffset = lastOffset - offsetDelta: 9..11,
 	// 0..11 and 0..13; offsets 9..11, 12..23, 24..37.
@@ -84,40 +51,18 @@ func TestProducerSnapshotRealFiles(t *testing.T) {
 // Integer.MAX_VALUE - 10, last sequence 9, offsets 2000..2020 (offset delta 20). The snapshot
 // keeps the last sequence and the delta; BatchMetadata.firstSeq wraps back to MAX_VALUE - 10.
 func TestProducerSnapshotSequenceWrap(t *testing.T) {
-	e := ProducerSnapshotEntry{LastSequence: 9, LastOffset: 2020, OffsetDelta: 20}
+	e := segment.ProducerSnapshotEntry{LastSequence: 9, LastOffset: 2020, OffsetDelta: 20}
 	if e.FirstSequence() != 2147483637 || e.FirstOffset() != 2000 {
 		t.Fatalf("first sequence %d, first offset %d", e.FirstSequence(), e.FirstOffset())
 	}
 	// ProducerStateManagerTest.testProducerSequenceWrapAround: a batch of one at MAX_VALUE.
-	if e := (ProducerSnapshotEntry{LastSequence: 2147483647}); e.FirstSequence() != 2147483647 {
+	if e := (segment.ProducerSnapshotEntry{LastSequence: 2147483647}); e.FirstSequence() != 2147483647 {
 		t.Fatalf("first sequence %d", e.FirstSequence())
 	}
 	// last_offset -1 (a producer whose only entry is a marker): no batch metadata.
-	if (ProducerSnapshotEntry{LastOffset: -1}).HasBatch() || !(ProducerSnapshotEntry{CurrentTxnFirstOffset: 0}).HasOngoingTxn() {
+	if (segment.ProducerSnapshotEntry{LastOffset: -1}).HasBatch() || !(segment.ProducerSnapshotEntry{CurrentTxnFirstOffset: 0}).HasOngoingTxn() {
 		t.Fatal("HasBatch/HasOngoingTxn")
 	}
-}
-
-// snapshotBytes encodes a snapshot here, independently of the parser: the header, the entries
-// field by field in schema order, and the CRC-32C of bytes [6, end).
-func snapshotBytes(version int16, es []ProducerSnapshotEntry, extra []byte) []byte {
-	be := binary.BigEndian
-	b := be.AppendUint16(nil, uint16(version))
-	b = be.AppendUint32(b, 0)
-	b = be.AppendUint32(b, uint32(len(es)))
-	for _, e := range es {
-		b = be.AppendUint64(b, uint64(e.ProducerID))
-		b = be.AppendUint16(b, uint16(e.ProducerEpoch))
-		b = be.AppendUint32(b, uint32(e.LastSequence))
-		b = be.AppendUint64(b, uint64(e.LastOffset))
-		b = be.AppendUint32(b, uint32(e.OffsetDelta))
-		b = be.AppendUint64(b, uint64(e.Timestamp))
-		b = be.AppendUint32(b, uint32(e.CoordinatorEpoch))
-		b = be.AppendUint64(b, uint64(e.CurrentTxnFirstOffset))
-	}
-	b = append(b, extra...)
-	be.PutUint32(b[2:], crc32.Checksum(b[6:], crc32.MakeTable(crc32.Castagnoli)))
-	return b
 }
 
 // ProducerStateManagerTest.testLoadFromCorruptSnapshot (testLoadFromEmptySnapshotFile,
@@ -126,11 +71,11 @@ func snapshotBytes(version int16, es []ProducerSnapshotEntry, extra []byte) []by
 // its size, or overwritten with 37 zero bytes from the start. Kafka's readSnapshot throws
 // CorruptSnapshotException for each; the messages below follow Schema.read / ArrayOf.read.
 func TestProducerSnapshotKafkaCorruptions(t *testing.T) {
-	good := snapshotBytes(1, []ProducerSnapshotEntry{{ProducerID: 1, LastSequence: 1, LastOffset: 1, Timestamp: 1700000000000, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1}}, nil)
+	good := segmenttest.SnapshotBytes(1, []segment.ProducerSnapshotEntry{{ProducerID: 1, LastSequence: 1, LastOffset: 1, Timestamp: 1700000000000, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1}}, nil)
 	if len(good) != 56 {
 		t.Fatalf("%d bytes", len(good))
 	}
-	if es, err := ParseProducerSnapshot(good, "f"); err != nil || len(es) != 1 || es[0].LastOffset != 1 {
+	if es, err := segment.ParseProducerSnapshot(good, "f"); err != nil || len(es) != 1 || es[0].LastOffset != 1 {
 		t.Fatalf("%+v %v", es, err)
 	}
 	zeroed := append(make([]byte, 37), good[37:]...)
@@ -147,13 +92,13 @@ func TestProducerSnapshotKafkaCorruptions(t *testing.T) {
 		{"37 zero bytes", zeroed, 0, "Snapshot contained an unknown file version 0"},
 	}
 	for _, c := range cases {
-		_, err := ParseProducerSnapshot(c.data, "f")
-		ldFormatErr(t, err, "f", c.pos, c.msg)
+		_, err := segment.ParseProducerSnapshot(c.data, "f")
+		segmenttest.FormatErrAt(t, err, "f", c.pos, c.msg)
 	}
 }
 
 func TestProducerSnapshotBadInput(t *testing.T) {
-	real := ldHex(t, myTopicSnapshotHex)
+	real := testfiles.Hex(t, myTopicSnapshotHex)
 	flipped := append([]byte(nil), real...)
 	flipped[100] ^= 0x01 // inside entry 2's current_txn_first_offset (bytes 94..101)
 	flippedCRC := crc32.Checksum(flipped[6:], crc32.MakeTable(crc32.Castagnoli))
@@ -166,12 +111,12 @@ func TestProducerSnapshotBadInput(t *testing.T) {
 		// The stored CRC of the real file is 0x1a3a695a = 440035674.
 		{"flipped byte", flipped, 2, fmt.Sprintf("Snapshot is corrupt (CRC is no longer valid). Stored crc: 440035674. Computed crc: %d", flippedCRC)},
 		// CRC field zeroed in the empty snapshot: the CRC-32C of four zero bytes is 0x48674bc7 = 1214729159.
-		{"zero crc", ldHex(t, "0001 0000 0000 0000 0000"), 2, "Snapshot is corrupt (CRC is no longer valid). Stored crc: 0. Computed crc: 1214729159"},
-		{"version 2", snapshotBytes(2, nil, nil), 0, "Snapshot contained an unknown file version 2"},
-		{"version -1", snapshotBytes(-1, myTopicEntries, nil), 0, "Snapshot contained an unknown file version -1"},
+		{"zero crc", testfiles.Hex(t, "0001 0000 0000 0000 0000"), 2, "Snapshot is corrupt (CRC is no longer valid). Stored crc: 0. Computed crc: 1214729159"},
+		{"version 2", segmenttest.SnapshotBytes(2, nil, nil), 0, "Snapshot contained an unknown file version 2"},
+		{"version -1", segmenttest.SnapshotBytes(-1, segmenttest.MyTopicEntries, nil), 0, "Snapshot contained an unknown file version -1"},
 		// A truncated file with an unknown version: the schema error comes first, as in readSnapshot.
 		// 20 bytes: producer_id (10..17) and epoch (18..19) are there, last_sequence is not.
-		{"version 2 truncated", snapshotBytes(2, myTopicEntries, nil)[:20], 20, "Snapshot failed schema validation: Error reading field 'producer_entries': Error reading field 'last_sequence': java.nio.BufferUnderflowException"},
+		{"version 2 truncated", segmenttest.SnapshotBytes(2, segmenttest.MyTopicEntries, nil)[:20], 20, "Snapshot failed schema validation: Error reading field 'producer_entries': Error reading field 'last_sequence': java.nio.BufferUnderflowException"},
 		{"1 byte", []byte{0}, 0, "Snapshot failed schema validation: Error reading field 'version': java.nio.BufferUnderflowException"},
 		{"5 bytes", real[:5], 2, "Snapshot failed schema validation: Error reading field 'crc': java.nio.BufferUnderflowException"},
 		{"9 bytes", real[:9], 6, "Snapshot failed schema validation: Error reading field 'producer_entries': java.nio.BufferUnderflowException"},
@@ -181,32 +126,32 @@ func TestProducerSnapshotBadInput(t *testing.T) {
 		// One byte short: entry 3's current_txn_first_offset (bytes 140..147).
 		{"147 bytes", real[:147], 140, "Snapshot failed schema validation: Error reading field 'producer_entries': Error reading field 'current_txn_first_offset': java.nio.BufferUnderflowException"},
 		// 2^31-1 entries announced in 10 bytes.
-		{"count 2^31-1", ldHex(t, "0001 0000 0000 7fff ffff"), 6, "Snapshot failed schema validation: Error reading field 'producer_entries': Error reading array of size 2147483647, only 0 bytes available"},
-		{"count -1", ldHex(t, "0001 0000 0000 ffff ffff"), 6, "Snapshot failed schema validation: Error reading field 'producer_entries': Array size -1 cannot be negative"},
+		{"count 2^31-1", testfiles.Hex(t, "0001 0000 0000 7fff ffff"), 6, "Snapshot failed schema validation: Error reading field 'producer_entries': Error reading array of size 2147483647, only 0 bytes available"},
+		{"count -1", testfiles.Hex(t, "0001 0000 0000 ffff ffff"), 6, "Snapshot failed schema validation: Error reading field 'producer_entries': Array size -1 cannot be negative"},
 		// Count 2 with one entry's bytes: the second entry's producer_id at byte 56.
 		{"count 2, one entry", func() []byte {
-			b := snapshotBytes(1, myTopicEntries[:1], nil)
+			b := segmenttest.SnapshotBytes(1, segmenttest.MyTopicEntries[:1], nil)
 			binary.BigEndian.PutUint32(b[6:], 2)
 			return b
 		}(), 56, "Snapshot failed schema validation: Error reading field 'producer_entries': Error reading field 'producer_id': java.nio.BufferUnderflowException"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseProducerSnapshot(c.data, "x.snapshot")
-			ldFormatErr(t, err, "x.snapshot", c.pos, c.msg)
+			_, err := segment.ParseProducerSnapshot(c.data, "x.snapshot")
+			segmenttest.FormatErrAt(t, err, "x.snapshot", c.pos, c.msg)
 		})
 	}
 	// Every truncation of the real file fails (none panics) at a byte inside what is left.
 	for n := 0; n < len(real); n++ {
-		_, err := ParseProducerSnapshot(real[:n], "x")
-		var fe *FormatError
+		_, err := segment.ParseProducerSnapshot(real[:n], "x")
+		var fe *segment.FormatError
 		if !errors.As(err, &fe) || fe.Pos > int64(n) {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
 	}
 	// Bytes after the last entry are not read by Schema.read but are covered by the CRC: with a
 	// matching CRC Kafka accepts them.
-	if es, err := ParseProducerSnapshot(snapshotBytes(1, myTopicEntries, []byte{1, 2, 3}), "x"); err != nil || len(es) != 3 {
+	if es, err := segment.ParseProducerSnapshot(segmenttest.SnapshotBytes(1, segmenttest.MyTopicEntries, []byte{1, 2, 3}), "x"); err != nil || len(es) != 3 {
 		t.Fatalf("trailing bytes: %v %v", es, err)
 	}
 }
@@ -215,14 +160,14 @@ func TestProducerSnapshotBadInput(t *testing.T) {
 // there: the parser must not allocate for the count.
 func TestProducerSnapshotBoundedAllocation(t *testing.T) {
 	data := make([]byte, 10+1<<20)
-	copy(data, ldHex(t, "0001 0000 0000 000f ffff")) // count 1048575 <= 1 MiB of zeros
+	copy(data, testfiles.Hex(t, "0001 0000 0000 000f ffff")) // count 1048575 <= 1 MiB of zeros
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err := ParseProducerSnapshot(data, "x")
+	_, err := segment.ParseProducerSnapshot(data, "x")
 	runtime.ReadMemStats(&after)
 	// 1 MiB holds 22795 zero entries; the 22796th runs out at byte 10+22795*46.
-	ldFormatErr(t, err, "x", 10+22795*46, "Snapshot failed schema validation: Error reading field 'producer_entries': Error reading field 'producer_id': java.nio.BufferUnderflowException")
+	segmenttest.FormatErrAt(t, err, "x", 10+22795*46, "Snapshot failed schema validation: Error reading field 'producer_entries': Error reading field 'producer_id': java.nio.BufferUnderflowException")
 	if got := after.TotalAlloc - before.TotalAlloc; got > 2*uint64(len(data)) {
 		t.Fatalf("allocated %d bytes for a %d-byte input", got, len(data))
 	}

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"path/filepath"
 	"testing"
+
+	"kidx/internal/testfiles"
 )
 
 // The walk parses a whole header with parseWholeBatchHeader: it must give every field of the
@@ -81,7 +83,7 @@ func TestRecordTimestampsInPlaceIsRecords(t *testing.T) {
 			}
 			damaged++
 		}
-		mustWrite(t, path, data)
+		testfiles.MustWrite(t, path, data)
 		mem := LogFileFromBytes(path, data)
 		mapped, err := OpenLogWith(path, AccessMmap)
 		if err != nil {

@@ -1,33 +1,23 @@
-package segment
+package segment_test
 
 import (
-	"encoding/binary"
 	"testing"
-)
 
-// txnBytes encodes aborted transactions as AbortedTxn.toByteBuffer does (putShort(version),
-// then four putLong), independently of the parser.
-func txnBytes(version int16, txns ...[4]int64) []byte {
-	var b []byte
-	for _, t := range txns {
-		b = binary.BigEndian.AppendUint16(b, uint16(version))
-		for _, v := range t {
-			b = binary.BigEndian.AppendUint64(b, uint64(v))
-		}
-	}
-	return b
-}
+	"kidx/internal/segmenttest"
+	"kidx/internal/testfiles"
+	"kidx/segment"
+)
 
 // TransactionIndexTest.testAbortedTxnSerde: AbortedTxn(983493, 137, 299, 200), written out by
 // hand: version 0000, producer id 0xf01c5, first offset 0x89, last offset 0x12b, LSO 0xc8.
 func TestTxnIndexKafkaSerde(t *testing.T) {
-	data := ldHex(t, `0000 0000 0000 000f 01c5 0000 0000 0000 0089
+	data := testfiles.Hex(t, `0000 0000 0000 000f 01c5 0000 0000 0000 0089
 		0000 0000 0000 012b 0000 0000 0000 00c8`)
-	txns, err := ParseTxnIndex(data, "0.txnindex")
+	txns, err := segment.ParseTxnIndex(data, "0.txnindex")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := AbortedTxn{Version: 0, ProducerID: 983493, FirstOffset: 137, LastOffset: 299, LastStableOffset: 200}
+	want := segment.AbortedTxn{Version: 0, ProducerID: 983493, FirstOffset: 137, LastOffset: 299, LastStableOffset: 200}
 	if len(txns) != 1 || txns[0] != want {
 		t.Fatalf("%+v, want %+v", txns, want)
 	}
@@ -36,33 +26,29 @@ func TestTxnIndexKafkaSerde(t *testing.T) {
 	}
 }
 
-// The five transactions of TransactionIndexTest.testPositionSetCorrectlyWhenOpened, and
-// testSanityCheck: the same index opened with start offset 100 fails sanityCheck.
-var kafkaTestTxns = [][4]int64{{0, 0, 10, 11}, {1, 5, 15, 13}, {2, 18, 35, 25}, {3, 32, 50, 40}, {3, 50, 60, 55}}
-
 func TestTxnIndexKafkaScenarios(t *testing.T) {
-	data := txnBytes(0, kafkaTestTxns...)
-	txns, err := ParseTxnIndex(data, "f")
+	data := testfiles.TxnBytes(0, testfiles.KafkaTestTxns...)
+	txns, err := segment.ParseTxnIndex(data, "f")
 	if err != nil || len(txns) != 5 {
 		t.Fatalf("%v %v", txns, err)
 	}
-	for i, k := range kafkaTestTxns {
+	for i, k := range testfiles.KafkaTestTxns {
 		if got := [4]int64{txns[i].ProducerID, txns[i].FirstOffset, txns[i].LastOffset, txns[i].LastStableOffset}; got != k {
 			t.Fatalf("entry %d: %v, want %v", i, got, k)
 		}
 	}
-	if err := SanityCheckTxnIndex(txns, 0, "f"); err != nil {
+	if err := segment.SanityCheckTxnIndex(txns, 0, "f"); err != nil {
 		t.Fatal(err)
 	}
-	err = SanityCheckTxnIndex(txns, 100, "f")
-	ldFormatErr(t, err, "f", 0, "Last offset of aborted transaction AbortedTxn(version=0, producerId=0, firstOffset=0, lastOffset=10, lastStableOffset=11) in index f is less than start offset 100")
+	err = segment.SanityCheckTxnIndex(txns, 100, "f")
+	segmenttest.FormatErrAt(t, err, "f", 0, "Last offset of aborted transaction AbortedTxn(version=0, producerId=0, firstOffset=0, lastOffset=10, lastStableOffset=11) in index f is less than start offset 100")
 	// Start offset 40: entries 0..2 (last offsets 10, 15, 35) are below it; the first is reported.
-	err = SanityCheckTxnIndex(txns[2:], 40, "f")
-	ldFormatErr(t, err, "f", 0, "Last offset of aborted transaction AbortedTxn(version=0, producerId=2, firstOffset=18, lastOffset=35, lastStableOffset=25) in index f is less than start offset 40")
+	err = segment.SanityCheckTxnIndex(txns[2:], 40, "f")
+	segmenttest.FormatErrAt(t, err, "f", 0, "Last offset of aborted transaction AbortedTxn(version=0, producerId=2, firstOffset=18, lastOffset=35, lastStableOffset=25) in index f is less than start offset 40")
 }
 
 func TestTxnIndexBadInput(t *testing.T) {
-	two := txnBytes(0, kafkaTestTxns[:2]...)
+	two := testfiles.TxnBytes(0, testfiles.KafkaTestTxns[:2]...)
 	// AbortedTxn.version() is buffer.get(0): only the first byte counts.
 	lowByte := append([]byte(nil), two...)
 	lowByte[1] = 1 // 00 01: version 0 as Kafka reads it
@@ -89,13 +75,13 @@ func TestTxnIndexBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			txns, err := ParseTxnIndex(c.data, "f")
+			txns, err := segment.ParseTxnIndex(c.data, "f")
 			if c.msg == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
 			} else {
-				ldFormatErr(t, err, "f", c.pos, c.msg)
+				segmenttest.FormatErrAt(t, err, "f", c.pos, c.msg)
 			}
 			if len(txns) != c.entries {
 				t.Fatalf("%d entries, want %d", len(txns), c.entries)
@@ -108,9 +94,9 @@ func TestTxnIndexBadInput(t *testing.T) {
 		})
 	}
 	// Every length of a 5-entry index: floor(n/34) entries, an error exactly when n%34 != 0.
-	data := txnBytes(0, kafkaTestTxns...)
+	data := testfiles.TxnBytes(0, testfiles.KafkaTestTxns...)
 	for n := 0; n <= len(data); n++ {
-		txns, err := ParseTxnIndex(data[:n], "f")
+		txns, err := segment.ParseTxnIndex(data[:n], "f")
 		if len(txns) != n/34 || (err != nil) != (n%34 != 0) {
 			t.Fatalf("%d bytes: %d entries, %v", n, len(txns), err)
 		}

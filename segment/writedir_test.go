@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"errors"
@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"kidx/internal/segmenttest"
+	"kidx/segment"
 )
 
 func namesIn(t *testing.T, dir string) []string {
@@ -23,48 +26,40 @@ func namesIn(t *testing.T, dir string) []string {
 	return out
 }
 
-func seedWorkload(batches int) *Workload {
-	w := &Workload{Config: Config{IndexIntervalBytes: 4096, SegmentBytes: 65536, SegmentIndexBytes: 10485760}, Rule: PerBatch}
-	for i := range batches {
-		w.Steps = append(w.Steps, Step{Append: []BatchSpec{{Records: 79, Bytes: 16350, MaxTimestamp: 1700000000000 + 79*int64(i)}}})
-	}
-	return w
-}
-
 // Issue 11, defect 2: a failure in the middle of a write (here injected before step 6, as a
 // full disk would strike) leaves nothing: no target directory, no temporary directory; and
 // with replace, the directory that was there is left as it was.
 func TestWriteDirFailureMidWriteLeavesNothing(t *testing.T) {
 	injected := errors.New("injected failure")
-	writeStepHook = func(step int) error {
+	segment.SetWriteStepHook(func(step int) error {
 		if step == 6 {
 			return injected
 		}
 		return nil
-	}
-	defer func() { writeStepHook = nil }()
+	})
+	defer segment.SetWriteStepHook(nil)
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "t-0")
-	if _, err := WriteWorkloadDir(dir, seedWorkload(10), false); !errors.Is(err, injected) {
+	if _, err := segment.WriteWorkloadDir(dir, segmenttest.SeedWorkload(10), false); !errors.Is(err, injected) {
 		t.Fatalf("err = %v, want the injected failure", err)
 	}
 	if names := namesIn(t, parent); len(names) != 0 {
 		t.Fatalf("the failed write left %v", names)
 	}
 
-	writeStepHook = nil
-	if _, err := WriteWorkloadDir(dir, seedWorkload(4), false); err != nil {
+	segment.SetWriteStepHook(nil)
+	if _, err := segment.WriteWorkloadDir(dir, segmenttest.SeedWorkload(4), false); err != nil {
 		t.Fatal(err)
 	}
 	before := namesIn(t, dir)
 	logBefore, _ := os.ReadFile(filepath.Join(dir, "00000000000000000000.log"))
-	writeStepHook = func(step int) error {
+	segment.SetWriteStepHook(func(step int) error {
 		if step == 6 {
 			return injected
 		}
 		return nil
-	}
-	if _, err := WriteWorkloadDir(dir, seedWorkload(10), true); !errors.Is(err, injected) {
+	})
+	if _, err := segment.WriteWorkloadDir(dir, segmenttest.SeedWorkload(10), true); !errors.Is(err, injected) {
 		t.Fatalf("replace: err = %v, want the injected failure", err)
 	}
 	if names := namesIn(t, parent); strings.Join(names, " ") != "t-0" {
@@ -81,28 +76,28 @@ func TestWriteDirFailureMidWriteLeavesNothing(t *testing.T) {
 // 61 + 65; records are 64 or 66 bytes, never 65), a recipe batch of no record.
 func TestWorkloadValidateCatchesWhatTheWriterRejects(t *testing.T) {
 	for _, c := range []struct {
-		b    BatchSpec
+		b    segment.BatchSpec
 		want string
 	}{
-		{BatchSpec{Records: 1, Bytes: 61}, "at least 68 bytes"},
-		{BatchSpec{Records: 2, Bytes: 74}, "at least 75 bytes"},
-		{BatchSpec{Records: 1, Bytes: 126}, "no record layout"},
+		{segment.BatchSpec{Records: 1, Bytes: 61}, "at least 68 bytes"},
+		{segment.BatchSpec{Records: 2, Bytes: 74}, "at least 75 bytes"},
+		{segment.BatchSpec{Records: 1, Bytes: 126}, "no record layout"},
 	} {
-		w := seedWorkload(3)
-		w.Steps = append(w.Steps, Step{Append: []BatchSpec{c.b}})
+		w := segmenttest.SeedWorkload(3)
+		w.Steps = append(w.Steps, segment.Step{Append: []segment.BatchSpec{c.b}})
 		err := w.Validate()
 		if err == nil || !strings.Contains(err.Error(), "append 3 batch 0") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: Validate = %v, want %q", c.b, err, c.want)
 		}
 		parent := t.TempDir()
-		if _, err := WriteWorkloadDir(filepath.Join(parent, "t-0"), w, false); err == nil {
+		if _, err := segment.WriteWorkloadDir(filepath.Join(parent, "t-0"), w, false); err == nil {
 			t.Errorf("%+v: written", c.b)
 		}
 		if names := namesIn(t, parent); len(names) != 0 {
 			t.Errorf("%+v: left %v", c.b, names)
 		}
 	}
-	r := &Recipe{Config: DefaultConfig(), Appends: [][]RecipeBatch{{{Records: 3}}, {{Records: 0}}}}
+	r := &segment.Recipe{Config: segment.DefaultConfig(), Appends: [][]segment.RecipeBatch{{{Records: 3}}, {{Records: 0}}}}
 	if err := r.Validate(); err == nil || !strings.Contains(err.Error(), "append 1 batch 0") {
 		t.Errorf("recipe with a 0-record batch: Validate = %v", err)
 	}
@@ -113,15 +108,15 @@ func TestWorkloadValidateCatchesWhatTheWriterRejects(t *testing.T) {
 // offset delta up to 2^20+2; and by hand: 68 (1 record), 509 (64), 629 (79, the seed post's, docs/background.md).
 func TestMinBatchSizeClosedForm(t *testing.T) {
 	for n, want := range map[int]int{0: 61, 1: 68, 64: 509, 65: 517, 79: 629} {
-		if got := MinBatchSize(n); got != want {
+		if got := segment.MinBatchSize(n); got != want {
 			t.Errorf("MinBatchSize(%d) = %d, want %d", n, got, want)
 		}
 	}
-	sum := RecordBatchOverhead
+	sum := segment.RecordBatchOverhead
 	for n := 1; n <= 1<<20+2; n++ {
-		sum += recordSize(int32(n-1), 0, -1, -1)
+		sum += segment.RecordSize(int32(n-1), 0, -1, -1)
 		if n < 70 || n%997 == 0 || (n > 8185 && n < 8200) || n > 1<<20-3 {
-			if got := MinBatchSize(n); got != sum {
+			if got := segment.MinBatchSize(n); got != sum {
 				t.Fatalf("MinBatchSize(%d) = %d, the sum of the records is %d", n, got, sum)
 			}
 		}

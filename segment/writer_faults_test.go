@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"kidx/internal/segmenttest"
+	"kidx/segment"
 	"kidx/segment/vfs"
 )
 
@@ -22,8 +24,8 @@ import (
 // truncates, removes or rewrites synced data to recover from an error), and the durable state
 // reloads (LoadAfterCrash from the checkpoint's recovery point) with every synced batch.
 func TestWriterFaultsNameFileAndKeepSynced(t *testing.T) {
-	w := seedWorkload(10)
-	w.Steps = append(w.Steps[:6], append([]Step{{Restart: true}}, w.Steps[6:]...)...)
+	w := segmenttest.SeedWorkload(10)
+	w.Steps = append(w.Steps[:6], append([]segment.Step{{Restart: true}}, w.Steps[6:]...)...)
 	faults := map[string]func() vfs.Fault{"eio": vfs.EIO, "short": func() vfs.Fault { return vfs.ShortWrite(3) }, "nospace": func() vfs.Fault { return vfs.NoSpace(5) }}
 	kinds := []vfs.OpKind{vfs.OpCreate, vfs.OpWrite, vfs.OpTruncate, vfs.OpSync, vfs.OpSyncDir, vfs.OpRename, vfs.OpOpenReadWrite}
 	fired, compared := 0, 0
@@ -91,8 +93,8 @@ func TestWriterFaultsNameFileAndKeepSynced(t *testing.T) {
 					if _, err := after.Stat("/logs/t-0"); errors.Is(err, fs.ErrNotExist) {
 						return // the fault came before the partition directory was durable
 					}
-					rp := ReadRecoveryPoint(after, "/logs/t-0")
-					l, load, err := LoadAfterCrash(after, "/logs/t-0", w.Config, w.Rule, rp, 0)
+					rp := segment.ReadRecoveryPoint(after, "/logs/t-0")
+					l, load, err := segment.LoadAfterCrash(after, "/logs/t-0", w.Config, w.Rule, rp, 0)
 					if err != nil && !strings.Contains(err.Error(), "no segment survived") {
 						t.Fatalf("reload of the durable state: %v", err)
 					}
@@ -111,8 +113,8 @@ func TestWriterFaultsNameFileAndKeepSynced(t *testing.T) {
 	}
 }
 
-func runWithFaults(fsys vfs.FS, w *Workload) error {
-	l, err := CreateLogFS(fsys, "/logs/t-0", w.Config, w.Rule, 0)
+func runWithFaults(fsys vfs.FS, w *segment.Workload) error {
+	l, err := segment.CreateLogFS(fsys, "/logs/t-0", w.Config, w.Rule, 0)
 	if err != nil {
 		return err
 	}

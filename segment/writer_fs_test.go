@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"slices"
 	"testing"
 
+	"kidx/internal/segmenttest"
+	"kidx/internal/testfiles"
+	"kidx/segment"
 	"kidx/segment/vfs"
 )
 
@@ -38,7 +41,7 @@ func sameTree(t *testing.T, what string, got, want map[string][]byte) {
 	}
 	for name, w := range want {
 		if g := got[name]; !bytes.Equal(g, w) {
-			t.Errorf("%s: %s differs: %d bytes, want %d (first diff at %d)", what, name, len(g), len(w), firstDiff(g, w))
+			t.Errorf("%s: %s differs: %d bytes, want %d (first diff at %d)", what, name, len(g), len(w), testfiles.FirstDiff(g, w))
 		}
 	}
 }
@@ -70,22 +73,22 @@ func fastTempDir(t *testing.T) string {
 // seed workload (rolls every four batches), the same with clean restarts (the reopen
 // path) and with unclean ones (Recover reads the .log through the writer's handle), and
 // each golden case's workload.json.
-func fsWorkloads(t *testing.T) map[string]*Workload {
-	ws := map[string]*Workload{"seed-10": seedWorkload(10)}
-	r := seedWorkload(10)
-	r.Steps = slices.Insert(r.Steps, 6, Step{Restart: true})
-	r.Steps = slices.Insert(r.Steps, 2, Step{Restart: true})
+func fsWorkloads(t *testing.T) map[string]*segment.Workload {
+	ws := map[string]*segment.Workload{"seed-10": segmenttest.SeedWorkload(10)}
+	r := segmenttest.SeedWorkload(10)
+	r.Steps = slices.Insert(r.Steps, 6, segment.Step{Restart: true})
+	r.Steps = slices.Insert(r.Steps, 2, segment.Step{Restart: true})
 	ws["seed-10-restarts"] = r
-	u := seedWorkload(10)
-	u.Steps = slices.Insert(u.Steps, 7, Step{Recover: true})
-	u.Steps = slices.Insert(u.Steps, 3, Step{Recover: true})
+	u := segmenttest.SeedWorkload(10)
+	u.Steps = slices.Insert(u.Steps, 7, segment.Step{Recover: true})
+	u.Steps = slices.Insert(u.Steps, 3, segment.Step{Recover: true})
 	ws["seed-10-recovers"] = u
-	for _, name := range goldenCases(t) {
-		data, err := os.ReadFile(filepath.Join(goldenDir, name, "workload.json"))
+	for _, name := range testfiles.GoldenCases(t) {
+		data, err := os.ReadFile(filepath.Join(testfiles.GoldenDir, name, "workload.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := ParseWorkload(data)
+		w, err := segment.ParseWorkload(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,12 +105,12 @@ func TestWriterOnMemFSMatchesOS(t *testing.T) {
 	for name, w := range fsWorkloads(t) {
 		t.Run("workload/"+name, func(t *testing.T) {
 			dir := fastTempDir(t)
-			want, err := WriteWorkload(dir, w)
+			want, err := segment.WriteWorkload(dir, w)
 			if err != nil {
 				t.Fatal(err)
 			}
 			mem := vfs.NewMemFS()
-			got, err := WriteWorkloadFS(mem, "/mem/t-0", w)
+			got, err := segment.WriteWorkloadFS(mem, "/mem/t-0", w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,20 +120,20 @@ func TestWriterOnMemFSMatchesOS(t *testing.T) {
 			sameTree(t, name, readTree(t, mem, "/mem/t-0"), readTree(t, vfs.OS, dir))
 		})
 	}
-	for _, name := range goldenCases(t) {
+	for _, name := range testfiles.GoldenCases(t) {
 		t.Run("recipe/"+name, func(t *testing.T) {
-			r, err := ParseRecipe(mustRead(t, filepath.Join(goldenDir, name, "kafka-input.json")))
+			r, err := segment.ParseRecipe(testfiles.MustRead(t, filepath.Join(testfiles.GoldenDir, name, "kafka-input.json")))
 			if err != nil {
 				t.Fatal(err)
 			}
 			mem := vfs.NewMemFS()
-			if _, err := WriteRecipeFS(mem, "/mem/t-0", r); err != nil {
+			if _, err := segment.WriteRecipeFS(mem, "/mem/t-0", r); err != nil {
 				t.Fatal(err)
 			}
 			got := readTree(t, mem, "/mem/t-0")
-			sameTree(t, name+" vs Kafka's files", got, readTree(t, vfs.OS, filepath.Join(goldenDir, name, "files")))
+			sameTree(t, name+" vs Kafka's files", got, readTree(t, vfs.OS, filepath.Join(testfiles.GoldenDir, name, "files")))
 			dir := fastTempDir(t)
-			if _, err := WriteRecipe(dir, r); err != nil {
+			if _, err := segment.WriteRecipe(dir, r); err != nil {
 				t.Fatal(err)
 			}
 			sameTree(t, name+" vs the OS", got, readTree(t, vfs.OS, dir))
@@ -154,9 +157,9 @@ func TestWriterSyncsWhereKafkaFlushes(t *testing.T) {
 		}
 		return nil
 	})
-	w := seedWorkload(10)
-	w.Steps = slices.Insert(w.Steps, 9, Step{Restart: true})
-	res, err := WriteWorkloadFS(vfs.NewFaultFS(vfs.NewMemFS(), record), "/mem/t-0", w)
+	w := segmenttest.SeedWorkload(10)
+	w.Steps = slices.Insert(w.Steps, 9, segment.Step{Restart: true})
+	res, err := segment.WriteWorkloadFS(vfs.NewFaultFS(vfs.NewMemFS(), record), "/mem/t-0", w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +215,7 @@ func TestWriterCrashKeepsFlushedSegments(t *testing.T) {
 		}
 		return nil
 	})
-	res, err := WriteWorkloadFS(vfs.NewFaultFS(mem, take), "/mem/t-0", seedWorkload(14))
+	res, err := segment.WriteWorkloadFS(vfs.NewFaultFS(mem, take), "/mem/t-0", segmenttest.SeedWorkload(14))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +228,8 @@ func TestWriterCrashKeepsFlushedSegments(t *testing.T) {
 		for seed, c := range p.clones {
 			got := readTree(t, c, "/mem/t-0")
 			for _, base := range res.Segments[:p.flushed] {
-				stem := FilenamePrefixFromOffset(base)
-				for _, suffix := range []string{LogSuffix, IndexSuffix, TimeIndexSuffix} {
+				stem := segment.FilenamePrefixFromOffset(base)
+				for _, suffix := range []string{segment.LogSuffix, segment.IndexSuffix, segment.TimeIndexSuffix} {
 					if !bytes.Equal(got[stem+suffix], final[stem+suffix]) {
 						t.Fatalf("crash point %d seed %d: flushed %s lost or changed (%d bytes, want %d)",
 							i, seed, stem+suffix, len(got[stem+suffix]), len(final[stem+suffix]))
@@ -243,7 +246,7 @@ func TestWriterCrashKeepsFlushedSegments(t *testing.T) {
 // BenchmarkWriteWorkloadFS: the seed workload of 40 batches (10 segments, so 10 flushes of
 // three files and a directory) on a disk, on tmpfs where there is one, and in memory.
 func BenchmarkWriteWorkloadFS(b *testing.B) {
-	w := seedWorkload(40)
+	w := segmenttest.SeedWorkload(40)
 	shm := "/dev/shm"
 	if fi, err := os.Stat(shm); err != nil || !fi.IsDir() {
 		shm = ""
@@ -271,7 +274,7 @@ func BenchmarkWriteWorkloadFS(b *testing.B) {
 			root := c.dir()
 			var segs int
 			for i := 0; b.Loop(); i++ {
-				res, err := WriteWorkloadFS(c.fs(), filepath.Join(root, fmt.Sprint(i)), w)
+				res, err := segment.WriteWorkloadFS(c.fs(), filepath.Join(root, fmt.Sprint(i)), w)
 				if err != nil {
 					b.Fatal(err)
 				}

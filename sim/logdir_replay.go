@@ -3,7 +3,9 @@ package sim
 import (
 	"fmt"
 
+	"kidx/explain"
 	"kidx/internal/english"
+	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -14,7 +16,7 @@ import (
 // indexes (docs/explain.md, "Replaying what was inferred").
 type LogDirReplay struct {
 	Dir         string
-	Explanation segment.PartitionExplanation
+	Explanation explain.PartitionExplanation
 	// Era is the model's era the replay runs, from the release Explanation's eras name (the
 	// newest of them) or the one given.
 	Era model.Era
@@ -49,15 +51,15 @@ func ReplayLogDir(dir, topic string, partition int, opts ReplayOptions) (*LogDir
 	if err != nil {
 		return nil, err
 	}
-	eopts := segment.ExplainOptions{Interval: opts.Interval}
+	eopts := explain.Options{Interval: opts.Interval}
 	if opts.Era.ID != "" {
-		r, err := segment.ParseRelease(opts.Era.First.String())
+		r, err := logdir.ParseRelease(opts.Era.First.String())
 		if err != nil {
 			return nil, err
 		}
-		eopts.Eras = segment.EraSetOf(segment.EraFor(r))
+		eopts.Eras = logdir.EraSetOf(logdir.EraFor(r))
 	}
-	pe, err := segment.ExplainPartition(pick, eopts)
+	pe, err := explain.Partition(pick, eopts)
 	if err != nil {
 		return nil, err
 	}
@@ -76,12 +78,12 @@ func ReplayLogDir(dir, topic string, partition int, opts ReplayOptions) (*LogDir
 }
 
 // pickPartition scans dir and returns the partition to replay.
-func pickPartition(dir, topic string, partition int) (*segment.PartitionDir, error) {
-	scan, err := segment.ScanDir(dir)
+func pickPartition(dir, topic string, partition int) (*logdir.PartitionDir, error) {
+	scan, err := logdir.ScanDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var pick *segment.PartitionDir
+	var pick *logdir.PartitionDir
 	for i := range scan.Partitions {
 		p := &scan.Partitions[i]
 		if (topic == "" || p.Topic == topic) && (partition < 0 || topic == "" || p.Partition == partition) {
@@ -151,14 +153,14 @@ func (r *LogDirReplay) chooseSettings(opts ReplayOptions) error {
 }
 
 // buildSteps turns the segments' batches into the workload.
-func (r *LogDirReplay) buildSteps(pick *segment.PartitionDir) error {
+func (r *LogDirReplay) buildSteps(pick *logdir.PartitionDir) error {
 	w := &r.Workload
 	w.KafkaVersion = r.Era.First.String()
 	// The files' segment boundaries are replayed as roll steps; the settings (inferSettings)
 	// keep the model from rolling by itself inside a segment.
 	w.Config = map[string]int64{"index.interval.bytes": r.Interval}
 	exact := r.Era.Time == model.TimeExactRecord
-	byBase := map[int64]*segment.SegmentExplanation{}
+	byBase := map[int64]*explain.SegmentExplanation{}
 	for i := range r.Explanation.Segments {
 		byBase[r.Explanation.Segments[i].BaseOffset] = &r.Explanation.Segments[i]
 	}
@@ -284,7 +286,7 @@ func (r *LogDirReplay) Check() (bool, string, error) {
 		return false, "", err
 	}
 	pick := map[int64]segment.SegmentFiles{}
-	scan, err := segment.ScanDir(r.Dir)
+	scan, err := logdir.ScanDir(r.Dir)
 	if err != nil {
 		return false, "", err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/dump"
 	"kidx/segment"
 )
 
@@ -21,7 +22,7 @@ func newDumpCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		format string
 		files  []string
-		opts   segment.DumpOptions
+		opts   dump.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "dump [FILE|DIR]... [--files FILE,...]",
@@ -67,13 +68,13 @@ exit code (a per-append era index has them in a healthy log): kidx verify judges
 			opts.Stderr = stderr
 			code := 0
 			for _, p := range paths {
-				err := segment.Dump(stdout, p, opts)
+				err := dump.File(stdout, p, opts)
 				if err == nil {
 					continue
 				}
 				c := dumpErrorCode(p, err)
 				fmt.Fprintf(stderr, "kidx: %v\n", err)
-				var prob *segment.DumpProblem
+				var prob *dump.Problem
 				switch {
 				case errors.As(err, &prob):
 					fmt.Fprintf(stderr, "kidx: %s (a problem found: exit 1)\n", prob.Explain)
@@ -166,7 +167,7 @@ func countNoun(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// dumpErrorCode is the exit code of a file segment.Dump could not finish: 2 when the file
+// dumpErrorCode is the exit code of a file dump.File could not finish: 2 when the file
 // could not be read or its name is not a segment name (an input error), 1 when its content
 // stopped the dump (a problem found in the file).
 func dumpErrorCode(path string, err error) int {

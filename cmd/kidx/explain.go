@@ -9,8 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/explain"
 	"kidx/internal/english"
-	"kidx/segment"
+	"kidx/logdir"
 )
 
 func init() { registerCommand(newExplainCmd) }
@@ -54,7 +55,7 @@ Exit 0: every segment with index files is reproduced; 1: one is not; 2: usage or
 			if err != nil {
 				return err
 			}
-			parts, err := segment.ExplainDir(paths, opts)
+			parts, err := explain.Dirs(paths, opts)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -84,14 +85,14 @@ Exit 0: every segment with index files is reproduced; 1: one is not; 2: usage or
 }
 
 // explainOptions resolves the judging flags for explain: the eras to try and the interval.
-func (f *judgeFlags) explainOptions() (segment.ExplainOptions, error) {
-	var vo segment.VerifyOptions
+func (f *judgeFlags) explainOptions() (explain.Options, error) {
+	var vo logdir.VerifyOptions
 	if err := f.options(&vo); err != nil {
-		return segment.ExplainOptions{}, err
+		return explain.Options{}, err
 	}
-	opts := segment.ExplainOptions{Interval: -1}
+	opts := explain.Options{Interval: -1}
 	if vo.Era != nil {
-		opts.Eras = segment.EraSetOf(*vo.Era)
+		opts.Eras = logdir.EraSetOf(*vo.Era)
 	}
 	if vo.HaveInterval {
 		opts.Interval = vo.IndexIntervalBytes
@@ -141,7 +142,7 @@ type (
 		OtherShapeEras    []string              `json:"otherShapeEras"`
 		OtherShape        [][2]int64            `json:"otherShapeIntervalSet"`
 		Alternatives      []string              `json:"alternatives"`
-		FirstDisagreement *segment.Disagreement `json:"firstDisagreement"`
+		FirstDisagreement *explain.Disagreement `json:"firstDisagreement"`
 		Notes             []string              `json:"notes"`
 	}
 	eraIntervalJSON struct {
@@ -159,7 +160,7 @@ type (
 	}
 )
 
-func intervalsJSON(s segment.IntervalSet) (*intervalJSON, [][2]int64) {
+func intervalsJSON(s explain.IntervalSet) (*intervalJSON, [][2]int64) {
 	out := [][2]int64{}
 	for _, r := range s {
 		out = append(out, [2]int64{r.Min, r.Max})
@@ -170,7 +171,7 @@ func intervalsJSON(s segment.IntervalSet) (*intervalJSON, [][2]int64) {
 	return &intervalJSON{Min: s.Min(), Max: s.Max()}, out
 }
 
-func explainJSON(parts []segment.PartitionExplanation) any {
+func explainJSON(parts []explain.PartitionExplanation) any {
 	out := struct {
 		Partitions []explainPartitionJSON `json:"partitions"`
 	}{Partitions: []explainPartitionJSON{}}
@@ -215,7 +216,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func writeExplainText(w io.Writer, parts []segment.PartitionExplanation) {
+func writeExplainText(w io.Writer, parts []explain.PartitionExplanation) {
 	for i := range parts {
 		p := &parts[i]
 		verdict := "reproduced byte for byte"
@@ -251,7 +252,7 @@ const severalBatchesText = "several batches per append (a follower's fetches, th
 
 func plural(n int, what string) string { return english.Plural(int64(n), what) }
 
-func writeExplainSegment(w io.Writer, s *segment.SegmentExplanation) {
+func writeExplainSegment(w io.Writer, s *explain.SegmentExplanation) {
 	what := []string{plural(s.Batches, "batch"), plural(s.OffsetEntries, "offset-index entry"), plural(s.TimeEntries, "time-index entry")}
 	if s.Live {
 		what = append([]string{"live"}, what...)
@@ -280,8 +281,8 @@ func writeExplainSegment(w io.Writer, s *segment.SegmentExplanation) {
 		fmt.Fprintf(w, "    index.interval.bytes: %s\n", iv)
 		if !s.OtherShapeEras.Empty() {
 			other := severalBatchesText
-			if s.Appends == segment.SeveralBatchesPerAppend {
-				other = string(segment.OneBatchPerAppend)
+			if s.Appends == explain.SeveralBatchesPerAppend {
+				other = string(explain.OneBatchPerAppend)
 			}
 			fmt.Fprintf(w, "    as well with %s: %s (%s)\n", other, s.OtherShapeInterval, s.OtherShapeEras)
 		}
@@ -300,7 +301,7 @@ func writeExplainSegment(w io.Writer, s *segment.SegmentExplanation) {
 	}
 }
 
-func restartText(r segment.ExplainedRestart) string {
+func restartText(r explain.Restart) string {
 	where := fmt.Sprintf("before offset %d (byte %d)", r.Offset, r.Position)
 	if r.EarliestPosition < r.Position {
 		where = fmt.Sprintf("between offsets %d and %d (bytes %d-%d)", r.EarliestOffset, r.Offset, r.EarliestPosition, r.Position)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -29,16 +30,16 @@ func (f *judgeFlags) register(cmd *cobra.Command) {
 }
 
 // options resolves the flags into verify's options (era and interval).
-func (f *judgeFlags) options(opts *segment.VerifyOptions) error {
+func (f *judgeFlags) options(opts *logdir.VerifyOptions) error {
 	if f.kafkaVersion != "" && f.rule != "" {
 		return usageErr("--rule and --kafka-version both pick the rules: give one")
 	}
 	if f.kafkaVersion != "" {
-		r, err := segment.ParseRelease(f.kafkaVersion)
+		r, err := logdir.ParseRelease(f.kafkaVersion)
 		if err != nil {
 			return usageErr("--kafka-version: %v", err)
 		}
-		e := segment.EraFor(r)
+		e := logdir.EraFor(r)
 		opts.Era = &e
 	}
 	if f.rule != "" {
@@ -46,7 +47,7 @@ func (f *judgeFlags) options(opts *segment.VerifyOptions) error {
 		if err != nil {
 			return usageErr("--rule: %v", err)
 		}
-		e := segment.EraForRule(r)
+		e := logdir.EraForRule(r)
 		opts.Era = &e
 	}
 	// Every config is checked against Kafka's ranges; only index.interval.bytes is used: the
@@ -80,7 +81,7 @@ func (f *judgeFlags) options(opts *segment.VerifyOptions) error {
 func (f *judgeFlags) headerReadsEra() *model.Era {
 	switch {
 	case f.kafkaVersion != "":
-		r, err := segment.ParseRelease(f.kafkaVersion)
+		r, err := logdir.ParseRelease(f.kafkaVersion)
 		if err != nil {
 			return nil
 		}

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"kidx/dump"
+	"kidx/explain"
+	"kidx/logdir"
 	"kidx/reports"
 	"kidx/segment"
 	"kidx/segment/vfs"
@@ -110,7 +113,7 @@ type frozenStates struct {
 	// it lists and the broker then renamed or removed is one that vanished between the listing
 	// and the open.
 	stale    bool
-	lastScan *segment.DirScan
+	lastScan *logdir.DirScan
 	errs     map[string]int
 	inFile   int
 	findings int
@@ -159,7 +162,7 @@ func (fz *frozenStates) freeze(what string) {
 	fz.inFile += o.inFile
 	fz.findings += o.findings
 	if fz.stale {
-		scan, err := segment.ScanDir(fz.dir)
+		scan, err := logdir.ScanDir(fz.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +205,7 @@ type namedReader struct {
 func stateReaders(dir string, o *readerOutcome) []namedReader {
 	verify := func(deep bool) func() {
 		return func() {
-			rep, err := segment.Verify([]string{dir}, segment.VerifyOptions{Deep: deep})
+			rep, err := logdir.Verify([]string{dir}, logdir.VerifyOptions{Deep: deep})
 			if err != nil {
 				o.checkErr("verify", err, dir)
 				return
@@ -226,7 +229,7 @@ func stateReaders(dir string, o *readerOutcome) []namedReader {
 			_ = a.WriteJSON(io.Discard)
 		}},
 		{"explain", func() {
-			parts, err := segment.ExplainDir([]string{dir}, segment.ExplainOptions{Interval: -1})
+			parts, err := explain.Dirs([]string{dir}, explain.Options{Interval: -1})
 			if err != nil {
 				o.checkErr("explain", err, dir)
 				return
@@ -234,7 +237,7 @@ func stateReaders(dir string, o *readerOutcome) []namedReader {
 			checkExplanations(o, parts, dir)
 		}},
 		{"lookup", func() {
-			scan, err := segment.ScanDir(dir)
+			scan, err := logdir.ScanDir(dir)
 			if err != nil {
 				o.checkErr("lookup", err, dir)
 				return
@@ -245,7 +248,7 @@ func stateReaders(dir string, o *readerOutcome) []namedReader {
 }
 
 // checkExplanations: a disagreement names a file of the directory and a byte.
-func checkExplanations(o *readerOutcome, parts []segment.PartitionExplanation, dir string) {
+func checkExplanations(o *readerOutcome, parts []explain.PartitionExplanation, dir string) {
 	for _, p := range parts {
 		for _, s := range p.Segments {
 			if d := s.FirstDisagreement; d != nil && (!strings.HasPrefix(d.File, dir) || d.Byte < 0) {
@@ -255,14 +258,14 @@ func checkExplanations(o *readerOutcome, parts []segment.PartitionExplanation, d
 	}
 }
 
-// readScan runs the readers that take a scan's listing on it: segment.VerifyPartition and
-// segment.ExplainPartition (verify's and explain's per-partition work) and, per segment, the
+// readScan runs the readers that take a scan's listing on it: logdir.VerifyPartition and
+// explain.Partition (verify's and explain's per-partition work) and, per segment, the
 // lookups and dumps. Given an older scan, every file it lists that is gone now vanished between
 // the listing and the open.
 //
 // A vanished file costs its segment only: verify names it in a finding, explain in a note on
 // that segment and goes on with the others (docs/logdirs.md, "Readers under a live broker").
-func readScan(o *readerOutcome, scan *segment.DirScan, dir string) (vanished int) {
+func readScan(o *readerOutcome, scan *logdir.DirScan, dir string) (vanished int) {
 	for i := range scan.Partitions {
 		pd := &scan.Partitions[i]
 		gone := map[int64][]string{} // by base offset: the listed files that are gone
@@ -275,7 +278,7 @@ func readScan(o *readerOutcome, scan *segment.DirScan, dir string) (vanished int
 			}
 		}
 		for _, deep := range []bool{false, true} {
-			rep := segment.VerifyPartition(pd, nil, segment.VerifyOptions{Deep: deep})
+			rep := logdir.VerifyPartition(pd, nil, logdir.VerifyOptions{Deep: deep})
 			o.checkFindings("verify (scanned)", rep.Findings, dir)
 			for base, paths := range gone {
 				named := false
@@ -287,14 +290,14 @@ func readScan(o *readerOutcome, scan *segment.DirScan, dir string) (vanished int
 				}
 			}
 		}
-		pe, err := segment.ExplainPartition(pd, segment.ExplainOptions{Interval: -1})
+		pe, err := explain.Partition(pd, explain.Options{Interval: -1})
 		if err != nil {
 			o.checkErr("explain (scanned)", err, dir)
 			if errors.Is(err, fs.ErrNotExist) {
 				o.violation("explain (scanned): stopped at a vanished file instead of going on: %v", err)
 			}
 		} else {
-			checkExplanations(o, []segment.PartitionExplanation{pe}, dir)
+			checkExplanations(o, []explain.PartitionExplanation{pe}, dir)
 			if len(pe.Segments) != len(pd.LogSegments()) {
 				o.violation("explain (scanned): %d segments explained of the %d listed", len(pe.Segments), len(pd.LogSegments()))
 			}
@@ -328,7 +331,7 @@ const (
 // lookupSpread is kidx dump's and explain's reads of one segment: Segment.Lookup
 // (LogSegment.translateOffset) of every 4th offset from below the base to past the end,
 // LookupTimestamp (findOffsetByTimestamp) of timestamps before, across and after the
-// segment's, and segment.Dump of each file (an index's DumpLogSegments checks look every entry
+// segment's, and dump.File of each file (an index's DumpLogSegments checks look every entry
 // up in the .log), plain and --deep.
 func lookupSpread(o *readerOutcome, sf segment.SegmentFiles, dir string) {
 	seg, err := segment.OpenSegment(sf.Log)
@@ -355,7 +358,7 @@ func lookupSpread(o *readerOutcome, sf segment.SegmentFiles, dir string) {
 		if d.path == "" {
 			continue
 		}
-		if err := segment.Dump(io.Discard, d.path, segment.DumpOptions{VerifyOnly: true, Deep: d.deep}); err != nil {
+		if err := dump.File(io.Discard, d.path, dump.Options{VerifyOnly: true, Deep: d.deep}); err != nil {
 			o.checkErr("dump", err, dir)
 		}
 	}
@@ -786,9 +789,9 @@ func shrinkUnderOpenSegment(t *testing.T, main *frozenStates) {
 	rel, _ := filepath.Rel(fz.dir, logPath)
 	want[rel] = want[rel][:len(want[rel])-len(saved)+int(cut)]
 	o := &readerOutcome{calls: map[string]int{}, errs: map[string]int{}, sample: map[string]string{}}
-	var rep *segment.VerifyReport
+	var rep *logdir.VerifyReport
 	runGuarded(o, "verify --deep", func() {
-		rep, err = segment.Verify([]string{fz.dir}, segment.VerifyOptions{Deep: true, Visit: func(sf segment.SegmentFiles, _ *segment.Segment) segment.SegmentVisitor {
+		rep, err = logdir.Verify([]string{fz.dir}, logdir.VerifyOptions{Deep: true, Visit: func(sf segment.SegmentFiles, _ *segment.Segment) logdir.SegmentVisitor {
 			if sf.Log == logPath {
 				mustTruncate(t, logPath, cut)
 			}
@@ -807,7 +810,7 @@ func shrinkUnderOpenSegment(t *testing.T, main *frozenStates) {
 	shrank := false
 	if rep != nil {
 		for _, f := range rep.Findings {
-			if f.File == logPath && f.Pos >= cut && f.Severity == segment.SeverityError && strings.Contains(f.Message, "shrank") {
+			if f.File == logPath && f.Pos >= cut && f.Severity == logdir.SeverityError && strings.Contains(f.Message, "shrank") {
 				shrank = true
 				t.Logf("verify --deep: %s", f)
 			}

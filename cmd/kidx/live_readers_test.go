@@ -21,6 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"kidx/dump"
+	"kidx/explain"
+	"kidx/logdir"
 	"kidx/reports"
 	"kidx/segment"
 	"kidx/segment/vfs"
@@ -327,17 +330,17 @@ func (o *readerOutcome) checkErr(reader string, err error, dir string) {
 // as problems they must give the byte (Finding.Pos >= 0). The others are about a whole file
 // (unreadable: it vanished between the listing and the open; missing-log, live-segment, ...).
 var byteChecks = map[string]bool{
-	segment.CheckLogCorrupt: true, segment.CheckCRC: true, segment.CheckTrailingBytes: true,
-	segment.CheckMagic: true, segment.CheckOffsetOrder: true, segment.CheckSegmentOverlap: true,
-	segment.CheckIndexMismatch: true, segment.CheckIndexPastLog: true, segment.CheckIndexOrder: true,
-	segment.CheckIndexBoundary: true, segment.CheckFirstBatchIndexed: true, segment.CheckZeroTailGarbage: true,
-	segment.CheckZeroedEntry: true, segment.CheckPreallocatedLog: true, segment.CheckIntervalRule: true,
-	segment.CheckTimeIndexMismatch: true, segment.CheckTimeIndexOutOfOrder: true, segment.CheckTimeIndexNotFound: true,
+	logdir.CheckLogCorrupt: true, logdir.CheckCRC: true, logdir.CheckTrailingBytes: true,
+	logdir.CheckMagic: true, logdir.CheckOffsetOrder: true, logdir.CheckSegmentOverlap: true,
+	logdir.CheckIndexMismatch: true, logdir.CheckIndexPastLog: true, logdir.CheckIndexOrder: true,
+	logdir.CheckIndexBoundary: true, logdir.CheckFirstBatchIndexed: true, logdir.CheckZeroTailGarbage: true,
+	logdir.CheckZeroedEntry: true, logdir.CheckPreallocatedLog: true, logdir.CheckIntervalRule: true,
+	logdir.CheckTimeIndexMismatch: true, logdir.CheckTimeIndexOutOfOrder: true, logdir.CheckTimeIndexNotFound: true,
 }
 
 // checkFindings checks that every finding names a file (or the directory) inside dir, and that
 // every problem (error, warning) of a byte-level check gives its byte.
-func (o *readerOutcome) checkFindings(reader string, findings []segment.Finding, dir string) {
+func (o *readerOutcome) checkFindings(reader string, findings []logdir.Finding, dir string) {
 	o.mu.Lock()
 	o.findings += len(findings)
 	o.mu.Unlock()
@@ -346,7 +349,7 @@ func (o *readerOutcome) checkFindings(reader string, findings []segment.Finding,
 		if f.File == "" || !strings.HasPrefix(abs, dir) {
 			o.violation("%s: finding names no file of the directory: %s", reader, f)
 		}
-		if f.Severity != segment.SeverityInfo && byteChecks[f.Check] && f.Pos < 0 {
+		if f.Severity != logdir.SeverityInfo && byteChecks[f.Check] && f.Pos < 0 {
 			o.violation("%s: finding about a place in a file gives no byte: %s", reader, f)
 		}
 	}
@@ -355,9 +358,9 @@ func (o *readerOutcome) checkFindings(reader string, findings []segment.Finding,
 // liveReaders are the readers of the test, as kidx's commands call them.
 func liveReaders(dir string, o *readerOutcome, rng *rand.Rand) map[string]func() {
 	return map[string]func(){
-		// kidx verify (cmd/kidx/verify.go): segment.Verify; --deep on every other call.
+		// kidx verify (cmd/kidx/verify.go): logdir.Verify; --deep on every other call.
 		"verify": func() {
-			rep, err := segment.Verify([]string{dir}, segment.VerifyOptions{Deep: rng.Intn(2) == 0})
+			rep, err := logdir.Verify([]string{dir}, logdir.VerifyOptions{Deep: rng.Intn(2) == 0})
 			if err != nil {
 				o.checkErr("verify", err, dir)
 				return
@@ -381,7 +384,7 @@ func liveReaders(dir string, o *readerOutcome, rng *rand.Rand) map[string]func()
 		// (LogSegment.translateOffset) and LookupTimestamp, and kidx dump of each index, whose
 		// checks look every entry up in the .log.
 		"lookup": func() {
-			ds, err := segment.ScanDir(dir)
+			ds, err := logdir.ScanDir(dir)
 			if err != nil {
 				o.checkErr("lookup", err, dir)
 				return
@@ -393,7 +396,7 @@ func liveReaders(dir string, o *readerOutcome, rng *rand.Rand) map[string]func()
 			}
 		},
 		"explain": func() {
-			parts, err := segment.ExplainDir([]string{dir}, segment.ExplainOptions{Interval: -1})
+			parts, err := explain.Dirs([]string{dir}, explain.Options{Interval: -1})
 			if err != nil {
 				o.checkErr("explain", err, dir)
 				return
@@ -424,7 +427,7 @@ func lookupSegment(o *readerOutcome, sf segment.SegmentFiles, rng *rand.Rand) {
 		}
 		// kidx dump: of an index, DumpLogSegments' checks (each entry looked up in the .log);
 		// of the .log, every batch, and every record on half the calls (--deep-iteration).
-		if err := segment.Dump(io.Discard, p, segment.DumpOptions{VerifyOnly: true, Deep: rng.Intn(2) == 0}); err != nil {
+		if err := dump.File(io.Discard, p, dump.Options{VerifyOnly: true, Deep: rng.Intn(2) == 0}); err != nil {
 			o.checkErr("dump", err, filepath.Dir(sf.Log))
 		}
 	}
@@ -549,7 +552,7 @@ func TestReadersUnderLiveBroker(t *testing.T) {
 	}
 	// The script is Kafka's life, not damage: at rest, what it leaves is healthy to verify, so
 	// the findings during the run come from reading files mid-change.
-	rep, err := segment.Verify([]string{ref}, segment.VerifyOptions{Deep: true})
+	rep, err := logdir.Verify([]string{ref}, logdir.VerifyOptions{Deep: true})
 	if err != nil {
 		t.Fatal(err)
 	}

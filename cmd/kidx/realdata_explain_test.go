@@ -14,7 +14,7 @@ import (
 
 // `kidx explain` over the real brokers' log directories (../shared/realdata, restored into a
 // temporary directory by internal/realdata). The engine's answers are checked against the
-// README fact by fact in segment/realdata_explain_test.go; here the command: one run over the
+// README fact by fact in explain/realdata_test.go; here the command: one run over the
 // whole restored tree, its exit status, its JSON keys (the issue's), and the README's restarts
 // as the JSON gives them; then damaged copies.
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kidx/segment"
+	"kidx/logdir"
 )
 
 func init() { registerCommand(newVerifyCmd) }
@@ -57,14 +57,14 @@ Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input er
 			// device is an input error, as kidx dump says (reading one could block forever).
 			for _, p := range paths {
 				if st, err := os.Stat(p); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
-					return usageErr("%s is %s, not a file or a directory: not read", p, segment.SpecialFileKind(st.Mode()))
+					return usageErr("%s is %s, not a file or a directory: not read", p, logdir.SpecialFileKind(st.Mode()))
 				}
 			}
-			opts := segment.VerifyOptions{Deep: deep}
+			opts := logdir.VerifyOptions{Deep: deep}
 			if err := judge.options(&opts); err != nil {
 				return err
 			}
-			report, err := segment.Verify(paths, opts)
+			report, err := logdir.Verify(paths, opts)
 			if err != nil {
 				return usageErr("%v", err)
 			}

@@ -4,15 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"kidx/logdir"
 	"kidx/model"
-	"kidx/segment"
 )
 
 const releaseLinesText = "the release lines are 0.8-0.11, 1.0-1.1, 2.0-2.8, 3.0-3.9 and 4.0-4.5 (4.5 is trunk, unreleased)"
 
 // --kafka-version takes what Kafka users write (issue 11): "4" was refused while "9.9.9" ran
 // with trunk's rules. Each form is accepted by the commands that run the model (sim:
-// model.ParseKafkaVersion) and by those that judge files (verify: segment.ParseRelease); what
+// model.ParseKafkaVersion) and by those that judge files (verify: logdir.ParseRelease); what
 // no release is is refused with exit 2, naming the release lines.
 func TestKafkaVersionAsUsersWriteIt(t *testing.T) {
 	w := workloadFile(t, "")
@@ -44,7 +44,7 @@ func TestKafkaVersionAsUsersWriteIt(t *testing.T) {
 	}
 }
 
-// model.ParseKafkaVersion (sim, whatif, write) and segment.ParseRelease (verify, analyze,
+// model.ParseKafkaVersion (sim, whatif, write) and logdir.ParseRelease (verify, analyze,
 // explain) read every version string alike: the same accepted, the same numbers.
 func TestVersionParsersAgree(t *testing.T) {
 	for _, v := range []string{
@@ -53,7 +53,7 @@ func TestVersionParsersAgree(t *testing.T) {
 		"4.1.0.1", "0.10.2.1.1", "", "x.y", "4.", "+4", " 3.6.1 ",
 	} {
 		m, merr := model.ParseKafkaVersion(v)
-		s, serr := segment.ParseRelease(v)
+		s, serr := logdir.ParseRelease(v)
 		if (merr == nil) != (serr == nil) {
 			t.Errorf("%q: model %v, segment %v", v, merr, serr)
 			continue

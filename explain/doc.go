@@ -1,0 +1,19 @@
+// Package explain finds, for every segment of a real partition, what reproduces its .index
+// and .timeindex byte for byte from its .log: the Kafka eras whose rules do, the exact set of
+// index.interval.bytes values (from the distances between batch starts, not by trying values),
+// one or several batches per append, who appended, and where the byte counter restarted; every
+// answer is replayed and compared byte for byte, and where nothing reproduces the files the
+// first disagreeing entry is named with file, slot and byte (docs/explain.md). It reads the
+// files through package segment and the directory through package logdir. One file per idea:
+//
+//   - explain.go: Dirs and Partition, Options, the explanations and their JSON.
+//   - segment.go: a segment's batches and entries as explain reads them (exSegment).
+//   - exact.go: the offset of the record holding a batch's max timestamp (0.11-3.6 leaders).
+//   - candidates.go: one way of writing the segment (an era, an append shape, an origin): the
+//     entries mapped onto batches, the stretches between entries, the interval they allow.
+//   - choice.go: explainSegment, the best reproducing candidate and the restarts it needs.
+//   - lifetime.go: the interval as a function of the restarts (stretches, lifetimes).
+//   - time.go: the time index the offset index implies (and the restarts it marks).
+//   - regen.go: the replay that checks an answer byte for byte.
+//   - interval.go: IntervalSet, exact sets of index.interval.bytes values.
+package explain

@@ -1,0 +1,62 @@
+package testfiles
+
+import (
+	"encoding/hex"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Hex decodes hex written with spaces and newlines between the bytes.
+func Hex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// MustRead is the file's contents; a failure fails t.
+func MustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// MustWrite writes b to path (mode 0644); a failure fails t.
+func MustWrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ListFiles is the names in dir, sorted.
+func ListFiles(t testing.TB, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FirstDiff is the index of the first byte where a and b differ (the shorter length when one
+// is a prefix of the other).
+func FirstDiff(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

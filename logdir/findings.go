@@ -1,0 +1,80 @@
+package logdir
+
+import "fmt"
+
+// Severity of a finding.
+type Severity string
+
+// Severities: errors and warnings are problems (docs/contract.md §8 exit 1), info is not.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Finding is one verify or scan result: where (file and byte position, -1
+// when not about a byte), what was expected, and how bad it is.
+type Finding struct {
+	File     string   `json:"file"`
+	Pos      int64    `json:"pos"`
+	Severity Severity `json:"severity"`
+	Check    string   `json:"check"`
+	Message  string   `json:"message"`
+	Expected string   `json:"expected,omitempty"`
+	// Explanation says why a check that DumpLogSegments words as a problem is not one here:
+	// the release that wrote the file does it this way (docs/segment.md, "Kafka's eras").
+	Explanation string `json:"explanation,omitempty"`
+	// Count, when above 1, is how many findings of this kind in this file this one stands for
+	// (an explained mismatch is reported once per kind, with the first one's file and byte).
+	Count int `json:"count,omitempty"`
+}
+
+func (f Finding) String() string {
+	// file:byte: like a compiler's file:line; a finding about a whole file has no byte.
+	where := f.File
+	if f.Pos >= 0 {
+		where = fmt.Sprintf("%s:%d", f.File, f.Pos)
+	}
+	s := fmt.Sprintf("%s: %s: %s: %s", where, f.Severity, f.Check, f.Message)
+	if f.Expected != "" {
+		s += " (expected " + f.Expected + ")"
+	}
+	if f.Explanation != "" {
+		s += ": " + f.Explanation
+	}
+	if f.Count > 1 {
+		s += fmt.Sprintf(" [the first of %d like it]", f.Count)
+	}
+	return s
+}
+
+// Check names of findings.
+const (
+	CheckLogCorrupt          = "log-corrupt"            // FileLogInputStream / ensureValid failures
+	CheckCRC                 = "crc"                    // stored vs computed CRC (deep)
+	CheckTrailingBytes       = "trailing-bytes"         // DumpLogSegments "Found N invalid bytes at the end"
+	CheckMagic               = "magic"                  // unknown magic
+	CheckLegacy              = "legacy"                 // v0/v1 messages (info)
+	CheckOffsetOrder         = "offset-order"           // batch offsets decrease / overlap / below the base
+	CheckSegmentOverlap      = "segment-overlap"        // a batch at or past the next segment's base offset
+	CheckIndexSanity         = "index-sanity"           // OffsetIndex/TimeIndex.sanityCheck on a trimmed file
+	CheckIndexMismatch       = "index-mismatch"         // DumpLogSegments.dumpIndex
+	CheckIndexPastLog        = "index-past-log"         // entry position beyond the .log
+	CheckIndexOrder          = "index-order"            // StrictlyIncreasing
+	CheckIndexBoundary       = "index-boundary"         // EntriesAtBatchBoundaries
+	CheckFirstBatchIndexed   = "first-batch-indexed"    // FirstBatchNeverIndexed
+	CheckZeroTailGarbage     = "zero-tail-garbage"      // non-zero bytes after a live index's entries
+	CheckZeroedEntry         = "zeroed-entry"           // a zero slot among a trimmed index's entries
+	CheckLive                = "live-segment"           // untrimmed, preallocated indexes (info)
+	CheckUncleanStart        = "unclean-start"          // what Kafka does with it after an unclean shutdown (info)
+	CheckPreallocatedLog     = "preallocated-log"       // a .log zero-filled past its batches (log.preallocate)
+	CheckIntervalRule        = "interval-rule"          // an entry closer than index.interval.bytes allows
+	CheckRestart             = "restart"                // a byte-counter restart inside a segment (info)
+	CheckEras                = "eras"                   // which releases' rules explain the files (info)
+	CheckTimeIndexMismatch   = "timeindex-mismatch"     // "Index timestamp: %d, log timestamp: %d"
+	CheckTimeIndexOutOfOrder = "timeindex-out-of-order" // "Index timestamp: %d, Previously indexed timestamp: %d"
+	CheckTimeIndexNotFound   = "timeindex-not-found"    // "Indexed offset: %d, found log offset: %d"
+	CheckMissingLog          = "missing-log"            // an index without its .log
+	CheckMissingIndex        = "missing-index"          // a .log without its .index
+	CheckUnreadable          = "unreadable"
+)

@@ -1,0 +1,339 @@
+package logdir
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"kidx/internal/english"
+	"kidx/segment"
+)
+
+// VerifyOptions configure Verify.
+type VerifyOptions struct {
+	// Deep checks every batch's CRC (ensureValid), reading every byte, and decodes the
+	// records of the batches the time index names.
+	Deep bool
+	// Era, when set, judges every segment by that era's rules (--kafka-version, --rule): what
+	// it does not explain is an error. Nil: each segment is judged by the eras its own files
+	// allow (inferred), and the report says which.
+	Era *Era
+	// IndexIntervalBytes is the topic's index.interval.bytes, when HaveInterval. It enables the
+	// interval-rule check (no entry closer than the interval to the previous one) and places
+	// the byte-counter restarts exactly; without it they are placed with the largest interval
+	// the entries allow.
+	IndexIntervalBytes int64
+	HaveInterval       bool
+	// MaxMessageSize is DumpLogSegments' --max-message-size (slice used by the .index check
+	// of entries that are not at a batch boundary); 0 means its default 5242880.
+	MaxMessageSize int64
+	// Visit, if set, is asked for a visitor of each segment's walk, so that other figures are
+	// computed in the same pass over the headers (analyze's lookup costs).
+	Visit func(sf segment.SegmentFiles, seg *segment.Segment) SegmentVisitor
+}
+
+// A SegmentVisitor follows one segment's walk in Verify: Batch sees every batch in file
+// order with the offsets it holds (its return value is ignored: the walk goes on for
+// verify's own checks), End sees how the walk ended, the files still open.
+type SegmentVisitor interface {
+	Batch(b segment.BatchInfo, first, last int64) bool
+	End(seg *segment.Segment, res segment.WalkResult)
+}
+
+// VerifyReport collects what Verify found.
+type VerifyReport struct {
+	Segments   int                `json:"segments"` // segment sets with a .log
+	Batches    int                `json:"batches"`
+	LogBytes   int64              `json:"logBytes"`
+	Findings   []Finding          `json:"findings"`
+	Partitions []PartitionVerdict `json:"partitions"`
+	// DumpLogSegments-style pairs per absolute path, for WriteKafkaSummary: only the ones no
+	// era explains.
+	IndexMismatches map[string][][2]int64 `json:"-"`
+	TimeMismatches  map[string][][2]int64 `json:"-"`
+	TimeOutOfOrder  map[string][][2]int64 `json:"-"`
+	TimeNotFound    map[string][][2]int64 `json:"-"`
+}
+
+// PartitionVerdict is what verify makes of one partition directory.
+type PartitionVerdict struct {
+	Path     string           `json:"path"`
+	Topic    string           `json:"topic,omitempty"`
+	State    string           `json:"state,omitempty"`
+	Segments []SegmentVerdict `json:"segments"`
+	// Files counts the partition's other files by role (producer snapshots, checkpoints ...).
+	Files map[Role]int `json:"files"`
+	// JudgedAs names the release given with --kafka-version or --rule ("" when inferred).
+	JudgedAs string `json:"judgedAs,omitempty"`
+	// Interval is index.interval.bytes as used: given, or the largest value the entries allow.
+	Interval      int64  `json:"interval"`
+	IntervalGiven bool   `json:"intervalGiven"`
+	IntervalKnown bool   `json:"intervalKnown"`
+	RecoveryPoint *int64 `json:"recoveryPoint,omitempty"` // from the log dir's recovery-point-offset-checkpoint
+}
+
+// SegmentVerdict is what verify makes of one segment.
+type SegmentVerdict struct {
+	BaseOffset       int64      `json:"baseOffset"`
+	Log              string     `json:"log"`
+	Batches          int        `json:"batches"`
+	LogBytes         int64      `json:"logBytes"`
+	IndexEntries     int        `json:"indexEntries"`     // valid entries
+	TimeIndexEntries int        `json:"timeIndexEntries"` // valid entries
+	Eras             string     `json:"eras"`             // the releases whose rules explain its files
+	EraIDs           []string   `json:"eraIds"`
+	Live             *LiveState `json:"live,omitempty"`
+	Restarts         []Restart  `json:"restarts"`
+	eras             EraSet
+}
+
+// EraSet is the set of eras that explain the segment's files.
+func (v *SegmentVerdict) EraSet() EraSet { return v.eras }
+
+// Problems counts findings of severity error or warning.
+func (r *VerifyReport) Problems() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity != SeverityInfo {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *VerifyReport) add(f Finding) { r.Findings = append(r.Findings, f) }
+
+// Verify checks files, segment sets (any of .log/.index/.timeindex names the set) and
+// directories (a partition or a whole log directory). Every file is opened O_RDONLY. Problems
+// in the data are findings; the error is only for paths that do not exist or cannot be
+// listed.
+func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
+	if opts.MaxMessageSize <= 0 {
+		opts.MaxMessageSize = 5242880
+	}
+	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{},
+		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
+		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
+	// Files named one by one are grouped into their partition directories.
+	loose := map[string]*PartitionDir{}
+	var order []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			ds, err := ScanDir(p)
+			if err != nil {
+				return nil, err
+			}
+			r.Findings = append(r.Findings, ds.Findings...)
+			verifyStateFiles(r, ds.RootFiles)
+			points := RecoveryPoints(ds)
+			for i := range ds.Partitions {
+				pd := &ds.Partitions[i]
+				if key := segment.KafkaPath(pd.Path); !seen[key] {
+					seen[key] = true
+					verifyPartition(r, pd, points, opts)
+				}
+			}
+			continue
+		}
+		sf, err := segmentFilesOf(p)
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Dir(p)
+		pd := loose[dir]
+		if pd == nil {
+			pd = &PartitionDir{Path: dir, Partition: -1}
+			loose[dir] = pd
+			order = append(order, dir)
+		}
+		if !slicesHasBase(pd.Segments, sf.BaseOffset) {
+			pd.Segments = append(pd.Segments, sf)
+		}
+	}
+	for _, dir := range order {
+		pd := loose[dir]
+		sort.Slice(pd.Segments, func(i, j int) bool { return pd.Segments[i].BaseOffset < pd.Segments[j].BaseOffset })
+		verifyPartition(r, pd, nil, opts)
+	}
+	return r, nil
+}
+
+// VerifyPartition verifies one scanned partition directory; points are the log directory's
+// recovery points (RecoveryPoints), or nil.
+func VerifyPartition(pd *PartitionDir, points map[string]int64, opts VerifyOptions) *VerifyReport {
+	if opts.MaxMessageSize <= 0 {
+		opts.MaxMessageSize = 5242880
+	}
+	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{},
+		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
+		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
+	verifyPartition(r, pd, points, opts)
+	return r
+}
+
+func slicesHasBase(sets []segment.SegmentFiles, base int64) bool {
+	for _, s := range sets {
+		if s.BaseOffset == base {
+			return true
+		}
+	}
+	return false
+}
+
+// segmentFilesOf finds the segment set a file names: "<dir>/<base>.log|.index|.timeindex".
+func segmentFilesOf(p string) (segment.SegmentFiles, error) {
+	base, err := segment.OffsetFromFileName(filepath.Base(p))
+	if err != nil {
+		return segment.SegmentFiles{}, fmt.Errorf("%s: not a segment file name: %v", p, err)
+	}
+	stem := filepath.Join(filepath.Dir(p), segment.FilenamePrefixFromOffset(base))
+	if n := filepath.Base(p); !strings.HasPrefix(n, segment.FilenamePrefixFromOffset(base)+".") {
+		stem = strings.TrimSuffix(p, filepath.Ext(p))
+	}
+	s := segment.SegmentFiles{BaseOffset: base}
+	for _, c := range []struct {
+		suf string
+		dst *string
+	}{{segment.LogSuffix, &s.Log}, {segment.IndexSuffix, &s.Index}, {segment.TimeIndexSuffix, &s.TimeIndex}, {segment.TxnIndexSuffix, &s.TxnIndex}} {
+		if _, err := os.Stat(stem + c.suf); err == nil {
+			*c.dst = stem + c.suf
+		}
+	}
+	return s, nil
+}
+
+// partitionCtx is what a segment's checks need to know about its partition.
+type partitionCtx struct {
+	pd            *PartitionDir
+	opts          VerifyOptions
+	interval      int64
+	intervalKnown bool
+	snapshots     []snapshotMark
+	recoveryPoint *int64
+}
+
+func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64, opts VerifyOptions) {
+	pv := PartitionVerdict{Path: pd.Path, Topic: pd.Topic, State: pd.State, Segments: []SegmentVerdict{}, Files: map[Role]int{}}
+	for _, f := range pd.Files {
+		pv.Files[f.Role]++
+	}
+	if opts.Era != nil {
+		pv.JudgedAs = opts.Era.String()
+	}
+	ctx := &partitionCtx{pd: pd, opts: opts}
+	if opts.HaveInterval {
+		ctx.interval, ctx.intervalKnown = opts.IndexIntervalBytes, true
+		pv.IntervalGiven = true
+	} else if bound, ok := intervalBound(pd); ok {
+		ctx.interval, ctx.intervalKnown = bound, true
+	}
+	pv.Interval, pv.IntervalKnown = ctx.interval, ctx.intervalKnown
+	readable := verifyStateFiles(r, pd.Files)
+	for _, f := range pd.Files {
+		if f.Role == RoleProducerSnapshot && readable[f.Path] {
+			ctx.snapshots = append(ctx.snapshots, snapshotMark{offset: f.Offset, path: f.Path})
+		}
+	}
+	sort.Slice(ctx.snapshots, func(i, j int) bool { return ctx.snapshots[i].offset < ctx.snapshots[j].offset })
+	if pd.Topic != "" && points != nil {
+		if v, ok := points[fmt.Sprintf("%s-%d", pd.Topic, pd.Partition)]; ok {
+			ctx.recoveryPoint = &v
+			pv.RecoveryPoint = &v
+		}
+	}
+	logSegs := pd.LogSegments()
+	newest := int64(-1)
+	if len(logSegs) > 0 {
+		newest = logSegs[len(logSegs)-1].BaseOffset
+	}
+	for i, s := range pd.Segments {
+		if s.Log == "" {
+			// A .log that is there but set aside (a directory, FIFO, unreadable file) makes
+			// Kafka's File.exists true: the indexes are not orphans, and the .log's own
+			// finding says what is wrong.
+			if pd.SetAside[s.Stem()+segment.LogSuffix] != SetAsidePresent {
+				reportOrphans(r, s)
+			}
+			continue
+		}
+		verifyTxnIndex(r, s)
+		next := segment.SegmentFiles{BaseOffset: -1}
+		for _, t := range pd.Segments[i+1:] {
+			if t.Log != "" {
+				next = t
+				break
+			}
+		}
+		r.Segments++
+		v := verifySegment(r, ctx, s, s.BaseOffset == newest, next)
+		pv.Segments = append(pv.Segments, v)
+	}
+	r.Partitions = append(r.Partitions, pv)
+}
+
+// reportOrphans: index files without their .log belong to no segment. Kafka's LogLoader
+// deletes them at the next start ("Found an orphaned index file ..., with no corresponding
+// log file.").
+func reportOrphans(r *VerifyReport, s segment.SegmentFiles) {
+	for _, f := range []string{s.Index, s.TimeIndex, s.TxnIndex} {
+		if f == "" {
+			continue
+		}
+		r.add(Finding{File: f, Pos: -1, Severity: SeverityWarning, Check: CheckMissingLog,
+			Message:  fmt.Sprintf("%s has no .log: it belongs to no segment, and at its next start Kafka deletes it as an orphaned index file (LogLoader)", filepath.Base(f)),
+			Expected: segment.FilenamePrefixFromOffset(s.BaseOffset) + segment.LogSuffix})
+	}
+}
+
+// intervalBound is the largest index.interval.bytes the partition's entries allow: every
+// entry lies more than the interval after the previous one (or after the segment's start),
+// under every era's rule (the counter only grows between entries, and restarts only delay
+// them). False when no segment has an entry.
+func intervalBound(pd *PartitionDir) (int64, bool) {
+	bound, ok := int64(-1), false
+	for _, s := range pd.Segments {
+		if s.Log == "" || s.Index == "" {
+			continue
+		}
+		x, err := segment.OpenOffsetIndex(s.Index, s.BaseOffset)
+		if err != nil {
+			continue
+		}
+		prev := int64(0)
+		for i := 0; i < x.ValidLen(); i++ {
+			e, _ := x.Entry(i) // i is below the slot count: no error
+			if gap := e.Position - prev; gap > 0 && (!ok || gap-1 < bound) {
+				bound, ok = gap-1, true
+			}
+			prev = e.Position
+		}
+		x.Close()
+	}
+	return bound, ok
+}
+
+// RecoveryPoints reads the log directory's recovery-point-offset-checkpoint ("topic-p" ->
+// offset), nil when there is none.
+// For a single partition directory, the checkpoint is its parent's (the log directory's).
+func RecoveryPoints(ds *DirScan) map[string]int64 {
+	path := filepath.Join(ds.Root, "recovery-point-offset-checkpoint")
+	if len(ds.Partitions) == 1 && ds.Partitions[0].Path == ds.Root {
+		path = filepath.Join(filepath.Dir(ds.Root), "recovery-point-offset-checkpoint")
+	}
+	m, err := readRecoveryPoints(path)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// plural writes "1 segment", "2 segments", "1 batch", "3 batches", "2 entries".
+
+func plural(n int, what string) string { return english.Plural(int64(n), what) }
