@@ -12,12 +12,17 @@ import (
 
 func init() { registerCommand(newVerifyCmd) }
 
+// verifyOptions is kidx verify's flags and arguments.
+type verifyOptions struct {
+	format string
+	deep   bool
+	judge  judgeFlags
+	paths  []string
+	opts   logdir.VerifyOptions // Complete: what the flags ask of logdir.Verify
+}
+
 func newVerifyCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		format string
-		deep   bool
-		judge  judgeFlags
-	)
+	o := &verifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "verify PATH...",
 		Short: "Judge segment files, partitions or log directories as a Kafka engineer would",
@@ -49,43 +54,57 @@ Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input er
   kidx verify --kafka-version 3.6.1 --config index.interval.bytes=4096 /var/lib/kafka/data/orders-3
   kidx verify --format json 00000000000000000000.index`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, paths []string) error {
-			if err := formatFlag(format, "text", "json"); err != nil {
-				return err
-			}
-			// A path named on the command line is a file or a directory; a FIFO, socket or
-			// device is an input error, as kidx dump says (reading one could block forever).
-			for _, p := range paths {
-				if st, err := os.Stat(p); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
-					return usageErr("%s is %s, not a file or a directory: not read", p, logdir.SpecialFileKind(st.Mode()))
-				}
-			}
-			opts := logdir.VerifyOptions{Deep: deep}
-			if err := judge.options(&opts); err != nil {
-				return err
-			}
-			report, err := logdir.Verify(paths, opts)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			if format == "json" {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(report); err != nil {
-					return err
-				}
-			} else {
-				report.WriteText(stdout)
-				report.WriteKafkaSummary(stderr)
-			}
-			if report.Problems() > 0 {
-				return problemsFound
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
-	cmd.Flags().BoolVar(&deep, "deep", false, "validate every batch's CRC-32C (reads every byte) and decode the records the time index names")
-	judge.register(cmd)
+	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json")
+	cmd.Flags().BoolVar(&o.deep, "deep", false, "validate every batch's CRC-32C (reads every byte) and decode the records the time index names")
+	o.judge.register(cmd)
 	return cmd
+}
+
+func (o *verifyOptions) Complete(_ *cobra.Command, paths []string) error {
+	o.paths = paths
+	o.opts = logdir.VerifyOptions{Deep: o.deep}
+	return nil
+}
+
+func (o *verifyOptions) Validate() error {
+	if err := formatFlag(o.format, "text", "json"); err != nil {
+		return err
+	}
+	// A path named on the command line is a file or a directory; a FIFO, socket or device is an
+	// input error, as kidx dump says (reading one could block forever).
+	for _, p := range o.paths {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+			return usageErr("%s is %s, not a file or a directory: not read", p, logdir.SpecialFileKind(st.Mode()))
+		}
+	}
+	return o.judge.options(&o.opts)
+}
+
+func (o *verifyOptions) Run(stdout, stderr io.Writer) error {
+	report, err := logdir.Verify(o.paths, o.opts)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := renderVerify(stdout, stderr, o.format, report); err != nil {
+		return err
+	}
+	if report.Problems() > 0 {
+		return problemsFound
+	}
+	return nil
+}
+
+// renderVerify writes the report: JSON, or the text report on stdout and DumpLogSegments'
+// summary lines on stderr.
+func renderVerify(stdout, stderr io.Writer, format string, report *logdir.VerifyReport) error {
+	if format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	}
+	report.WriteText(stdout)
+	report.WriteKafkaSummary(stderr)
+	return nil
 }
