@@ -63,23 +63,10 @@ type timeEvent struct {
 // snapshot restarts and the close, and returns the restarts its extra entries show. Moments
 // whose append end the offset index leaves open get the end the time index pins.
 func (s *exSegment) checkTimeIndex(era logdir.Era, leader bool, ms []moment, fixed []int) ([]timeMark, *Disagreement) {
-	if !s.hasTime {
-		if era.TimeEntry == logdir.TimeNone {
-			return nil, nil
-		}
-		return nil, &Disagreement{File: s.files.Log, Slot: -1, Found: "no .timeindex file",
-			Expected: "one", Meaning: fmt.Sprintf("%s writes a time index for every segment (KAFKA-3163, 0.10.1)", era)}
+	if d, done := s.timeIndexPresence(era); done {
+		return nil, d
 	}
-	if era.TimeEntry == logdir.TimeNone {
-		if len(s.times) > 0 {
-			return nil, &Disagreement{File: s.files.TimeIndex, Slot: 0, Byte: 0,
-				Found:   fmt.Sprintf("timestamp %d offset %d", s.times[0].Timestamp, s.times[0].Offset),
-				Meaning: fmt.Sprintf("%s writes no time index (it came with 0.10.1, KAFKA-3163)", era)}
-		}
-		return nil, nil
-	}
-	n := len(s.batches)
-	pm := s.prefixMax()
+	tc := &timeCheck{s: s, era: era, leader: leader, ms: ms, pm: s.prefixMax(), lastTs: -1}
 	// Under a 0.11-3.6 leader's rule the entries name records inside batches. Once the first
 	// entries agree (a wrong era disagrees at once), the batches the rest would name are read
 	// on every core.
@@ -87,15 +74,50 @@ func (s *exSegment) checkTimeIndex(era logdir.Era, leader bool, ms []moment, fix
 	if era.TimeEntry == logdir.TimeExactRecord && leader {
 		prefetchAt = 256
 	}
-	prefetch := func(from int) {
-		js := make([]int, 0, len(ms)-from+1)
-		for _, m := range ms[from:] {
-			if b := pm.batch[m.last+1]; b >= 0 && s.batches[b].exactEligible() && s.batches[b].base != s.batches[b].last {
-				js = append(js, b)
-			}
+	for _, ev := range s.timeEvents(ms, fixed) {
+		if ev.kind == 0 && ev.m == prefetchAt {
+			tc.prefetch(ev.m)
 		}
-		s.prefetchExact(js)
+		if d := tc.event(ev); d != nil {
+			return nil, d
+		}
 	}
+	for tc.ptr < len(s.times) {
+		ok, err := tc.mark(tc.lastC, len(s.batches))
+		if err != nil {
+			return nil, tc.readErr(err)
+		}
+		if !ok {
+			return nil, tc.slotErr("", fmt.Sprintf("no offset-index entry, restart or close of %s accounts for this entry", era))
+		}
+	}
+	return tc.marks, nil
+}
+
+// timeIndexPresence settles the eras without a time index and the segments without one:
+// done when nothing is left to compare (d nil: they agree).
+func (s *exSegment) timeIndexPresence(era logdir.Era) (d *Disagreement, done bool) {
+	if !s.hasTime {
+		if era.TimeEntry == logdir.TimeNone {
+			return nil, true
+		}
+		return &Disagreement{File: s.files.Log, Slot: -1, Found: "no .timeindex file",
+			Expected: "one", Meaning: fmt.Sprintf("%s writes a time index for every segment (KAFKA-3163, 0.10.1)", era)}, true
+	}
+	if era.TimeEntry == logdir.TimeNone {
+		if len(s.times) > 0 {
+			return &Disagreement{File: s.files.TimeIndex, Slot: 0, Byte: 0,
+				Found:   fmt.Sprintf("timestamp %d offset %d", s.times[0].Timestamp, s.times[0].Offset),
+				Meaning: fmt.Sprintf("%s writes no time index (it came with 0.10.1, KAFKA-3163)", era)}, true
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// timeEvents is what may append a time-index entry, in order: each moment, each producer
+// snapshot's restart (fixed), and the close of a segment that was closed.
+func (s *exSegment) timeEvents(ms []moment, fixed []int) []timeEvent {
 	var evs []timeEvent
 	fi := 0
 	for i, m := range ms {
@@ -109,125 +131,153 @@ func (s *exSegment) checkTimeIndex(era logdir.Era, leader bool, ms []moment, fix
 		evs = append(evs, timeEvent{kind: 1, cLo: fixed[fi], cHi: fixed[fi], before: fixed[fi] - 1})
 	}
 	// A rolled segment, and the newest one after a clean shutdown (trimmed), were closed.
-	if !s.newest || !s.timeLive {
+	if n := len(s.batches); !s.newest || !s.timeLive {
 		evs = append(evs, timeEvent{kind: 2, cLo: n, cHi: n, before: n})
 	}
-	ptr, lastTs, lastC := 0, int64(-1), 0
-	var marks []timeMark
-	slotErr := func(want string, meaning string) *Disagreement {
-		d := &Disagreement{File: s.files.TimeIndex, Slot: ptr, Byte: int64(ptr * segment.TimeIndexEntrySize), Expected: want, Meaning: meaning}
-		if ptr < len(s.times) {
-			d.Found = fmt.Sprintf("timestamp %d offset %d", s.times[ptr].Timestamp, s.times[ptr].Offset)
-		} else {
-			d.Found = "no entry (the valid entries end here)"
-		}
-		return d
-	}
-	// expect is the entry the state of the first c batches appends, if any.
-	expect := func(c int) (segment.TimeIndexEntry, bool, error) {
-		if pm.ts[c] <= lastTs {
-			return segment.TimeIndexEntry{}, false, nil
-		}
-		off, err := s.timeName(era, leader, pm.batch[c])
-		return segment.TimeIndexEntry{Timestamp: pm.ts[c], Offset: off}, true, err
-	}
-	matches := func(e segment.TimeIndexEntry) bool { return ptr < len(s.times) && s.times[ptr] == e }
-	// mark explains times[ptr] as a shutdown's entry at some c in [lo, hi].
-	mark := func(lo, hi int) (bool, error) {
-		t := s.times[ptr]
-		lo = max(lo, 1)
-		if t.Timestamp <= lastTs || lo > hi {
-			return false, nil
-		}
-		c := lo + sort.Search(hi-lo+1, func(i int) bool { return pm.ts[lo+i] >= t.Timestamp })
-		if c > hi || pm.ts[c] != t.Timestamp {
-			return false, nil
-		}
-		end := c + sort.Search(hi-c+1, func(i int) bool { return pm.ts[c+i] > t.Timestamp }) - 1
-		off, err := s.timeName(era, leader, pm.batch[c])
-		if err != nil || off != t.Offset {
-			return false, err
-		}
-		marks = append(marks, timeMark{lo: c, hi: end})
-		ptr++
-		lastTs, lastC = t.Timestamp, c
-		return true, nil
-	}
-	readErr := func(err error) *Disagreement {
-		return &Disagreement{File: s.files.Log, Slot: -1, Found: err.Error(), Meaning: "a batch's records could not be read for the time index"}
-	}
-	for _, ev := range evs {
-		if ev.kind == 0 && ev.m == prefetchAt {
-			prefetch(ev.m)
-		}
-		// The entry the event appends, for each place its append may end (usually one).
-		matched, anyNone := -1, false
-		var want segment.TimeIndexEntry
-		scan := func() error {
-			matched, anyNone, want = -1, false, segment.TimeIndexEntry{}
-			for c := ev.cLo; c <= ev.cHi; c++ {
-				e, ok, err := expect(c)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					anyNone = true
-					continue
-				}
-				if matches(e) {
-					matched = c
-					return nil
-				}
-				if want == (segment.TimeIndexEntry{}) {
-					want = e
-				}
-			}
-			return nil
-		}
-		if err := scan(); err != nil {
-			return nil, readErr(err)
-		}
-		// Entries before the event's own are shutdowns' marks.
-		for matched < 0 && ptr < len(s.times) {
-			ok, err := mark(lastC, ev.before)
-			if err != nil {
-				return nil, readErr(err)
-			}
-			if !ok {
-				break
-			}
-			if err := scan(); err != nil {
-				return nil, readErr(err)
-			}
-		}
-		switch {
-		case matched >= 0:
-			lastTs = s.times[ptr].Timestamp
-			ptr++
-			lastC = matched
-			if ev.kind == 0 && ev.cLo != ev.cHi {
-				ms[ev.m].last, ms[ev.m].lastMax = matched-1, matched-1
-			}
-		case anyNone || ev.kind == 1:
-			// No entry: the max did not grow (or the snapshot's shutdown left none).
-			lastC = ev.cLo
-		default:
-			what := "the closing entry close() appends"
-			if ev.kind == 0 {
-				what = fmt.Sprintf("the entry appended with the offset-index entry %d", ms[ev.m].slot)
-			}
-			return nil, slotErr(fmt.Sprintf("timestamp %d offset %d", want.Timestamp, want.Offset),
-				fmt.Sprintf("%s writes %s there", era, what))
+	return evs
+}
+
+// timeCheck walks the time index's entries against the events: ptr is the next entry to
+// account for, lastTs the largest timestamp appended so far, lastC the batches the last
+// accounted entry's state included, marks the shutdowns' entries found on the way.
+type timeCheck struct {
+	s      *exSegment
+	era    logdir.Era
+	leader bool
+	ms     []moment
+	pm     *prefixMax
+	ptr    int
+	lastTs int64
+	lastC  int
+	marks  []timeMark
+}
+
+// prefetch reads, on every core, the batches whose records the entries from moment from on
+// would name.
+func (tc *timeCheck) prefetch(from int) {
+	s := tc.s
+	js := make([]int, 0, len(tc.ms)-from+1)
+	for _, m := range tc.ms[from:] {
+		if b := tc.pm.batch[m.last+1]; b >= 0 && s.batches[b].exactEligible() && s.batches[b].base != s.batches[b].last {
+			js = append(js, b)
 		}
 	}
-	for ptr < len(s.times) {
-		ok, err := mark(lastC, n)
+	s.prefetchExact(js)
+}
+
+// slotErr is the disagreement at the entry ptr names.
+func (tc *timeCheck) slotErr(want string, meaning string) *Disagreement {
+	s := tc.s
+	d := &Disagreement{File: s.files.TimeIndex, Slot: tc.ptr, Byte: int64(tc.ptr * segment.TimeIndexEntrySize), Expected: want, Meaning: meaning}
+	if tc.ptr < len(s.times) {
+		d.Found = fmt.Sprintf("timestamp %d offset %d", s.times[tc.ptr].Timestamp, s.times[tc.ptr].Offset)
+	} else {
+		d.Found = "no entry (the valid entries end here)"
+	}
+	return d
+}
+
+func (tc *timeCheck) readErr(err error) *Disagreement {
+	return &Disagreement{File: tc.s.files.Log, Slot: -1, Found: err.Error(), Meaning: "a batch's records could not be read for the time index"}
+}
+
+// expect is the entry the state of the first c batches appends, if any.
+func (tc *timeCheck) expect(c int) (segment.TimeIndexEntry, bool, error) {
+	if tc.pm.ts[c] <= tc.lastTs {
+		return segment.TimeIndexEntry{}, false, nil
+	}
+	off, err := tc.s.timeName(tc.era, tc.leader, tc.pm.batch[c])
+	return segment.TimeIndexEntry{Timestamp: tc.pm.ts[c], Offset: off}, true, err
+}
+
+func (tc *timeCheck) matches(e segment.TimeIndexEntry) bool {
+	return tc.ptr < len(tc.s.times) && tc.s.times[tc.ptr] == e
+}
+
+// mark explains times[ptr] as a shutdown's entry at some c in [lo, hi].
+func (tc *timeCheck) mark(lo, hi int) (bool, error) {
+	t := tc.s.times[tc.ptr]
+	lo = max(lo, 1)
+	if t.Timestamp <= tc.lastTs || lo > hi {
+		return false, nil
+	}
+	pm := tc.pm
+	c := lo + sort.Search(hi-lo+1, func(i int) bool { return pm.ts[lo+i] >= t.Timestamp })
+	if c > hi || pm.ts[c] != t.Timestamp {
+		return false, nil
+	}
+	end := c + sort.Search(hi-c+1, func(i int) bool { return pm.ts[c+i] > t.Timestamp }) - 1
+	off, err := tc.s.timeName(tc.era, tc.leader, pm.batch[c])
+	if err != nil || off != t.Offset {
+		return false, err
+	}
+	tc.marks = append(tc.marks, timeMark{lo: c, hi: end})
+	tc.ptr++
+	tc.lastTs, tc.lastC = t.Timestamp, c
+	return true, nil
+}
+
+// scan looks for the entry the event appends, for each place its append may end (usually
+// one): matched is where the entry at ptr is that one (-1: none), anyNone that some place
+// appends nothing, want the first entry a place would append.
+func (tc *timeCheck) scan(ev timeEvent) (matched int, anyNone bool, want segment.TimeIndexEntry, err error) {
+	matched = -1
+	for c := ev.cLo; c <= ev.cHi; c++ {
+		e, ok, err := tc.expect(c)
 		if err != nil {
-			return nil, readErr(err)
+			return matched, anyNone, want, err
 		}
 		if !ok {
-			return nil, slotErr("", fmt.Sprintf("no offset-index entry, restart or close of %s accounts for this entry", era))
+			anyNone = true
+			continue
+		}
+		if tc.matches(e) {
+			return c, anyNone, want, nil
+		}
+		if want == (segment.TimeIndexEntry{}) {
+			want = e
 		}
 	}
-	return marks, nil
+	return matched, anyNone, want, nil
+}
+
+// event accounts for the entries up to and including the one ev appends.
+func (tc *timeCheck) event(ev timeEvent) *Disagreement {
+	matched, anyNone, want, err := tc.scan(ev)
+	if err != nil {
+		return tc.readErr(err)
+	}
+	// Entries before the event's own are shutdowns' marks.
+	for matched < 0 && tc.ptr < len(tc.s.times) {
+		ok, err := tc.mark(tc.lastC, ev.before)
+		if err != nil {
+			return tc.readErr(err)
+		}
+		if !ok {
+			break
+		}
+		if matched, anyNone, want, err = tc.scan(ev); err != nil {
+			return tc.readErr(err)
+		}
+	}
+	switch {
+	case matched >= 0:
+		tc.lastTs = tc.s.times[tc.ptr].Timestamp
+		tc.ptr++
+		tc.lastC = matched
+		if ev.kind == 0 && ev.cLo != ev.cHi {
+			tc.ms[ev.m].last, tc.ms[ev.m].lastMax = matched-1, matched-1
+		}
+	case anyNone || ev.kind == 1:
+		// No entry: the max did not grow (or the snapshot's shutdown left none).
+		tc.lastC = ev.cLo
+	default:
+		what := "the closing entry close() appends"
+		if ev.kind == 0 {
+			what = fmt.Sprintf("the entry appended with the offset-index entry %d", tc.ms[ev.m].slot)
+		}
+		return tc.slotErr(fmt.Sprintf("timestamp %d offset %d", want.Timestamp, want.Offset),
+			fmt.Sprintf("%s writes %s there", tc.era, what))
+	}
+	return nil
 }

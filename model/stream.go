@@ -260,19 +260,7 @@ func (s *StatStream) AddBatchesUntilSplit(bytes, records []int32, maxTimestamps 
 					continue
 				}
 				if !rolled {
-					// LogSegment.shouldRoll's conditions in Kafka's order.
-					switch {
-					case size+n&appendMask > segBytes:
-						reason = RollSize
-					case timeRoll:
-						reason = RollTime
-					case entries >= s.offsetSlots:
-						reason = RollOffsetIndexFull
-					case s.timeEntries >= s.timeSlots-1:
-						reason = RollTimeIndexFull
-					default:
-						reason = RollOffsetOutOfRange
-					}
+					reason = s.rollReason(size+n&appendMask > segBytes, timeRoll, entries)
 					break
 				}
 			}
@@ -375,6 +363,23 @@ func (s *StatStream) AddBatchesUntilSplit(bytes, records []int32, maxTimestamps 
 		}
 	}
 	return len(bytes), 0
+}
+
+// rollReason is why LogSegment.shouldRoll rolls, its conditions in Kafka's order: the size,
+// the time, a full offset index, a full time index (its last slot reserved), else the relative
+// offset out of range. Called once per roll, off AddBatchesUntilSplit's hot path.
+func (s *StatStream) rollReason(sizeRoll, timeRoll bool, entries int64) RollReason {
+	switch {
+	case sizeRoll:
+		return RollSize
+	case timeRoll:
+		return RollTime
+	case entries >= s.offsetSlots:
+		return RollOffsetIndexFull
+	case s.timeEntries >= s.timeSlots-1:
+		return RollTimeIndexFull
+	}
+	return RollOffsetOutOfRange
 }
 
 // activeScan is the active segment's ScanStats: every offset is one lookup.

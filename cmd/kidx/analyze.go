@@ -16,15 +16,21 @@ import (
 
 func init() { registerCommand(newAnalyzeCmd) }
 
+// analyzeOptions is kidx analyze's flags and arguments.
+type analyzeOptions struct {
+	out         reportOutput
+	top         int
+	maxMapCount int64
+	judge       judgeFlags
+	broker      string
+	merge       bool
+	mapsGiven   bool // --max-map-count was given
+	dirs        []string
+	opts        reports.AnalyzeOptions // Complete and Validate: what the flags ask of reports.AnalyzeDirs
+}
+
 func newAnalyzeCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		out         reportOutput
-		top         int
-		maxMapCount int64
-		judge       judgeFlags
-		broker      string
-		merge       bool
-	)
+	o := &analyzeOptions{}
 	cmd := &cobra.Command{
 		Use:   "analyze DIR... | analyze --merge REPORT.json...",
 		Short: "Analyze a broker's log directories (read-only): index density, exact lookup cost, live segments, restarts, maps",
@@ -50,75 +56,99 @@ Exit 0: no problems; 1: verify found problems (the report says which); 2: usage 
   kidx analyze --merge broker-*.json
   kidx analyze /var/lib/kafka/data/orders-3 --kafka-version 3.6.1 --format html --out analyze.html`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := out.check(); err != nil {
-				return err
-			}
-			if top < 0 {
-				return usageErr("--top %d: must be >= 0 (0: every partition)", top)
-			}
-			if merge {
-				return mergeReports(args, top, &out, stdout)
-			}
-			opts := reports.AnalyzeOptions{Top: top, MaxMapCount: maxMapCount, Broker: broker}
-			if err := judge.options(&opts.Judge); err != nil {
-				return err
-			}
-			opts.HeaderReads = judge.headerReadsEra()
-			if !cmd.Flags().Changed("max-map-count") {
-				opts.MaxMapCount = systemMaxMapCount()
-			} else if maxMapCount <= 0 {
-				return usageErr("--max-map-count %d: must be > 0", maxMapCount)
-			}
-			if !cmd.Flags().Changed("broker") {
-				opts.Broker, _ = os.Hostname()
-			}
-			for _, d := range args {
-				if st, err := os.Stat(d); err != nil || !st.IsDir() {
-					return usageErr("%s: no such directory", d)
-				}
-			}
-			meter := startProgress(stderr, "log bytes", logBytes(args))
-			opts.Progress = meter.Add
-			a, err := reports.AnalyzeDirs(args, opts)
-			meter.Done()
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return usageErr("%v: no such directory", err)
-				}
-				return usageErr("%v", err)
-			}
-			render := out.text(a.WriteTextWith)
-			switch out.format {
-			case "json":
-				render = a.WriteJSON
-			case "markdown":
-				render = out.text(a.WriteMarkdownWith)
-			case "html":
-				render = func(w io.Writer) error {
-					figs, err := chart.Analyze(a)
-					if err != nil {
-						return err
-					}
-					return a.WriteHTML(w, figs)
-				}
-			}
-			if err := out.write(stdout, render); err != nil {
-				return err
-			}
-			if a.Problems > 0 {
-				return problemsFound
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
-	out.register(cmd.Flags())
-	judge.register(cmd)
-	cmd.Flags().IntVar(&top, "top", 0, "show only the N partitions with the worst lookup cost (0: all)")
-	cmd.Flags().Int64Var(&maxMapCount, "max-map-count", reports.DefaultMaxMapCount, "vm.max_map_count (default: read from /proc/sys/vm/max_map_count, else 65530)")
-	cmd.Flags().StringVar(&broker, "broker", "", "the broker's name in the report (default: this host's name)")
-	cmd.Flags().BoolVar(&merge, "merge", false, "merge analyze --format json reports of several brokers (the arguments are report files)")
+	o.out.register(cmd.Flags())
+	o.judge.register(cmd)
+	cmd.Flags().IntVar(&o.top, "top", 0, "show only the N partitions with the worst lookup cost (0: all)")
+	cmd.Flags().Int64Var(&o.maxMapCount, "max-map-count", reports.DefaultMaxMapCount, "vm.max_map_count (default: read from /proc/sys/vm/max_map_count, else 65530)")
+	cmd.Flags().StringVar(&o.broker, "broker", "", "the broker's name in the report (default: this host's name)")
+	cmd.Flags().BoolVar(&o.merge, "merge", false, "merge analyze --format json reports of several brokers (the arguments are report files)")
 	return cmd
+}
+
+// Complete takes the defaults the flags leave to this machine: vm.max_map_count and the host's
+// name (not for --merge, which reads reports, not directories).
+func (o *analyzeOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.dirs = args
+	o.opts = reports.AnalyzeOptions{Top: o.top, MaxMapCount: o.maxMapCount, Broker: o.broker}
+	if o.merge {
+		return nil
+	}
+	if o.mapsGiven = cmd.Flags().Changed("max-map-count"); !o.mapsGiven {
+		o.opts.MaxMapCount = systemMaxMapCount()
+	}
+	if !cmd.Flags().Changed("broker") {
+		o.opts.Broker, _ = os.Hostname()
+	}
+	return nil
+}
+
+func (o *analyzeOptions) Validate() error {
+	if err := o.out.check(); err != nil {
+		return err
+	}
+	if o.top < 0 {
+		return usageErr("--top %d: must be >= 0 (0: every partition)", o.top)
+	}
+	if o.merge {
+		return nil // mergeReports checks its own inputs
+	}
+	if err := o.judge.options(&o.opts.Judge); err != nil {
+		return err
+	}
+	o.opts.HeaderReads = o.judge.headerReadsEra()
+	if o.mapsGiven && o.maxMapCount <= 0 {
+		return usageErr("--max-map-count %d: must be > 0", o.maxMapCount)
+	}
+	for _, d := range o.dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return usageErr("%s: no such directory", d)
+		}
+	}
+	return nil
+}
+
+func (o *analyzeOptions) Run(stdout, stderr io.Writer) error {
+	if o.merge {
+		return mergeReports(o.dirs, o.top, &o.out, stdout)
+	}
+	meter := startProgress(stderr, "log bytes", logBytes(o.dirs))
+	o.opts.Progress = meter.Add
+	a, err := reports.AnalyzeDirs(o.dirs, o.opts)
+	meter.Done()
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usageErr("%v: no such directory", err)
+		}
+		return usageErr("%v", err)
+	}
+	if err := o.out.write(stdout, analyzeRenderer(a, o.out.format, &o.out)); err != nil {
+		return err
+	}
+	if a.Problems > 0 {
+		return problemsFound
+	}
+	return nil
+}
+
+// analyzeRenderer is the writer of one analysis in the chosen format.
+func analyzeRenderer(a *reports.Analysis, format string, out *reportOutput) func(io.Writer) error {
+	switch format {
+	case "json":
+		return a.WriteJSON
+	case "markdown":
+		return out.text(a.WriteMarkdownWith)
+	case "html":
+		return func(w io.Writer) error {
+			figs, err := chart.Analyze(a)
+			if err != nil {
+				return err
+			}
+			return a.WriteHTML(w, figs)
+		}
+	}
+	return out.text(a.WriteTextWith)
 }
 
 // mergeReports reads brokers' analyze JSON reports and writes the fleet report.

@@ -18,12 +18,18 @@ import (
 
 func init() { registerCommand(newDumpCmd) }
 
+// dumpCmdOptions is kidx dump's flags and arguments.
+type dumpCmdOptions struct {
+	format string
+	files  []string // --files
+	opts   dump.Options
+	named  []string // the arguments and --files
+	paths  []string // Validate: the files to dump, directories expanded
+	stderr io.Writer
+}
+
 func newDumpCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		format string
-		files  []string
-		opts   dump.Options
-	)
+	o := &dumpCmdOptions{stderr: stderr}
 	cmd := &cobra.Command{
 		Use:   "dump [FILE|DIR]... [--files FILE,...]",
 		Short: "Print the files of a log directory the way kafka-dump-log --files does",
@@ -49,56 +55,72 @@ other files are still dumped; 2 a path that does not exist or cannot be read, a 
 whose name is not a base offset, or a bad flag. Kafka's mismatch summaries do not change the
 exit code (a per-append era index has them in a healthy log): kidx verify judges an index.
 --format json prints one JSON object per file (keys in docs/segment.md and docs/logdir-files.md).`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := formatFlag(format, "text", "json"); err != nil {
-				return err
-			}
-			// Silently read as defaults before; a value that means nothing is refused.
-			if opts.MaxMessageSize < 1 {
-				return usageErr("--max-message-size %d: must be > 0 (the bytes read at each index entry)", opts.MaxMessageSize)
-			}
-			if opts.MaxBytes < 0 {
-				return usageErr("--max-bytes %d: must be >= 0 (0: the whole .log)", opts.MaxBytes)
-			}
-			paths, err := dumpPaths(append(args, files...), stderr)
-			if err != nil {
-				return err
-			}
-			opts.JSON = format == "json"
-			opts.Stderr = stderr
-			code := 0
-			for _, p := range paths {
-				err := dump.File(stdout, p, opts)
-				if err == nil {
-					continue
-				}
-				c := dumpErrorCode(p, err)
-				fmt.Fprintf(stderr, "kidx: %v\n", err)
-				var prob *dump.Problem
-				switch {
-				case errors.As(err, &prob):
-					fmt.Fprintf(stderr, "kidx: %s (a problem found: exit 1)\n", prob.Explain)
-				case c == 1:
-					fmt.Fprintf(stderr, "kidx: %s could not be dumped to its end: its content is corrupt (a problem found: exit 1)\n", p)
-				}
-				code = max(code, c)
-			}
-			if code != 0 {
-				return &exitError{code: code}
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "output: text or json")
-	f.StringSliceVar(&files, "files", nil, "kafka-dump-log's --files: comma-separated files (or directories) to dump, beside the arguments")
-	f.BoolVar(&opts.Deep, "deep-iteration", false, "print every record of .log files")
-	f.BoolVar(&opts.PrintData, "print-data-log", false, "print every record with its key and payload as UTF-8 text (implies --deep-iteration)")
-	f.BoolVar(&opts.VerifyOnly, "verify-index-only", false, "print no index entries, only the mismatches")
-	f.BoolVar(&opts.IndexSanityCheck, "index-sanity-check", false, "only run Kafka's index sanityCheck (a failure exits 1)")
-	f.Int64Var(&opts.MaxMessageSize, "max-message-size", 5242880, "slice size read at each index entry")
-	f.Int64Var(&opts.MaxBytes, "max-bytes", 0, "limit the bytes of .log files dumped (0: no limit)")
+	f.StringVar(&o.format, "format", "text", "output: text or json")
+	f.StringSliceVar(&o.files, "files", nil, "kafka-dump-log's --files: comma-separated files (or directories) to dump, beside the arguments")
+	f.BoolVar(&o.opts.Deep, "deep-iteration", false, "print every record of .log files")
+	f.BoolVar(&o.opts.PrintData, "print-data-log", false, "print every record with its key and payload as UTF-8 text (implies --deep-iteration)")
+	f.BoolVar(&o.opts.VerifyOnly, "verify-index-only", false, "print no index entries, only the mismatches")
+	f.BoolVar(&o.opts.IndexSanityCheck, "index-sanity-check", false, "only run Kafka's index sanityCheck (a failure exits 1)")
+	f.Int64Var(&o.opts.MaxMessageSize, "max-message-size", 5242880, "slice size read at each index entry")
+	f.Int64Var(&o.opts.MaxBytes, "max-bytes", 0, "limit the bytes of .log files dumped (0: no limit)")
 	return cmd
+}
+
+func (o *dumpCmdOptions) Complete(_ *cobra.Command, args []string) error {
+	o.named = append(args, o.files...)
+	o.opts.JSON = o.format == "json"
+	o.opts.Stderr = o.stderr
+	return nil
+}
+
+// Validate checks the flags, then every named path before anything is printed.
+func (o *dumpCmdOptions) Validate() error {
+	if err := formatFlag(o.format, "text", "json"); err != nil {
+		return err
+	}
+	// Silently read as defaults before; a value that means nothing is refused.
+	if o.opts.MaxMessageSize < 1 {
+		return usageErr("--max-message-size %d: must be > 0 (the bytes read at each index entry)", o.opts.MaxMessageSize)
+	}
+	if o.opts.MaxBytes < 0 {
+		return usageErr("--max-bytes %d: must be >= 0 (0: the whole .log)", o.opts.MaxBytes)
+	}
+	var err error
+	o.paths, err = dumpPaths(o.named, o.stderr)
+	return err
+}
+
+// Run dumps every file in turn; a file that fails is reported and the others still dumped, the
+// exit code the worst of them.
+func (o *dumpCmdOptions) Run(stdout, stderr io.Writer) error {
+	code := 0
+	for _, p := range o.paths {
+		if err := dump.File(stdout, p, o.opts); err != nil {
+			code = max(code, reportDumpError(stderr, p, err))
+		}
+	}
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// reportDumpError says on stderr why path could not be dumped to its end, and returns the
+// exit code that stands for it.
+func reportDumpError(stderr io.Writer, path string, err error) int {
+	c := dumpErrorCode(path, err)
+	fmt.Fprintf(stderr, "kidx: %v\n", err)
+	var prob *dump.Problem
+	switch {
+	case errors.As(err, &prob):
+		fmt.Fprintf(stderr, "kidx: %s (a problem found: exit 1)\n", prob.Explain)
+	case c == 1:
+		fmt.Fprintf(stderr, "kidx: %s could not be dumped to its end: its content is corrupt (a problem found: exit 1)\n", path)
+	}
+	return c
 }
 
 // dumpPaths checks every named path before anything is printed (a typo is a usage error, not

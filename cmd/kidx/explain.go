@@ -1,26 +1,27 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"kidx/explain"
-	"kidx/internal/english"
 	"kidx/logdir"
 )
 
 func init() { registerCommand(newExplainCmd) }
 
+// explainCmdOptions is kidx explain's flags and arguments.
+type explainCmdOptions struct {
+	format string
+	judge  judgeFlags
+	paths  []string
+	opts   explain.Options // Validate: the eras and interval the flags allow
+}
+
 func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		format string
-		judge  judgeFlags
-	)
+	o := &explainCmdOptions{}
 	cmd := &cobra.Command{
 		Use:   "explain DIR...",
 		Short: "Find what reproduces each segment's .index and .timeindex byte for byte",
@@ -47,41 +48,44 @@ Exit 0: every segment with index files is reproduced; 1: one is not; 2: usage or
   kidx explain --kafka-version 3.6.1 --config index.interval.bytes=4096 /var/lib/kafka/data
   kidx explain --format json /var/lib/kafka/data/orders-3`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, paths []string) error {
-			if err := formatFlag(format, "text", "json"); err != nil {
-				return err
-			}
-			opts, err := judge.explainOptions()
-			if err != nil {
-				return err
-			}
-			parts, err := explain.Dirs(paths, opts)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			if len(parts) == 0 {
-				return usageErr("%s: no partition directory with segment files", strings.Join(paths, ", "))
-			}
-			if format == "json" {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(explainJSON(parts)); err != nil {
-					return err
-				}
-			} else {
-				writeExplainText(stdout, parts)
-			}
-			for i := range parts {
-				if !parts[i].Reproduced() {
-					return problemsFound
-				}
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
-	judge.register(cmd)
+	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json")
+	o.judge.register(cmd)
 	return cmd
+}
+
+func (o *explainCmdOptions) Complete(_ *cobra.Command, paths []string) error {
+	o.paths = paths
+	return nil
+}
+
+func (o *explainCmdOptions) Validate() error {
+	if err := formatFlag(o.format, "text", "json"); err != nil {
+		return err
+	}
+	var err error
+	o.opts, err = o.judge.explainOptions()
+	return err
+}
+
+func (o *explainCmdOptions) Run(stdout, _ io.Writer) error {
+	parts, err := explain.Dirs(o.paths, o.opts)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if len(parts) == 0 {
+		return usageErr("%s: no partition directory with segment files", strings.Join(o.paths, ", "))
+	}
+	if err := renderExplain(stdout, o.format, parts); err != nil {
+		return err
+	}
+	for i := range parts {
+		if !parts[i].Reproduced() {
+			return problemsFound
+		}
+	}
+	return nil
 }
 
 // explainOptions resolves the judging flags for explain: the eras to try and the interval.
@@ -98,219 +102,4 @@ func (f *judgeFlags) explainOptions() (explain.Options, error) {
 		opts.Interval = vo.IndexIntervalBytes
 	}
 	return opts, nil
-}
-
-// The JSON form (issue keys: dir, segments[].baseOffset, reproduced, eras, interval {min,
-// max}, restarts [offsets], live, firstDisagreement; the rest added).
-type (
-	explainPartitionJSON struct {
-		Dir        string               `json:"dir"`
-		Topic      string               `json:"topic,omitempty"`
-		Partition  int                  `json:"partition"`
-		Reproduced bool                 `json:"reproduced"`
-		Eras       []string             `json:"eras"`
-		ErasText   string               `json:"erasText"`
-		Interval   *intervalJSON        `json:"interval"`
-		Intervals  [][2]int64           `json:"intervalSet"`
-		Segments   []explainSegmentJSON `json:"segments"`
-		Notes      []string             `json:"notes"`
-	}
-	intervalJSON struct {
-		Min int64 `json:"min"`
-		Max int64 `json:"max"`
-	}
-	explainSegmentJSON struct {
-		BaseOffset        int64                 `json:"baseOffset"`
-		Log               string                `json:"log"`
-		Batches           int                   `json:"batches"`
-		Reproduced        bool                  `json:"reproduced"`
-		NoIndexes         bool                  `json:"noIndexes"`
-		Live              bool                  `json:"live"`
-		Eras              []string              `json:"eras"`
-		ErasText          string                `json:"erasText"`
-		Interval          *intervalJSON         `json:"interval"`
-		Intervals         [][2]int64            `json:"intervalSet"`
-		IntervalExact     bool                  `json:"intervalExact"`
-		EraIntervals      []eraIntervalJSON     `json:"eraIntervals"`
-		ReplayInterval    *int64                `json:"replayInterval"`
-		Appends           string                `json:"appends"`
-		Origin            string                `json:"origin"`
-		Restarts          []int64               `json:"restarts"`
-		RestartDetails    []restartJSON         `json:"restartDetails"`
-		OffsetEntries     int                   `json:"offsetIndexEntries"`
-		TimeEntries       int                   `json:"timeIndexEntries"`
-		OtherShapeEras    []string              `json:"otherShapeEras"`
-		OtherShape        [][2]int64            `json:"otherShapeIntervalSet"`
-		Alternatives      []string              `json:"alternatives"`
-		FirstDisagreement *explain.Disagreement `json:"firstDisagreement"`
-		Notes             []string              `json:"notes"`
-	}
-	eraIntervalJSON struct {
-		Era       string     `json:"era"`
-		Appends   string     `json:"appends"`
-		Intervals [][2]int64 `json:"intervalSet"`
-	}
-	restartJSON struct {
-		Offset           int64  `json:"offset"`
-		Position         int64  `json:"position"`
-		EarliestOffset   int64  `json:"earliestOffset"`
-		EarliestPosition int64  `json:"earliestPosition"`
-		Evidence         string `json:"evidence"`
-		Snapshot         string `json:"snapshot,omitempty"`
-	}
-)
-
-func intervalsJSON(s explain.IntervalSet) (*intervalJSON, [][2]int64) {
-	out := [][2]int64{}
-	for _, r := range s {
-		out = append(out, [2]int64{r.Min, r.Max})
-	}
-	if s.Empty() {
-		return nil, out
-	}
-	return &intervalJSON{Min: s.Min(), Max: s.Max()}, out
-}
-
-func explainJSON(parts []explain.PartitionExplanation) any {
-	out := struct {
-		Partitions []explainPartitionJSON `json:"partitions"`
-	}{Partitions: []explainPartitionJSON{}}
-	for i := range parts {
-		p := &parts[i]
-		pj := explainPartitionJSON{Dir: p.Dir, Topic: p.Topic, Partition: p.Partition, Reproduced: p.Reproduced(),
-			Eras: p.Eras.IDs(), ErasText: p.Eras.String(), Segments: []explainSegmentJSON{}, Notes: nonNil(p.Notes)}
-		pj.Interval, pj.Intervals = intervalsJSON(p.Interval)
-		for j := range p.Segments {
-			s := &p.Segments[j]
-			sj := explainSegmentJSON{BaseOffset: s.BaseOffset, Log: s.Log, Batches: s.Batches, Reproduced: s.Reproduced,
-				NoIndexes: s.NoIndexes, Live: s.Live, Eras: s.Eras.IDs(), ErasText: s.Eras.String(), IntervalExact: s.IntervalExact,
-				Appends: string(s.Appends), Origin: s.Origin, Restarts: []int64{}, RestartDetails: []restartJSON{},
-				OffsetEntries: s.OffsetEntries, TimeEntries: s.TimeEntries, Alternatives: nonNil(s.Alternatives),
-				FirstDisagreement: s.FirstDisagreement, Notes: nonNil(s.Notes), EraIntervals: []eraIntervalJSON{}}
-			sj.Interval, sj.Intervals = intervalsJSON(s.Interval)
-			_, sj.OtherShape = intervalsJSON(s.OtherShapeInterval)
-			sj.OtherShapeEras = s.OtherShapeEras.IDs()
-			if s.Reproduced {
-				pick := s.IntervalPick
-				sj.ReplayInterval = &pick
-			}
-			for _, ei := range s.EraIntervals {
-				_, set := intervalsJSON(ei.Interval)
-				sj.EraIntervals = append(sj.EraIntervals, eraIntervalJSON{Era: ei.Era.ID, Appends: string(ei.Appends), Intervals: set})
-			}
-			for _, r := range s.Restarts {
-				sj.Restarts = append(sj.Restarts, r.Offset)
-				sj.RestartDetails = append(sj.RestartDetails, restartJSON(r))
-			}
-			pj.Segments = append(pj.Segments, sj)
-		}
-		out.Partitions = append(out.Partitions, pj)
-	}
-	return out
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func writeExplainText(w io.Writer, parts []explain.PartitionExplanation) {
-	for i := range parts {
-		p := &parts[i]
-		verdict := "reproduced byte for byte"
-		nothing := true
-		for j := range p.Segments {
-			nothing = nothing && p.Segments[j].NoIndexes
-		}
-		switch {
-		case !p.Reproduced():
-			verdict = "NOT reproduced"
-		case nothing:
-			verdict = "nothing to reproduce (no index files)"
-		}
-		fmt.Fprintf(w, "partition %s: %s (%s)\n", p.Dir, verdict, plural(len(p.Segments), "segment"))
-		if p.Reproduced() && !nothing {
-			eras := p.Eras.String()
-			if p.Eras.Empty() {
-				eras = "no one release for every segment (an upgrade?); see each segment"
-			}
-			fmt.Fprintf(w, "  written by: %s; index.interval.bytes: %s\n", eras, p.Interval)
-		}
-		for _, n := range p.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
-		for j := range p.Segments {
-			writeExplainSegment(w, &p.Segments[j])
-		}
-	}
-}
-
-// severalBatchesText names the other shape with who writes it.
-const severalBatchesText = "several batches per append (a follower's fetches, the cleaner)"
-
-func plural(n int, what string) string { return english.Plural(int64(n), what) }
-
-func writeExplainSegment(w io.Writer, s *explain.SegmentExplanation) {
-	what := []string{plural(s.Batches, "batch"), plural(s.OffsetEntries, "offset-index entry"), plural(s.TimeEntries, "time-index entry")}
-	if s.Live {
-		what = append([]string{"live"}, what...)
-	}
-	state := "reproduced"
-	switch {
-	case s.NoIndexes:
-		state = "no index files to reproduce"
-	case !s.Reproduced:
-		state = "NOT reproduced"
-	}
-	fmt.Fprintf(w, "  segment %d (%s): %s\n", s.BaseOffset, strings.Join(what, ", "), state)
-	if s.Reproduced {
-		line := fmt.Sprintf("    by: %s, %s", s.Eras, s.Appends)
-		switch s.Origin {
-		case "leader":
-			line += ", a leader's appends"
-		case "replication":
-			line += "; in 0.11-3.6 only as a follower's appends or rebuilt by recover()"
-		}
-		fmt.Fprintln(w, line)
-		iv := s.Interval.String()
-		if !s.IntervalExact {
-			iv += " (restarts placed for this value only)"
-		}
-		fmt.Fprintf(w, "    index.interval.bytes: %s\n", iv)
-		if !s.OtherShapeEras.Empty() {
-			other := severalBatchesText
-			if s.Appends == explain.SeveralBatchesPerAppend {
-				other = string(explain.OneBatchPerAppend)
-			}
-			fmt.Fprintf(w, "    as well with %s: %s (%s)\n", other, s.OtherShapeInterval, s.OtherShapeEras)
-		}
-	}
-	for _, r := range s.Restarts {
-		fmt.Fprintf(w, "    restart: %s\n", restartText(r))
-	}
-	for _, a := range s.Alternatives {
-		fmt.Fprintf(w, "    also: %s\n", a)
-	}
-	if d := s.FirstDisagreement; d != nil {
-		fmt.Fprintf(w, "    first disagreement: %s\n", d)
-	}
-	for _, n := range s.Notes {
-		fmt.Fprintf(w, "    note: %s\n", n)
-	}
-}
-
-func restartText(r explain.Restart) string {
-	where := fmt.Sprintf("before offset %d (byte %d)", r.Offset, r.Position)
-	if r.EarliestPosition < r.Position {
-		where = fmt.Sprintf("between offsets %d and %d (bytes %d-%d)", r.EarliestOffset, r.Offset, r.EarliestPosition, r.Position)
-	}
-	switch r.Evidence {
-	case "producer-snapshot":
-		return fmt.Sprintf("%s: a clean restart, as the producer snapshot %s shows", where, filepath.Base(r.Snapshot))
-	case "time-index":
-		return fmt.Sprintf("%s: a restart or recovery, as the time-index entry close() appends shows", where)
-	}
-	return fmt.Sprintf("%s: required by the offset index, unmarked in the files (a restart whose close added no time-index entry, a recovery, or a follower's truncation)", where)
 }
