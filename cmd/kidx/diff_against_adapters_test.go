@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"kidx/against"
@@ -118,7 +119,10 @@ func TestSeedPostReaderFindings(t *testing.T) {
 // partitions whose index files were never fetched, realdata.IndexFilesNotFetched: it opens the
 // index unconditionally and dies; Kafka and kidx read no entry). The Python readers get 120 s
 // a partition: without an index, k42's 16,464-batch metadata log walks from byte 0 for each of
-// its 1,831 queries (11 s here for the correct reader, a slow answer and not a hang).
+// its 1,831 queries (11 s here for the correct reader, a slow answer and not a hang). Of the
+// second collection's 236 partitions that hold only an empty segment (one shape, which the
+// first collection has too), the Python readers (a process each, started per partition) are
+// asked about the first of each origin; the Go reader about every one.
 func TestAdaptersOnRealDirectories(t *testing.T) {
 	root := realdata.Restore(t)
 	goBin := shellQuote(goReader(t))
@@ -136,12 +140,23 @@ func TestAdaptersOnRealDirectories(t *testing.T) {
 	if len(dirs) != realdata.PartitionCount {
 		t.Fatalf("%d partition directories, want %d", len(dirs), realdata.PartitionCount)
 	}
+	emptyAsked := map[string]bool{} // origin -> its first empty partition was asked
 	for _, dir := range dirs {
 		name := realdata.Name(root, dir)
-		for _, r := range []string{goBin, py} {
+		readers := []string{goBin, py}
+		if origin, _, _ := strings.Cut(name, "/"); realdata.SecondCollectionEmpty(name) {
+			if emptyAsked[origin] {
+				readers = readers[:1]
+			}
+			emptyAsked[origin] = true
+		}
+		for _, r := range readers {
 			if rep := runAgainst(t, 0, "--against", r, "--timeout", "120s", "--dir", dir); rep.Queries == 0 {
 				t.Errorf("%s: no query asked", name)
 			}
+		}
+		if len(readers) == 1 {
+			continue
 		}
 		want, diverges := wantSeedPost[name]
 		out, errOut, code := runKidx(t, "diff", "--format", "json", "--against", seed, "--timeout", "120s", "--dir", dir)

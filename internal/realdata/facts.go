@@ -54,6 +54,16 @@ var NonEmpty = map[string][]int64{
 	ZK11 + "/test-0":                                  {0},
 }
 
+// SecondCollectionEmpty reports whether name is a partition of the second collection holding
+// only an empty segment (236 of its 257: one shape, a 0-byte .log with 0-byte or preallocated
+// all-zero indexes, which the first collection's ldi-poc/__consumer_offsets-0 and -1 also have).
+func SecondCollectionEmpty(name string) bool {
+	origin, _, _ := strings.Cut(name, "/")
+	_, second := SecondCollection[origin]
+	_, nonEmpty := NonEmpty[name]
+	return second && !nonEmpty
+}
+
 // EmptySegmentBase is the base offset of the one empty segment of a partition of the second
 // collection that NonEmpty does not list (MANIFEST.tsv).
 func EmptySegmentBase(name string) int64 {
