@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,6 +84,13 @@ func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bo
 		b.Notes = append(b.Notes, "segment.bytes or segment.ms is set: the segments come from it, not from the files' boundaries (the baseline check above used the files')")
 	}
 	return r, b, nil
+}
+
+// warnReplay says on stderr which settings a replay assumed (Baseline.Warnings).
+func warnReplay(stderr io.Writer, b *reports.Baseline) {
+	for _, w := range b.Warnings {
+		fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
+	}
 }
 
 // withoutRolls drops a replay's roll steps, so that the segments come from the config (the

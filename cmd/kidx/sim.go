@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kidx/internal/english"
 	"kidx/model"
 	"kidx/reports"
 	"kidx/sim"
@@ -25,17 +23,29 @@ const (
 	defaultSimSegment   = 65536
 )
 
+// simOptions is kidx sim's flags.
+type simOptions struct {
+	model                             modelFlags
+	workloadPath, format, gen         string
+	logDir, topic                     string
+	partition                         int
+	batchBytes, batchRecords, records int64
+	batches                           int64
+	duration                          time.Duration
+	seed                              uint64
+
+	// Complete: what the flags' values alone do not tell.
+	batchShapeGiven  bool // --batch-bytes or --batch-records given
+	recordsGiven     bool // --records given: else it holds the built-in generator's default
+	generatorBounded bool // --batches, --duration or --seed given: they bound --gen
+	partitionNamed   bool // --topic or --partition given
+	seedDrawn        bool // the seed came from the clock, not --seed
+
+	generator sim.Source // Validate: --gen, parsed
+}
+
 func newSimCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		mf                                modelFlags
-		workloadPath, format, gen         string
-		logDir, topic                     string
-		partition                         int
-		batchBytes, batchRecords, records int64
-		batches                           int64
-		duration                          time.Duration
-		seed                              uint64
-	)
+	o := &simOptions{}
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run a workload through the exact model: segments, index entries, lookup cost of every offset",
@@ -62,142 +72,191 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
   kidx sim --kafka-version 1.1.1 --config index.interval.bytes=100 --batch-bytes 82 --batch-records 3 --records 15
   kidx sim --gen 'follower:fetch=1048576,lognormal:median=16384,sigma=0.6' --records 1M --seed 7 --config segment.bytes=16777216`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := formatFlag(format, "text", "json"); err != nil {
-				return err
-			}
-			generatorFlags := cmd.Flags().Changed("batch-bytes") || cmd.Flags().Changed("batch-records") || cmd.Flags().Changed("records")
-			genFlags := cmd.Flags().Changed("batches") || cmd.Flags().Changed("duration") || cmd.Flags().Changed("seed")
-			var w model.Workload
-			drawn := false        // the generator's seed came from the clock, not --seed
-			var stream sim.Source // the text output streams it: no batch is kept
-			base := model.DefaultConfig()
-			source := ""
-			if gen != "" {
-				if workloadPath != "" || cmd.Flags().Changed("batch-bytes") || cmd.Flags().Changed("batch-records") {
-					return usageErr("--gen excludes --workload, --batch-bytes and --batch-records")
-				}
-				if !cmd.Flags().Changed("records") && !genFlags {
-					return usageErr("--gen needs a bound: --records, --batches or --duration")
-				}
-				drawn = !cmd.Flags().Changed("seed")
-				if drawn {
-					seed = uint64(time.Now().UnixNano())
-				}
-				limits := sim.Limits{Batches: batches, Duration: duration}
-				if cmd.Flags().Changed("records") {
-					limits.Records = records
-				}
-				src, err := sim.NewGenerator(gen, limits, seed, nil)
-				if err != nil {
-					return usageErr("--gen %q: %v", gen, err)
-				}
-				stream, source = src, src.Describe()
-			} else if genFlags {
-				return usageErr("--batches, --duration and --seed bound a --gen generator")
-			}
-			var baseline *reports.Baseline
-			if partition < 0 {
-				return usageErr("--partition %d: a partition number is 0 or more", partition)
-			}
-			if logDir == "" && (cmd.Flags().Changed("topic") || cmd.Flags().Changed("partition")) {
-				return usageErr("--topic and --partition name the partition to replay: they need --from-logdir")
-			}
-			switch {
-			case logDir != "":
-				if gen != "" || workloadPath != "" || generatorFlags {
-					return usageErr("--from-logdir excludes --gen, --workload and the generator flags")
-				}
-				keep := !mf.hasConfig("segment.bytes") && !mf.hasConfig("segment.ms")
-				r, b, err := mf.logDirReplay(logDir, topic, partition, keep)
-				if err != nil {
-					return err
-				}
-				for _, w := range b.Warnings {
-					fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
-				}
-				w, baseline, source = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it"
-			case gen != "":
-			case workloadPath != "":
-				if generatorFlags {
-					return usageErr("--workload and the generator flags (--batch-bytes, --batch-records, --records) exclude each other")
-				}
-				var err error
-				if w, err = readWorkload(workloadPath); err != nil {
-					return err
-				}
-				source = "workload " + workloadPath
-			default:
-				switch {
-				case batchRecords < 1:
-					return usageErr("--batch-records %d: a batch holds at least 1 record", batchRecords)
-				case model.PossibleBatchError(batchRecords, batchBytes, model.NotLegacy) != nil:
-					return usageErr("--batch-bytes %d --batch-records %d: %v", batchBytes, batchRecords, model.PossibleBatchError(batchRecords, batchBytes, model.NotLegacy))
-				case records < 1:
-					return usageErr("--records %d: at least 1 record", records)
-				}
-				base.SegmentBytes = defaultSimSegment
-				b := &builtinSource{batchBytes: batchBytes, batchRecords: batchRecords, records: records}
-				stream, source = b, b.Describe()
-			}
-			if logDir == "" { // a replay's batches are a real log's
-				warnImpossibleBatches(stderr, w.Steps)
-			}
-			cfg, era, err := mf.resolve(base, w.Config, w.Rule, w.KafkaVersion, stderr)
-			if err != nil {
-				return err
-			}
-			if drawn {
-				// Only a seed kidx drew, and only once every input parsed (issue 11, defect 5).
-				fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", seed, seed)
-			}
-			version := mf.version(w.Rule, w.KafkaVersion)
-			if stream == nil {
-				stream = &sim.WorkloadSource{Name: source, Workload: w}
-			}
-			if format != "json" {
-				if err := writeSimTextStream(stdout, stream, cfg, era, w.StartOffset, source, version); err != nil {
-					return err
-				}
-			} else {
-				// JSON lists every entry of every segment: the workload is held, within bounds.
-				steps, err := readSteps(stream, maxSimBatches)
-				if err != nil {
-					return usageErr("%v", err)
-				}
-				l, err := model.SimulateEra(cfg, era, w.StartOffset, steps, true)
-				if err != nil {
-					return usageErr("%v", err)
-				}
-				return writeSimJSON(stdout, l, version, baseline)
-			}
-			if baseline != nil {
-				if baseline.Reproduces {
-					fmt.Fprintf(stdout, "baseline reproduces the real index: yes (%s replayed, the files' segment boundaries)\n", english.Plural(int64(baseline.Restarts), "restart"))
-				} else {
-					fmt.Fprintf(stdout, "baseline reproduces the real index: no: %s\n", baseline.Detail)
-				}
-				for _, n := range baseline.Notes {
-					fmt.Fprintf(stdout, "  note: %s\n", n)
-				}
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
-	mf.register(cmd)
-	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (docs/contract.md §3 JSON)")
-	cmd.Flags().StringVar(&logDir, "from-logdir", "", "replay a real partition as kidx explain infers it (era, interval, appends, restarts, segment boundaries): a partition dir, or a log.dirs entry with --topic/--partition")
-	cmd.Flags().StringVar(&topic, "topic", "", "with --from-logdir: the topic to replay")
-	cmd.Flags().IntVar(&partition, "partition", 0, "with --from-logdir: the partition to replay")
-	cmd.Flags().Int64Var(&batchBytes, "batch-bytes", defaultBatchBytes, "generator: bytes of a full batch (sizeInBytes)")
-	cmd.Flags().Int64Var(&batchRecords, "batch-records", defaultBatchRecords, "generator: records per batch")
-	cmd.Flags().Var(newCountValue(&records, defaultRecords), "records", "total records, for the built-in generator or --gen (decimal K, M, G: 10M = 10,000,000)")
-	cmd.Flags().StringVar(&gen, "gen", "", "workload generator spec (kidx help workloads)")
-	cmd.Flags().Var(newCountValue(&batches, 0), "batches", "--gen: total batches")
-	cmd.Flags().DurationVar(&duration, "duration", 0, "--gen: simulated producer time")
-	cmd.Flags().Uint64Var(&seed, "seed", 0, "--gen: generator seed (default: from the clock, printed on stderr)")
-	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
+	o.model.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.workloadPath, "workload", "", "workload file (docs/contract.md §3 JSON)")
+	f.StringVar(&o.logDir, "from-logdir", "", "replay a real partition as kidx explain infers it (era, interval, appends, restarts, segment boundaries): a partition dir, or a log.dirs entry with --topic/--partition")
+	f.StringVar(&o.topic, "topic", "", "with --from-logdir: the topic to replay")
+	f.IntVar(&o.partition, "partition", 0, "with --from-logdir: the partition to replay")
+	f.Int64Var(&o.batchBytes, "batch-bytes", defaultBatchBytes, "generator: bytes of a full batch (sizeInBytes)")
+	f.Int64Var(&o.batchRecords, "batch-records", defaultBatchRecords, "generator: records per batch")
+	f.Var(newCountValue(&o.records, defaultRecords), "records", "total records, for the built-in generator or --gen (decimal K, M, G: 10M = 10,000,000)")
+	f.StringVar(&o.gen, "gen", "", "workload generator spec (kidx help workloads)")
+	f.Var(newCountValue(&o.batches, 0), "batches", "--gen: total batches")
+	f.DurationVar(&o.duration, "duration", 0, "--gen: simulated producer time")
+	f.Uint64Var(&o.seed, "seed", 0, "--gen: generator seed (default: from the clock, printed on stderr)")
+	f.StringVar(&o.format, "format", "text", "output: text or json")
 	return cmd
+}
+
+func (o *simOptions) Complete(cmd *cobra.Command, _ []string) error {
+	f := cmd.Flags()
+	o.batchShapeGiven = f.Changed("batch-bytes") || f.Changed("batch-records")
+	o.recordsGiven = f.Changed("records")
+	o.generatorBounded = f.Changed("batches") || f.Changed("duration") || f.Changed("seed")
+	o.partitionNamed = f.Changed("topic") || f.Changed("partition")
+	o.seedDrawn = o.gen != "" && !f.Changed("seed")
+	if o.seedDrawn {
+		o.seed = uint64(time.Now().UnixNano())
+	}
+	return nil
+}
+
+// builtinFlagsGiven is whether a flag of the built-in generator was given.
+func (o *simOptions) builtinFlagsGiven() bool { return o.batchShapeGiven || o.recordsGiven }
+
+func (o *simOptions) Validate() error {
+	if err := formatFlag(o.format, "text", "json"); err != nil {
+		return err
+	}
+	if o.gen != "" {
+		if err := o.parseGenerator(); err != nil {
+			return err
+		}
+	} else if o.generatorBounded {
+		return usageErr("--batches, --duration and --seed bound a --gen generator")
+	}
+	if o.partition < 0 {
+		return usageErr("--partition %d: a partition number is 0 or more", o.partition)
+	}
+	if o.logDir == "" && o.partitionNamed {
+		return usageErr("--topic and --partition name the partition to replay: they need --from-logdir")
+	}
+	switch {
+	case o.logDir != "":
+		if o.gen != "" || o.workloadPath != "" || o.builtinFlagsGiven() {
+			return usageErr("--from-logdir excludes --gen, --workload and the generator flags")
+		}
+	case o.gen != "": // parseGenerator checked its companions
+	case o.workloadPath != "":
+		if o.builtinFlagsGiven() {
+			return usageErr("--workload and the generator flags (--batch-bytes, --batch-records, --records) exclude each other")
+		}
+	default:
+		return o.validateBuiltin()
+	}
+	return nil
+}
+
+// parseGenerator checks --gen's companions and parses its spec into o.generator.
+func (o *simOptions) parseGenerator() error {
+	if o.workloadPath != "" || o.batchShapeGiven {
+		return usageErr("--gen excludes --workload, --batch-bytes and --batch-records")
+	}
+	if !o.recordsGiven && !o.generatorBounded {
+		return usageErr("--gen needs a bound: --records, --batches or --duration")
+	}
+	limits := sim.Limits{Batches: o.batches, Duration: o.duration}
+	if o.recordsGiven {
+		limits.Records = o.records
+	}
+	src, err := sim.NewGenerator(o.gen, limits, o.seed, nil)
+	if err != nil {
+		return usageErr("--gen %q: %v", o.gen, err)
+	}
+	o.generator = src
+	return nil
+}
+
+// validateBuiltin refuses a built-in generator's batch that Kafka could not hold.
+func (o *simOptions) validateBuiltin() error {
+	switch {
+	case o.batchRecords < 1:
+		return usageErr("--batch-records %d: a batch holds at least 1 record", o.batchRecords)
+	case model.PossibleBatchError(o.batchRecords, o.batchBytes, model.NotLegacy) != nil:
+		return usageErr("--batch-bytes %d --batch-records %d: %v", o.batchBytes, o.batchRecords, model.PossibleBatchError(o.batchRecords, o.batchBytes, model.NotLegacy))
+	case o.records < 1:
+		return usageErr("--records %d: at least 1 record", o.records)
+	}
+	return nil
+}
+
+func (o *simOptions) Run(stdout, stderr io.Writer) error {
+	in, err := o.workload(stderr)
+	if err != nil {
+		return err
+	}
+	w := in.workload
+	if o.logDir == "" { // a replay's batches are a real log's
+		warnImpossibleBatches(stderr, w.Steps)
+	}
+	cfg, era, err := o.model.resolve(in.base, w.Config, w.Rule, w.KafkaVersion, stderr)
+	if err != nil {
+		return err
+	}
+	if o.seedDrawn {
+		// Only a seed kidx drew, and only once every input parsed (issue 11, defect 5).
+		fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", o.seed, o.seed)
+	}
+	version := o.model.version(w.Rule, w.KafkaVersion)
+	if o.format == "json" {
+		l, err := simulateHeld(in.stream, cfg, era, w.StartOffset)
+		if err != nil {
+			return err
+		}
+		return writeSimJSON(stdout, l, version, in.baseline)
+	}
+	if err := writeSimTextStream(stdout, in.stream, cfg, era, w.StartOffset, in.source, version); err != nil {
+		return err
+	}
+	writeBaselineText(stdout, in.baseline)
+	return nil
+}
+
+// simWorkload is the workload sim runs.
+type simWorkload struct {
+	workload model.Workload    // a file's or a replay's: its config, era and start offset
+	stream   sim.Source        // its batches
+	source   string            // its name in the text report
+	base     model.Config      // the config the workload's and the flags' apply to
+	baseline *reports.Baseline // --from-logdir: whether the replay gives back the real index
+}
+
+// workload reads or replays the workload the flags name, or builds the generator's.
+func (o *simOptions) workload(stderr io.Writer) (simWorkload, error) {
+	in := simWorkload{base: model.DefaultConfig()}
+	switch {
+	case o.logDir != "":
+		keep := !o.model.hasConfig("segment.bytes") && !o.model.hasConfig("segment.ms")
+		r, b, err := o.model.logDirReplay(o.logDir, o.topic, o.partition, keep)
+		if err != nil {
+			return in, err
+		}
+		warnReplay(stderr, b)
+		in.workload, in.baseline, in.source = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it"
+	case o.gen != "":
+		in.stream, in.source = o.generator, o.generator.Describe()
+	case o.workloadPath != "":
+		w, err := readWorkload(o.workloadPath)
+		if err != nil {
+			return in, err
+		}
+		in.workload, in.source = w, "workload "+o.workloadPath
+	default:
+		in.base.SegmentBytes = defaultSimSegment
+		b := &builtinSource{batchBytes: o.batchBytes, batchRecords: o.batchRecords, records: o.records}
+		in.stream, in.source = b, b.Describe()
+	}
+	if in.stream == nil { // a file's or a replay's batches
+		in.stream = &sim.WorkloadSource{Name: in.source, Workload: in.workload}
+	}
+	return in, nil
+}
+
+// simulateHeld runs the model over the whole workload at once, for the JSON that lists every
+// entry of every segment: the workload is held, within bounds.
+func simulateHeld(src sim.Source, cfg model.Config, era model.Era, startOffset int64) (*model.Log, error) {
+	steps, err := readSteps(src, maxSimBatches)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	l, err := model.SimulateEra(cfg, era, startOffset, steps, true)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return l, nil
 }
 
 // maxSimBatches bounds what sim materializes from a generator: it keeps every batch.
@@ -249,79 +308,4 @@ func eachChunk(src sim.Source, buf []model.Step, fn func([]model.Step) error) er
 			return err
 		}
 	}
-}
-
-// simJSON is the docs/contract.md §4 document, with the era's keys: "era" (model.Era.ID) always, and
-// "kafkaVersion" when a release picked it.
-type simJSON struct {
-	Rule         string           `json:"rule"`
-	Era          string           `json:"era"`
-	KafkaVersion string           `json:"kafkaVersion,omitempty"`
-	Config       map[string]int64 `json:"config"`
-	Segments     []segmentJSON    `json:"segments"`
-	Events       []model.Event    `json:"events"`
-	// Baseline, with --from-logdir: whether the replay gives back the partition's indexes.
-	Baseline *simBaselineJSON `json:"baseline,omitempty"`
-}
-
-type simBaselineJSON struct {
-	Dir                 string   `json:"dir"`
-	ReproducesRealIndex bool     `json:"reproducesRealIndex"`
-	Detail              string   `json:"detail"`
-	Restarts            int      `json:"restarts"`
-	Notes               []string `json:"notes"`
-}
-
-type segmentJSON struct {
-	BaseOffset  int64           `json:"baseOffset"`
-	SizeBytes   int64           `json:"sizeBytes"`
-	BatchCount  int             `json:"batchCount"`
-	LastOffset  int64           `json:"lastOffset"`
-	OffsetIndex [][2]int64      `json:"offsetIndex"`
-	TimeIndex   [][2]int64      `json:"timeIndex"`
-	Scan        model.ScanStats `json:"scan"`
-	RollReason  string          `json:"rollReason,omitempty"`
-}
-
-func simDocument(l *model.Log, version string) simJSON {
-	doc := simJSON{Rule: l.Rule().String(), Era: l.Era().ID, KafkaVersion: version, Config: l.Config().Map(), Events: l.Events()}
-	if doc.Events == nil {
-		doc.Events = []model.Event{}
-	}
-	for _, s := range l.Segments() {
-		sj := segmentJSON{BaseOffset: s.BaseOffset(), SizeBytes: s.Size(), BatchCount: len(s.Batches()),
-			LastOffset: s.LastOffset(), OffsetIndex: [][2]int64{}, TimeIndex: [][2]int64{}, Scan: s.Scan(),
-			RollReason: string(s.RollReason())}
-		for _, e := range s.OffsetIndex().All() {
-			sj.OffsetIndex = append(sj.OffsetIndex, [2]int64{e.Offset, e.Position})
-		}
-		for _, e := range s.TimeIndex().All() {
-			sj.TimeIndex = append(sj.TimeIndex, [2]int64{e.Timestamp, e.Offset})
-		}
-		doc.Segments = append(doc.Segments, sj)
-	}
-	return doc
-}
-
-func writeSimJSON(w io.Writer, l *model.Log, version string, b *reports.Baseline) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	doc := simDocument(l, version)
-	if b != nil {
-		notes := b.Notes
-		if notes == nil {
-			notes = []string{}
-		}
-		doc.Baseline = &simBaselineJSON{Dir: b.Dir, ReproducesRealIndex: b.Reproduces, Detail: b.Detail, Restarts: b.Restarts, Notes: notes}
-	}
-	return enc.Encode(doc)
-}
-
-// eraLabel names the era a run follows: "rule per-batch (era 4.1-4.4)", or with a release
-// "Kafka 1.1.1 (era 0.11-1.1, rule per-append)".
-func eraLabel(era model.Era, version string) string {
-	if version != "" {
-		return fmt.Sprintf("Kafka %s (era %s, rule %s)", version, era.ID, era.Rule())
-	}
-	return fmt.Sprintf("rule %s (era %s)", era.Rule(), era.ID)
 }

@@ -6,6 +6,7 @@ import (
 
 	"kidx/internal/english"
 	"kidx/model"
+	"kidx/reports"
 	"kidx/sim"
 )
 
@@ -80,6 +81,31 @@ func writeSimTextStream(w io.Writer, src sim.Source, cfg model.Config, era model
 		}
 	}
 	return nil
+}
+
+// writeBaselineText says, after a --from-logdir run's report, whether the replay gives back
+// the real index, and the replay's notes.
+func writeBaselineText(w io.Writer, baseline *reports.Baseline) {
+	if baseline == nil {
+		return
+	}
+	if baseline.Reproduces {
+		fmt.Fprintf(w, "baseline reproduces the real index: yes (%s replayed, the files' segment boundaries)\n", english.Plural(int64(baseline.Restarts), "restart"))
+	} else {
+		fmt.Fprintf(w, "baseline reproduces the real index: no: %s\n", baseline.Detail)
+	}
+	for _, n := range baseline.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// eraLabel names the era a run follows: "rule per-batch (era 4.1-4.4)", or with a release
+// "Kafka 1.1.1 (era 0.11-1.1, rule per-append)".
+func eraLabel(era model.Era, version string) string {
+	if version != "" {
+		return fmt.Sprintf("Kafka %s (era %s, rule %s)", version, era.ID, era.Rule())
+	}
+	return fmt.Sprintf("rule %s (era %s)", era.Rule(), era.ID)
 }
 
 // densityWords says where the index stands between its densest possible form (every batch
