@@ -21,15 +21,25 @@ import (
 
 func init() { registerCommand(newCheckCmd) }
 
+// checkOptions is kidx check's flags.
+type checkOptions struct {
+	checks, maxLen   int
+	seed             uint64
+	exhaustive       bool
+	alphabet, format string
+	rule, out        string
+	names            []string
+
+	seedGiven, checksGiven bool // Complete: given on the command line, not left to rapid's environment
+
+	// Validate: what the flags say, parsed.
+	appendRule model.AppendRule
+	properties []*props.Property
+	batchSizes []int64 // --exhaustive's alphabet
+}
+
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		checks, maxLen   int
-		seed             uint64
-		exhaustive       bool
-		alphabet, format string
-		rule, out        string
-		names            []string
-	)
+	o := &checkOptions{}
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Check every property of docs/contract.md §6 with rapid (shrunk counterexamples) or exhaustively",
@@ -49,113 +59,175 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
   kidx check --property ScanBound --property Plateau --seed 5 --format json
   kidx check --exhaustive --max-len 5`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := formatFlag(format, "text", "json"); err != nil {
-				return err
-			}
-			r, err := model.ParseRule(rule)
-			if err != nil {
-				return usageErr("--rule: %v", err)
-			}
-			var ps []*props.Property
-			for _, group := range names {
-				for _, n := range splitComma(group) {
-					p, ok := props.ByName(strings.TrimSpace(n))
-					if !ok {
-						return usageErr("--property %q: want one of %s", n, strings.Join(props.Names(), ", "))
-					}
-					ps = append(ps, p)
-				}
-			}
-			if len(ps) == 0 {
-				ps = props.All()
-			}
-			if !cmd.Flags().Changed("seed") {
-				if v, ok := os.LookupEnv("RAPID_SEED"); ok {
-					if seed, err = strconv.ParseUint(v, 0, 64); err != nil {
-						return usageErr("RAPID_SEED=%q: %v", v, err)
-					}
-				} else {
-					seed = rand.Uint64()>>1 | 1
-				}
-			}
-			if len(rapidenv.Malformed) > 0 {
-				p := rapidenv.Malformed[0]
-				return usageErr("%s=%q: want %s (rapid reads it)", p.Name, p.Value, p.Want)
-			}
-			if !cmd.Flags().Changed("checks") {
-				v, ok := os.LookupEnv("RAPID_CHECKS")
-				if !ok {
-					checks = defaultChecks
-				} else if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 {
-					// rapid would run its default of 100 cases on 0 or a malformed value.
-					return usageErr("RAPID_CHECKS=%q: want a number of cases, at least 1", v)
-				} else {
-					checks = n
-				}
-			} else if checks < 1 {
-				// 0 is rapid's "use the default" (100 cases): never what --checks 0 asks.
-				return usageErr("--checks %d: want at least 1", checks)
-			}
-			total := int64(checks) * int64(len(ps))
-			if exhaustive {
-				total = -1 // the states of the space are counted as they are explored
-			}
-			meter := startProgress(stderr, "cases", total)
-			defer meter.Done()
-			var results []props.Result
-			if exhaustive {
-				alpha, err := parseAlphabet(alphabet)
-				if err != nil {
-					return err
-				}
-				if maxLen < 1 || maxLen > 12 {
-					return usageErr("--max-len %d: want 1..12", maxLen)
-				}
-				results = props.Exhaustive(ps, props.ExhaustiveOptions{Rule: r, Alphabet: alpha, MaxLen: maxLen,
-					OnState: func(n int64) { meter.Add(4096) }})
-			} else {
-				for _, p := range ps {
-					res, err := props.Check(p, props.Options{Rule: r, Checks: checks, Seed: seed, OnCase: func() { meter.Add(1) }})
-					if err != nil {
-						meter.Done()
-						return err
-					}
-					results = append(results, res)
-				}
-			}
-			meter.Done()
-			if out != "" {
-				if err := writeCounterexamples(out, results); err != nil {
-					return err
-				}
-			}
-			if format == "json" {
-				err = writeCheckJSON(stdout, seed, r, results, exhaustive)
-			} else {
-				writeCheckText(stdout, seed, r, results, exhaustive, out)
-			}
-			if err != nil {
-				return err
-			}
-			for _, res := range results {
-				if res.Outcome == props.Violated {
-					return problemsFound
-				}
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
-	cmd.Flags().IntVar(&checks, "checks", 0, "rapid cases per property (default: RAPID_CHECKS, else 10000)")
-	cmd.Flags().Uint64Var(&seed, "seed", 0, "rapid seed (default: RAPID_SEED, else random; printed)")
-	cmd.Flags().BoolVar(&exhaustive, "exhaustive", false, "check every workload of a bounded space instead of random ones")
-	cmd.Flags().StringVar(&alphabet, "alphabet", "68,100,4095,4096,4097,16350", "exhaustive: batch sizes (at least 68, the smallest batch)")
-	cmd.Flags().IntVar(&maxLen, "max-len", 7, "exhaustive: batches per workload")
-	cmd.Flags().StringArrayVar(&names, "property", nil, "property to check (repeatable; default all): "+strings.Join(props.Names(), ", "))
-	cmd.Flags().StringVar(&rule, "rule", "per-batch", "append rule: per-batch or per-append")
-	cmd.Flags().StringVar(&format, "format", "text", "output: text or json (docs/contract.md §9)")
-	cmd.Flags().StringVar(&out, "out", "", "directory to write each counterexample to as a replayable workload file")
+	cmd.Flags().IntVar(&o.checks, "checks", 0, "rapid cases per property (default: RAPID_CHECKS, else 10000)")
+	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "rapid seed (default: RAPID_SEED, else random; printed)")
+	cmd.Flags().BoolVar(&o.exhaustive, "exhaustive", false, "check every workload of a bounded space instead of random ones")
+	cmd.Flags().StringVar(&o.alphabet, "alphabet", "68,100,4095,4096,4097,16350", "exhaustive: batch sizes (at least 68, the smallest batch)")
+	cmd.Flags().IntVar(&o.maxLen, "max-len", 7, "exhaustive: batches per workload")
+	cmd.Flags().StringArrayVar(&o.names, "property", nil, "property to check (repeatable; default all): "+strings.Join(props.Names(), ", "))
+	cmd.Flags().StringVar(&o.rule, "rule", "per-batch", "append rule: per-batch or per-append")
+	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json (docs/contract.md §9)")
+	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample to as a replayable workload file")
 	return cmd
+}
+
+func (o *checkOptions) Complete(cmd *cobra.Command, _ []string) error {
+	o.seedGiven, o.checksGiven = cmd.Flags().Changed("seed"), cmd.Flags().Changed("checks")
+	return nil
+}
+
+// Validate also takes the seed and the number of checks from rapid's RAPID_SEED and
+// RAPID_CHECKS when the flags do not give them: a malformed value is a usage error, checked
+// in its place among the flags' checks.
+func (o *checkOptions) Validate() error {
+	if err := formatFlag(o.format, "text", "json"); err != nil {
+		return err
+	}
+	r, err := model.ParseRule(o.rule)
+	if err != nil {
+		return usageErr("--rule: %v", err)
+	}
+	o.appendRule = r
+	if o.properties, err = parseProperties(o.names); err != nil {
+		return err
+	}
+	if err := o.resolveSeed(); err != nil {
+		return err
+	}
+	if len(rapidenv.Malformed) > 0 {
+		p := rapidenv.Malformed[0]
+		return usageErr("%s=%q: want %s (rapid reads it)", p.Name, p.Value, p.Want)
+	}
+	if err := o.resolveChecks(); err != nil {
+		return err
+	}
+	if !o.exhaustive {
+		return nil
+	}
+	if o.batchSizes, err = parseAlphabet(o.alphabet); err != nil {
+		return err
+	}
+	if o.maxLen < 1 || o.maxLen > 12 {
+		return usageErr("--max-len %d: want 1..12", o.maxLen)
+	}
+	return nil
+}
+
+// parseProperties is the properties --property names (each flag a comma-separated list), all
+// of them when none is named.
+func parseProperties(names []string) ([]*props.Property, error) {
+	var ps []*props.Property
+	for _, group := range names {
+		for _, n := range splitComma(group) {
+			p, ok := props.ByName(strings.TrimSpace(n))
+			if !ok {
+				return nil, usageErr("--property %q: want one of %s", n, strings.Join(props.Names(), ", "))
+			}
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		return props.All(), nil
+	}
+	return ps, nil
+}
+
+// resolveSeed picks the seed when --seed is not given: RAPID_SEED, else a random one.
+func (o *checkOptions) resolveSeed() error {
+	if o.seedGiven {
+		return nil
+	}
+	v, ok := os.LookupEnv("RAPID_SEED")
+	if !ok {
+		o.seed = rand.Uint64()>>1 | 1
+		return nil
+	}
+	seed, err := strconv.ParseUint(v, 0, 64)
+	if err != nil {
+		return usageErr("RAPID_SEED=%q: %v", v, err)
+	}
+	o.seed = seed
+	return nil
+}
+
+// resolveChecks picks the number of cases per property: --checks, else RAPID_CHECKS, else
+// defaultChecks.
+func (o *checkOptions) resolveChecks() error {
+	if o.checksGiven {
+		if o.checks < 1 {
+			// 0 is rapid's "use the default" (100 cases): never what --checks 0 asks.
+			return usageErr("--checks %d: want at least 1", o.checks)
+		}
+		return nil
+	}
+	v, ok := os.LookupEnv("RAPID_CHECKS")
+	if !ok {
+		o.checks = defaultChecks
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		// rapid would run its default of 100 cases on 0 or a malformed value.
+		return usageErr("RAPID_CHECKS=%q: want a number of cases, at least 1", v)
+	}
+	o.checks = n
+	return nil
+}
+
+func (o *checkOptions) Run(stdout, stderr io.Writer) error {
+	results, err := o.check(stderr)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := writeCounterexamples(o.out, results); err != nil {
+			return err
+		}
+	}
+	if err := renderCheck(stdout, o, results); err != nil {
+		return err
+	}
+	for _, res := range results {
+		if res.Outcome == props.Violated {
+			return problemsFound
+		}
+	}
+	return nil
+}
+
+// check checks every property, exhaustively or with rapid, showing progress on stderr.
+func (o *checkOptions) check(stderr io.Writer) ([]props.Result, error) {
+	total := int64(o.checks) * int64(len(o.properties))
+	if o.exhaustive {
+		total = -1 // the states of the space are counted as they are explored
+	}
+	meter := startProgress(stderr, "cases", total)
+	defer meter.Done()
+	if o.exhaustive {
+		return props.Exhaustive(o.properties, props.ExhaustiveOptions{Rule: o.appendRule, Alphabet: o.batchSizes, MaxLen: o.maxLen,
+			OnState: func(n int64) { meter.Add(4096) }}), nil
+	}
+	var results []props.Result
+	for _, p := range o.properties {
+		res, err := props.Check(p, props.Options{Rule: o.appendRule, Checks: o.checks, Seed: o.seed, OnCase: func() { meter.Add(1) }})
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+// renderCheck writes the results: docs/contract.md §9's JSON, or a table and each
+// counterexample.
+func renderCheck(w io.Writer, o *checkOptions, results []props.Result) error {
+	if o.format == "json" {
+		return writeCheckJSON(w, o.seed, o.appendRule, results, o.exhaustive)
+	}
+	writeCheckText(w, o.seed, o.appendRule, results, o.exhaustive, o.out)
+	return nil
 }
 
 // defaultChecks is enough for every question to be found with the default settings, and

@@ -20,13 +20,19 @@ import (
 
 func init() { registerCommand(newCorpusCmd) }
 
+// corpusOptions is kidx corpus's flags.
+type corpusOptions struct {
+	out, version string
+	count        int
+	workers      int
+	seed         uint64
+
+	seedDrawn bool           // Complete: no --seed, so kidx drew one (Run says it)
+	opts      corpus.Options // what the flags ask of corpus.Generate
+}
+
 func newCorpusCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		out, version string
-		count        int
-		workers      int
-		seed         uint64
-	)
+	o := &corpusOptions{}
 	cmd := &cobra.Command{
 		Use:   "corpus --out DIR [--count N] [--seed S] [--kafka-version V]",
 		Short: "Write test cases for other index readers: partitions with the answers Kafka gives (expected.json)",
@@ -45,53 +51,73 @@ kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-
 3.7-4.0.0 and theirs); without it the cases alternate between the two. DIR must not exist or
 be empty; the cases are written into a temporary directory beside it and renamed into place.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if out == "" {
-				return usageErr("corpus needs --out DIR")
-			}
-			if count < 1 {
-				return usageErr("--count %d: want at least 1", count)
-			}
-			if err := emptyTarget(out); err != nil {
-				return err
-			}
-			o := corpus.Options{Count: count, Seed: seed, Sync: true, Workers: workers}
-			if version != "" {
-				rule, err := corpusRule(version)
-				if err != nil {
-					return err
-				}
-				o.Rule, o.KafkaVersion = rule, version
-			}
-			if !cmd.Flags().Changed("seed") {
-				o.Seed = rand.Uint64()
-				fmt.Fprintf(stderr, "kidx corpus: seed %d (replay with --seed %d)\n", o.Seed, o.Seed)
-			}
-			defer cleanOnSignal()()
-			var res *corpus.Result
-			_, err := writeDirResult(segment.ReplaceDir(out, false, func(tmp string) (*segment.WriteResult, error) {
-				var err error
-				res, err = corpus.Generate(tmp, o)
-				return nil, err
-			}))
-			if err != nil {
-				return err
-			}
-			for _, d := range res.Divergences {
-				w, _ := json.Marshal(d.Workload)
-				fmt.Fprintf(stderr, "kidx corpus: warning: a drawn workload was skipped because the model and the files disagree (a kidx bug, please report it with this workload): %v\nworkload: %s\n", d, w)
-			}
-			fmt.Fprintf(stdout, "wrote %s (%d damaged) to %s\n", english.Plural(int64(res.Cases), "case"), res.Damaged, out)
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
 	f := cmd.Flags()
-	f.StringVar(&out, "out", "", "directory to create (must not exist or be empty)")
-	f.IntVar(&count, "count", 100, "number of cases")
-	f.IntVar(&workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
-	f.Uint64Var(&seed, "seed", 0, "corpus seed (default: random, printed); the same seed and count write the same bytes")
-	f.StringVar(&version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by (default: both rules, alternating by case)")
+	f.StringVar(&o.out, "out", "", "directory to create (must not exist or be empty)")
+	f.IntVar(&o.count, "count", 100, "number of cases")
+	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
+	f.Uint64Var(&o.seed, "seed", 0, "corpus seed (default: random, printed); the same seed and count write the same bytes")
+	f.StringVar(&o.version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by (default: both rules, alternating by case)")
 	return cmd
+}
+
+func (o *corpusOptions) Complete(cmd *cobra.Command, _ []string) error {
+	if !cmd.Flags().Changed("seed") {
+		o.seed, o.seedDrawn = rand.Uint64(), true
+	}
+	o.opts = corpus.Options{Count: o.count, Seed: o.seed, Sync: true, Workers: o.workers}
+	return nil
+}
+
+func (o *corpusOptions) Validate() error {
+	if o.out == "" {
+		return usageErr("corpus needs --out DIR")
+	}
+	if o.count < 1 {
+		return usageErr("--count %d: want at least 1", o.count)
+	}
+	if err := emptyTarget(o.out); err != nil {
+		return err
+	}
+	if o.version != "" {
+		rule, err := corpusRule(o.version)
+		if err != nil {
+			return err
+		}
+		o.opts.Rule, o.opts.KafkaVersion = rule, o.version
+	}
+	return nil
+}
+
+func (o *corpusOptions) Run(stdout, stderr io.Writer) error {
+	if o.seedDrawn {
+		fmt.Fprintf(stderr, "kidx corpus: seed %d (replay with --seed %d)\n", o.seed, o.seed)
+	}
+	defer cleanOnSignal()()
+	var res *corpus.Result
+	// The cases are written into a temporary directory and renamed into place: --out never
+	// holds half a corpus.
+	_, err := writeDirResult(segment.ReplaceDir(o.out, false, func(tmp string) (*segment.WriteResult, error) {
+		var err error
+		res, err = corpus.Generate(tmp, o.opts)
+		return nil, err
+	}))
+	if err != nil {
+		return err
+	}
+	renderCorpus(stdout, stderr, o.out, res)
+	return nil
+}
+
+// renderCorpus says what was written on stdout, and warns on stderr of each drawn workload
+// skipped because the model and the files disagree.
+func renderCorpus(stdout, stderr io.Writer, out string, res *corpus.Result) {
+	for _, d := range res.Divergences {
+		w, _ := json.Marshal(d.Workload)
+		fmt.Fprintf(stderr, "kidx corpus: warning: a drawn workload was skipped because the model and the files disagree (a kidx bug, please report it with this workload): %v\nworkload: %s\n", d, w)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d damaged) to %s\n", english.Plural(int64(res.Cases), "case"), res.Damaged, out)
 }
 
 // corpusRule is the writer's rule for a release, as kidx write picks it (writerRule): a

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,20 +38,28 @@ type diffDivergence struct {
 	File     string         `json:"file,omitempty"`
 }
 
+// diffOptions is kidx diff's flags: the differential campaign's, --crash's and --against's.
+type diffOptions struct {
+	duration time.Duration
+	cases    int64
+	seed     uint64
+	rule     string
+	workers  int
+	outDir   string
+	format   string
+	steps    int
+	realFS   bool
+	crash    crashFlags
+	against  againstFlags
+
+	// Complete: the flags given on the command line (--against refuses some of them), and
+	// whether kidx drew the seed (Run says it).
+	seedGiven, ruleGiven, realFilesGiven, maxStepsGiven bool
+	seedDrawn                                           bool
+}
+
 func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		duration time.Duration
-		cases    int64
-		seed     uint64
-		rule     string
-		workers  int
-		outDir   string
-		format   string
-		steps    int
-		crash    crashFlags
-		realFS   bool
-		ag       againstFlags
-	)
+	o := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff [--duration 60s | --cases N] [--crash | --against CMD]",
 		Short: "Differential campaign: the model against the file-backed implementation on generated workloads",
@@ -97,141 +104,168 @@ exit 1. --corpus DIR runs CMD over a corpus kidx corpus wrote (or one case direc
 shrunk one) instead of generated cases; --dir PARTITION asks CMD about a partition directory
 kidx did not write (a real broker's, of any release), with kidx's readers giving the answers.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := formatFlag(format, "text", "json"); err != nil {
-				return err
-			}
-			if duration < 0 || cases < 0 {
-				return usageErr("--duration and --cases must not be negative")
-			}
-			if crash.workload != "" && !crash.on {
-				return usageErr("--workload needs --crash (the differential campaign replays a workload with kidx diff's reproduction files: kidx sim, kidx write)")
-			}
-			if crash.on && duration > 0 {
-				return usageErr("--crash runs --cases N or --workload W, not --duration")
-			}
-			if ag.command != "" || ag.corpusDir != "" || ag.dir != "" {
-				if err := checkAgainstFlags(cmd, ag, crash, duration, cases); err != nil {
-					return err
-				}
-			} else if duration == 0 && cases == 0 && crash.workload == "" {
-				return usageErr("diff needs --duration D or --cases N")
-			}
-			if rule != "" {
-				if _, err := model.ParseRule(rule); err != nil {
-					return usageErr("--rule: %v", err)
-				}
-			}
-			if workers <= 0 {
-				return usageErr("--workers %d: want at least 1", workers)
-			}
-			if steps <= 0 {
-				return usageErr("--max-steps %d: want at least 1", steps)
-			}
-			if !cmd.Flags().Changed("seed") && ag.corpusDir == "" && ag.dir == "" {
-				seed = rand.Uint64()
-				// Only a seed kidx drew needs saying (issue 11, defect 5).
-				fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", seed, seed)
-			}
-			if ag.command != "" {
-				return runDiffAgainst(stdout, stderr, ag, seed, cases, duration, workers, rule, outDir, format)
-			}
-			if crash.on {
-				return runDiffCrash(stdout, stderr, crash, seed, cases, workers, fuzz.GenOptions{Rule: rule, MaxSteps: steps}, outDir, format)
-			}
-			opts := fuzz.CampaignOptions{Seed: seed, Cases: cases, Duration: duration, Workers: workers,
-				Gen: fuzz.GenOptions{Rule: rule, MaxSteps: steps}, Check: fuzz.Options{NewLog: diffFileLog, RealFiles: realFS}}
-			total := cases
-			if total == 0 {
-				total = -1 // --duration: the number of cases is not known
-			}
-			meter := startProgress(stderr, "cases", total)
-			defer meter.Done()
-			opts.Progress = func(n, divs int64) {
-				meter.Note(plural(int(divs), "divergence"))
-				meter.Set(n)
-			}
-			res, err := fuzz.RunCampaign(context.Background(), opts)
-			meter.Done()
-			if err != nil {
-				return &exitError{code: 2, err: fmt.Errorf("harness failure (seed %d): %w", seed, err)}
-			}
-			rep := diffReport{Seed: seed, Cases: res.Cases, Divergences: []diffDivergence{}}
-			if s := res.Elapsed.Seconds(); s > 0 {
-				rep.CasesPerSecond = float64(res.Cases) / s
-			}
-			for _, d := range res.Divergences {
-				path, err := writeReproduction(outDir, d)
-				if err != nil {
-					return err
-				}
-				rep.Divergences = append(rep.Divergences, diffDivergence{Workload: d.Workload, What: d.What, Kind: d.Kind, File: path})
-			}
-			if format == "json" {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(stdout, "seed %d: %s (%d skipped as not comparable) in %s, %.0f cases/s, %s, %s\n",
-					seed, english.Plural(res.Cases, "case"), res.Skipped, res.Elapsed.Round(time.Millisecond), rep.CasesPerSecond,
-					english.Plural(int64(workers), "worker"), english.Plural(int64(len(rep.Divergences)), "divergence"))
-				for _, d := range rep.Divergences {
-					fmt.Fprintf(stdout, "divergence (%s) at case %d: %s\nreproduction: %s\n", d.Kind, res.FirstCase, d.What, d.File)
-				}
-			}
-			if len(rep.Divergences) > 0 {
-				return problemsFound
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
 	f := cmd.Flags()
-	f.DurationVar(&duration, "duration", 0, "run for this long (e.g. 60s)")
-	f.Int64Var(&cases, "cases", 0, "run this many cases")
-	f.Uint64Var(&seed, "seed", 0, "campaign seed (default: random, printed); case i of a seed is always the same workload")
-	f.StringVar(&rule, "rule", "", "append rule of every case: per-batch or per-append (default: both)")
-	f.IntVar(&workers, "workers", runtime.NumCPU(), "parallel workers")
-	f.StringVar(&outDir, "out", "", "directory for reproduction files (default: a new temporary directory)")
-	f.StringVar(&format, "format", "text", "output: text or json")
-	f.IntVar(&steps, "max-steps", 40, "most steps per generated workload")
-	f.BoolVar(&crash.on, "crash", false, "explore crashes at every write and sync point instead (docs/crash.md)")
-	f.StringVar(&crash.workload, "workload", "", "with --crash: explore this workload file instead of generated cases")
-	f.IntVar(&crash.maxPoints, "crash-points", 64, "with --crash: most crash points per workload; more are sampled from the seed")
-	f.StringVar(&ag.command, "against", "", "fuzz this reader instead: a shell command line, run with the partition directory as its last argument (docs/against.md)")
-	f.DurationVar(&ag.timeout, "timeout", 10*time.Second, "with --against: the reader's time limit per case; past it the reader is killed (a hang)")
-	f.StringVar(&ag.corpusDir, "corpus", "", "with --against: run the reader over this kidx corpus directory (or one case directory) instead of generated cases")
-	f.StringVar(&ag.dir, "dir", "", "with --against: ask the reader about this partition directory (a real broker's: kidx's readers give the answers; nothing is written there)")
-	f.StringVar(&ag.kafkaVersion, "kafka-version", "", "with --against: the release whose rule the cases are written by, as kidx corpus --kafka-version (default: both rules)")
-	f.IntVar(&ag.shrinkBudget, "shrink-budget", 0, "with --against: most candidate cases one shrink runs the reader on (default 300)")
-	f.BoolVar(&realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
+	f.DurationVar(&o.duration, "duration", 0, "run for this long (e.g. 60s)")
+	f.Int64Var(&o.cases, "cases", 0, "run this many cases")
+	f.Uint64Var(&o.seed, "seed", 0, "campaign seed (default: random, printed); case i of a seed is always the same workload")
+	f.StringVar(&o.rule, "rule", "", "append rule of every case: per-batch or per-append (default: both)")
+	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "parallel workers")
+	f.StringVar(&o.outDir, "out", "", "directory for reproduction files (default: a new temporary directory)")
+	f.StringVar(&o.format, "format", "text", "output: text or json")
+	f.IntVar(&o.steps, "max-steps", 40, "most steps per generated workload")
+	f.BoolVar(&o.crash.on, "crash", false, "explore crashes at every write and sync point instead (docs/crash.md)")
+	f.StringVar(&o.crash.workload, "workload", "", "with --crash: explore this workload file instead of generated cases")
+	f.IntVar(&o.crash.maxPoints, "crash-points", 64, "with --crash: most crash points per workload; more are sampled from the seed")
+	f.StringVar(&o.against.command, "against", "", "fuzz this reader instead: a shell command line, run with the partition directory as its last argument (docs/against.md)")
+	f.DurationVar(&o.against.timeout, "timeout", 10*time.Second, "with --against: the reader's time limit per case; past it the reader is killed (a hang)")
+	f.StringVar(&o.against.corpusDir, "corpus", "", "with --against: run the reader over this kidx corpus directory (or one case directory) instead of generated cases")
+	f.StringVar(&o.against.dir, "dir", "", "with --against: ask the reader about this partition directory (a real broker's: kidx's readers give the answers; nothing is written there)")
+	f.StringVar(&o.against.kafkaVersion, "kafka-version", "", "with --against: the release whose rule the cases are written by, as kidx corpus --kafka-version (default: both rules)")
+	f.IntVar(&o.against.shrinkBudget, "shrink-budget", 0, "with --against: most candidate cases one shrink runs the reader on (default 300)")
+	f.BoolVar(&o.realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd
 }
 
-// checkAgainstFlags refuses --against combinations that mean nothing.
-func checkAgainstFlags(cmd *cobra.Command, ag againstFlags, crash crashFlags, duration time.Duration, cases int64) error {
-	switch {
-	case ag.command == "":
-		return usageErr("--corpus and --dir need --against CMD")
-	case ag.corpusDir != "" && ag.dir != "":
-		return usageErr("--corpus and --dir: give one")
-	case strings.TrimSpace(ag.command) == "":
-		return usageErr("--against: an empty command")
-	case crash.on || crash.workload != "":
-		return usageErr("--against and --crash are two campaigns: give one")
-	case cmd.Flags().Changed("real-files") || cmd.Flags().Changed("max-steps"):
-		return usageErr("--real-files and --max-steps belong to the differential campaign, not --against")
-	case ag.timeout <= 0:
-		return usageErr("--timeout %s: want a positive duration", ag.timeout)
-	case (ag.corpusDir != "" || ag.dir != "") && (duration > 0 || cases > 0 || cmd.Flags().Changed("seed") || ag.kafkaVersion != "" || cmd.Flags().Changed("rule")):
-		return usageErr("--corpus and --dir read cases that exist: --cases, --duration, --seed, --rule and --kafka-version make cases, and do not go with them")
-	case ag.corpusDir == "" && ag.dir == "" && duration == 0 && cases == 0:
-		return usageErr("diff --against needs --duration D, --cases N, --corpus DIR or --dir PARTITION")
-	case ag.kafkaVersion != "" && cmd.Flags().Changed("rule"):
-		return usageErr("--rule and --kafka-version both pick the rule: give one")
+func (o *diffOptions) Complete(cmd *cobra.Command, _ []string) error {
+	flags := cmd.Flags()
+	o.seedGiven, o.ruleGiven = flags.Changed("seed"), flags.Changed("rule")
+	o.realFilesGiven, o.maxStepsGiven = flags.Changed("real-files"), flags.Changed("max-steps")
+	// Cases read from disk (--corpus, --dir) are not drawn from a seed.
+	if !o.seedGiven && !o.against.readsCases() {
+		o.seed, o.seedDrawn = rand.Uint64(), true
 	}
 	return nil
+}
+
+func (o *diffOptions) Validate() error {
+	if err := formatFlag(o.format, "text", "json"); err != nil {
+		return err
+	}
+	if o.duration < 0 || o.cases < 0 {
+		return usageErr("--duration and --cases must not be negative")
+	}
+	if o.crash.workload != "" && !o.crash.on {
+		return usageErr("--workload needs --crash (the differential campaign replays a workload with kidx diff's reproduction files: kidx sim, kidx write)")
+	}
+	if o.crash.on && o.duration > 0 {
+		return usageErr("--crash runs --cases N or --workload W, not --duration")
+	}
+	if o.against.asked() {
+		if err := o.validateAgainst(); err != nil {
+			return err
+		}
+	} else if o.duration == 0 && o.cases == 0 && o.crash.workload == "" {
+		return usageErr("diff needs --duration D or --cases N")
+	}
+	if o.rule != "" {
+		if _, err := model.ParseRule(o.rule); err != nil {
+			return usageErr("--rule: %v", err)
+		}
+	}
+	if o.workers <= 0 {
+		return usageErr("--workers %d: want at least 1", o.workers)
+	}
+	if o.steps <= 0 {
+		return usageErr("--max-steps %d: want at least 1", o.steps)
+	}
+	return nil
+}
+
+func (o *diffOptions) Run(stdout, stderr io.Writer) error {
+	if o.seedDrawn {
+		// Only a seed kidx drew needs saying (issue 11, defect 5).
+		fmt.Fprintf(stderr, "kidx diff: seed %d (replay with --seed %d)\n", o.seed, o.seed)
+	}
+	switch {
+	case o.against.command != "":
+		return o.runAgainst(stdout, stderr)
+	case o.crash.on:
+		return o.runCrash(stdout, stderr)
+	}
+	return o.runCampaign(stdout, stderr)
+}
+
+// genOptions is what the generated workloads are drawn with.
+func (o *diffOptions) genOptions() fuzz.GenOptions {
+	return fuzz.GenOptions{Rule: o.rule, MaxSteps: o.steps}
+}
+
+// progressTotal is the number of cases the progress meter counts to: under --duration it is
+// not known (-1).
+func (o *diffOptions) progressTotal() int64 {
+	if o.cases == 0 {
+		return -1
+	}
+	return o.cases
+}
+
+// runCampaign is the differential campaign: the model against the file-backed implementation.
+// A divergence exits 1.
+func (o *diffOptions) runCampaign(stdout, stderr io.Writer) error {
+	opts := fuzz.CampaignOptions{Seed: o.seed, Cases: o.cases, Duration: o.duration, Workers: o.workers,
+		Gen: o.genOptions(), Check: fuzz.Options{NewLog: diffFileLog, RealFiles: o.realFS}}
+	meter := startProgress(stderr, "cases", o.progressTotal())
+	defer meter.Done()
+	opts.Progress = func(n, divs int64) {
+		meter.Note(plural(int(divs), "divergence"))
+		meter.Set(n)
+	}
+	res, err := fuzz.RunCampaign(context.Background(), opts)
+	meter.Done()
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("harness failure (seed %d): %w", o.seed, err)}
+	}
+	files, err := writeReproductions(o.outDir, res.Divergences)
+	if err != nil {
+		return err
+	}
+	rep := diffReport{Seed: o.seed, Cases: res.Cases, Divergences: []diffDivergence{}}
+	if s := res.Elapsed.Seconds(); s > 0 {
+		rep.CasesPerSecond = float64(res.Cases) / s
+	}
+	for i, d := range res.Divergences {
+		rep.Divergences = append(rep.Divergences, diffDivergence{Workload: d.Workload, What: d.What, Kind: d.Kind, File: files[i]})
+	}
+	if err := renderDiff(stdout, o.format, rep, res, o.workers); err != nil {
+		return err
+	}
+	if len(rep.Divergences) > 0 {
+		return problemsFound
+	}
+	return nil
+}
+
+// renderDiff writes the campaign's report: JSON, or a summary line and each divergence with
+// its reproduction file.
+func renderDiff(w io.Writer, format string, rep diffReport, res *fuzz.CampaignResult, workers int) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(w, "seed %d: %s (%d skipped as not comparable) in %s, %.0f cases/s, %s, %s\n",
+		rep.Seed, english.Plural(res.Cases, "case"), res.Skipped, res.Elapsed.Round(time.Millisecond), rep.CasesPerSecond,
+		english.Plural(int64(workers), "worker"), english.Plural(int64(len(rep.Divergences)), "divergence"))
+	for _, d := range rep.Divergences {
+		fmt.Fprintf(w, "divergence (%s) at case %d: %s\nreproduction: %s\n", d.Kind, res.FirstCase, d.What, d.File)
+	}
+	return nil
+}
+
+// writeReproductions writes each divergence as a replayable workload file (writeReproduction)
+// and returns their paths, in order.
+func writeReproductions(outDir string, divs []*fuzz.Divergence) ([]string, error) {
+	var files []string
+	for _, d := range divs {
+		path, err := writeReproduction(outDir, d)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
 }
 
 // writeReproduction writes d as a replayable workload file in outDir, or in a new temporary

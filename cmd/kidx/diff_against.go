@@ -25,6 +25,40 @@ type againstFlags struct {
 	shrinkBudget int
 }
 
+// asked reports whether --against, --corpus or --dir was given: the --against mode, whose
+// flags validateAgainst checks.
+func (f againstFlags) asked() bool { return f.command != "" || f.readsCases() }
+
+// readsCases reports whether the cases exist already (--corpus, --dir) rather than being
+// generated.
+func (f againstFlags) readsCases() bool { return f.corpusDir != "" || f.dir != "" }
+
+// validateAgainst refuses --against combinations that mean nothing.
+func (o *diffOptions) validateAgainst() error {
+	ag := o.against
+	switch {
+	case ag.command == "":
+		return usageErr("--corpus and --dir need --against CMD")
+	case ag.corpusDir != "" && ag.dir != "":
+		return usageErr("--corpus and --dir: give one")
+	case strings.TrimSpace(ag.command) == "":
+		return usageErr("--against: an empty command")
+	case o.crash.on || o.crash.workload != "":
+		return usageErr("--against and --crash are two campaigns: give one")
+	case o.realFilesGiven || o.maxStepsGiven:
+		return usageErr("--real-files and --max-steps belong to the differential campaign, not --against")
+	case ag.timeout <= 0:
+		return usageErr("--timeout %s: want a positive duration", ag.timeout)
+	case ag.readsCases() && (o.duration > 0 || o.cases > 0 || o.seedGiven || ag.kafkaVersion != "" || o.ruleGiven):
+		return usageErr("--corpus and --dir read cases that exist: --cases, --duration, --seed, --rule and --kafka-version make cases, and do not go with them")
+	case !ag.readsCases() && o.duration == 0 && o.cases == 0:
+		return usageErr("diff --against needs --duration D, --cases N, --corpus DIR or --dir PARTITION")
+	case ag.kafkaVersion != "" && o.ruleGiven:
+		return usageErr("--rule and --kafka-version both pick the rule: give one")
+	}
+	return nil
+}
+
 // diffAgainstReader replaces the external command in tests (an in-process reader): nil means
 // against.Command on --against.
 var diffAgainstReader against.Reader
@@ -65,46 +99,70 @@ type againstShrunk struct {
 	Tried   int             `json:"tried"`
 }
 
-// runDiffAgainst is `kidx diff --against CMD`: generated cases (or a corpus on disk) through
-// an external reader. Divergences exit 1; a reader that cannot be run, or a harness failure,
+// runAgainst is `kidx diff --against CMD`: generated cases (or a corpus on disk) through an
+// external reader. Divergences exit 1; a reader that cannot be run, or a harness failure,
 // exits 2.
-func runDiffAgainst(stdout, stderr io.Writer, af againstFlags, seed uint64, cases int64, duration time.Duration, workers int, rule, outDir, format string) error {
-	var r against.Reader = &against.Command{Line: af.command, Timeout: af.timeout}
+func (o *diffOptions) runAgainst(stdout, stderr io.Writer) error {
+	var r against.Reader = &against.Command{Line: o.against.command, Timeout: o.against.timeout}
 	if diffAgainstReader != nil {
 		r = diffAgainstReader
 	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stopSignals()
-	rep := againstReport{Command: af.command, Timeout: af.timeout.String(), Divergences: []againstDivergence{}}
-	if af.corpusDir != "" || af.dir != "" {
-		var cr *against.CorpusReport
-		var err error
-		if af.dir != "" {
-			cr, err = against.RunDir(ctx, af.dir, r)
-			rep.Dir = af.dir
-		} else {
-			cr, err = against.RunCorpus(ctx, af.corpusDir, r)
-			rep.Corpus = af.corpusDir
-		}
-		if err != nil {
-			return againstErr(err)
-		}
-		rep.Cases, rep.Queries = int64(cr.Cases), cr.Queries
-		dirs := map[string]bool{}
-		for _, cd := range cr.Divergences {
-			dirs[cd.Dir] = true
-		}
-		rep.DivergentCases = int64(len(dirs))
-		if s := cr.Elapsed.Seconds(); s > 0 {
-			rep.CasesPerSecond = float64(cr.Cases) / s
-		}
-		for _, cd := range cr.Divergences {
-			ad := divergenceOut(cd.Divergence)
-			ad.Dir = cd.Dir
-			rep.Divergences = append(rep.Divergences, ad)
-		}
-		return printAgainst(stdout, rep, format)
+	rep := againstReport{Command: o.against.command, Timeout: o.against.timeout.String(), Divergences: []againstDivergence{}}
+	var err error
+	if o.against.readsCases() {
+		err = o.against.runOnCases(ctx, r, &rep)
+	} else {
+		err = o.runAgainstGenerated(ctx, stderr, r, &rep)
 	}
+	if err != nil {
+		return err
+	}
+	if err := renderAgainst(stdout, rep, o.format); err != nil {
+		return err
+	}
+	if rep.DivergentCases > 0 {
+		return problemsFound
+	}
+	return nil
+}
+
+// runOnCases runs the reader over the cases that exist (--dir or --corpus) and fills rep.
+func (f againstFlags) runOnCases(ctx context.Context, r against.Reader, rep *againstReport) error {
+	var cr *against.CorpusReport
+	var err error
+	if f.dir != "" {
+		cr, err = against.RunDir(ctx, f.dir, r)
+		rep.Dir = f.dir
+	} else {
+		cr, err = against.RunCorpus(ctx, f.corpusDir, r)
+		rep.Corpus = f.corpusDir
+	}
+	if err != nil {
+		return againstErr(err)
+	}
+	rep.Cases, rep.Queries = int64(cr.Cases), cr.Queries
+	dirs := map[string]bool{}
+	for _, cd := range cr.Divergences {
+		dirs[cd.Dir] = true
+	}
+	rep.DivergentCases = int64(len(dirs))
+	if s := cr.Elapsed.Seconds(); s > 0 {
+		rep.CasesPerSecond = float64(cr.Cases) / s
+	}
+	for _, cd := range cr.Divergences {
+		ad := divergenceOut(cd.Divergence)
+		ad.Dir = cd.Dir
+		rep.Divergences = append(rep.Divergences, ad)
+	}
+	return nil
+}
+
+// runAgainstGenerated runs the reader over generated cases, shrinking the first case of each
+// kind of divergence into --out, and fills rep.
+func (o *diffOptions) runAgainstGenerated(ctx context.Context, stderr io.Writer, r against.Reader, rep *againstReport) error {
+	outDir := o.outDir
 	if outDir == "" {
 		dir, err := os.MkdirTemp("", "kidx-against-")
 		if err != nil {
@@ -117,37 +175,33 @@ func runDiffAgainst(stdout, stderr io.Writer, af againstFlags, seed uint64, case
 	} else if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	total := cases
-	if total == 0 {
-		total = -1
-	}
-	meter := startProgress(stderr, "cases", total)
+	meter := startProgress(stderr, "cases", o.progressTotal())
 	defer meter.Done()
-	o := against.Options{Seed: seed, Cases: cases, Duration: duration, Workers: workers, Rule: rule, Reader: r, Out: outDir,
-		ShrinkBudget: af.shrinkBudget, Progress: func(n, divs int64) {
+	ao := against.Options{Seed: o.seed, Cases: o.cases, Duration: o.duration, Workers: o.workers, Rule: o.rule, Reader: r, Out: outDir,
+		ShrinkBudget: o.against.shrinkBudget, Progress: func(n, divs int64) {
 			meter.Note(english.Plural(divs, "divergent case"))
 			meter.Set(n)
 		}}
-	if af.kafkaVersion != "" {
-		rule, err := corpusRule(af.kafkaVersion)
+	if o.against.kafkaVersion != "" {
+		rule, err := corpusRule(o.against.kafkaVersion)
 		if err != nil {
 			return err
 		}
-		o.Rule, o.KafkaVersion = rule, af.kafkaVersion
+		ao.Rule, ao.KafkaVersion = rule, o.against.kafkaVersion
 	}
-	res, err := against.Run(ctx, o)
+	res, err := against.Run(ctx, ao)
 	meter.Done()
 	if err != nil {
-		return againstErr(fmt.Errorf("seed %d: %w", seed, err))
+		return againstErr(fmt.Errorf("seed %d: %w", o.seed, err))
 	}
-	rep.Seed, rep.Cases, rep.Queries, rep.DivergentCases = &seed, res.Cases, res.Queries, res.Divergent
+	rep.Seed, rep.Cases, rep.Queries, rep.DivergentCases = &o.seed, res.Cases, res.Queries, res.Divergent
 	if s := res.Elapsed.Seconds(); s > 0 {
 		rep.CasesPerSecond = float64(res.Cases) / s
 	}
 	for _, d := range res.Divergences {
 		rep.Divergences = append(rep.Divergences, divergenceOut(d))
 	}
-	return printAgainst(stdout, rep, format)
+	return nil
 }
 
 // againstErr is exit 2: a reader the shell cannot start is a usage error, anything else the
@@ -184,72 +238,79 @@ func divergenceOut(d *against.Divergence) againstDivergence {
 	return ad
 }
 
-func printAgainst(w io.Writer, rep againstReport, format string) error {
+// renderAgainst writes the report: JSON, or a summary line and each kind of divergence.
+func renderAgainst(w io.Writer, rep againstReport, format string) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		var from string
-		switch {
-		case rep.Seed != nil:
-			from = fmt.Sprintf("seed %d", *rep.Seed)
-		case rep.Corpus != "":
-			from = rep.Corpus
-		case rep.Dir != "":
-			from = rep.Dir
-		}
-		if rep.Dir != "" {
-			verdict := "every answer agrees"
-			if rep.DivergentCases > 0 {
-				verdict = english.Plural(int64(len(rep.Divergences)), "kind") + " of divergence"
-			}
-			fmt.Fprintf(w, "%s: %s against %s: %s\n", from, english.Plural(rep.Queries, "query"), rep.Command, verdict)
-		} else {
-			fmt.Fprintf(w, "%s: %s, %s against %s, %.0f cases/s: %s\n", from, english.Plural(rep.Cases, "case"),
-				english.Plural(rep.Queries, "query"), rep.Command, rep.CasesPerSecond, english.Plural(rep.DivergentCases, "divergent case"))
-		}
-		for _, d := range rep.Divergences {
-			what := d.Kind
-			if d.Damage != "" {
-				what += " on " + d.Damage
-			}
-			switch {
-			case rep.Dir != "":
-				// One directory: the count is of the queries that diverged so.
-				fmt.Fprintf(w, "\n%s: %s\n", what, english.Plural(d.Cases, "query"))
-			default:
-				fmt.Fprintf(w, "\n%s: %s, first case %d\n", what, english.Plural(d.Cases, "case"), d.Case)
-			}
-			if d.Dir != "" && rep.Dir == "" {
-				fmt.Fprintf(w, "  case:    %s\n", d.Dir)
-			}
-			if d.Query != nil {
-				fmt.Fprintf(w, "  query:   segment %s, offset %d\n  kidx:    %s\n", d.Query.Segment, d.Query.Offset, d.Kidx)
-			}
-			fmt.Fprintf(w, "  reader:  %s\n", d.Reader)
-			if d.Stderr != "" {
-				fmt.Fprintf(w, "  stderr:  %s\n", indentTail(d.Stderr, 6))
-			}
-			if s := d.Shrunk; s != nil {
-				fmt.Fprintf(w, "  shrunk to %s and %s (%s tried): %s\n", english.Plural(int64(s.Steps), "step"),
-					english.Plural(int64(len(s.Queries)), "query"), english.Plural(int64(s.Tried), "candidate"), s.Dir)
-				if len(s.Queries) == 1 {
-					fmt.Fprintf(w, "    query:  segment %s, offset %d\n", s.Queries[0].Segment, s.Queries[0].Offset)
-				}
-				if s.Kidx != "" {
-					fmt.Fprintf(w, "    kidx:   %s\n", s.Kidx)
-				}
-				fmt.Fprintf(w, "    reader: %s\n", s.Reader)
-			}
-		}
+		return enc.Encode(rep)
 	}
-	if rep.DivergentCases > 0 {
-		return problemsFound
+	renderAgainstSummary(w, rep)
+	for _, d := range rep.Divergences {
+		renderAgainstDivergence(w, rep, d)
 	}
 	return nil
+}
+
+// renderAgainstSummary is the report's first line: where the cases came from and what came of
+// them.
+func renderAgainstSummary(w io.Writer, rep againstReport) {
+	var from string
+	switch {
+	case rep.Seed != nil:
+		from = fmt.Sprintf("seed %d", *rep.Seed)
+	case rep.Corpus != "":
+		from = rep.Corpus
+	case rep.Dir != "":
+		from = rep.Dir
+	}
+	if rep.Dir != "" {
+		verdict := "every answer agrees"
+		if rep.DivergentCases > 0 {
+			verdict = english.Plural(int64(len(rep.Divergences)), "kind") + " of divergence"
+		}
+		fmt.Fprintf(w, "%s: %s against %s: %s\n", from, english.Plural(rep.Queries, "query"), rep.Command, verdict)
+		return
+	}
+	fmt.Fprintf(w, "%s: %s, %s against %s, %.0f cases/s: %s\n", from, english.Plural(rep.Cases, "case"),
+		english.Plural(rep.Queries, "query"), rep.Command, rep.CasesPerSecond, english.Plural(rep.DivergentCases, "divergent case"))
+}
+
+// renderAgainstDivergence is one kind of divergence: its first case, the query, both answers
+// and the shrunk case.
+func renderAgainstDivergence(w io.Writer, rep againstReport, d againstDivergence) {
+	what := d.Kind
+	if d.Damage != "" {
+		what += " on " + d.Damage
+	}
+	switch {
+	case rep.Dir != "":
+		// One directory: the count is of the queries that diverged so.
+		fmt.Fprintf(w, "\n%s: %s\n", what, english.Plural(d.Cases, "query"))
+	default:
+		fmt.Fprintf(w, "\n%s: %s, first case %d\n", what, english.Plural(d.Cases, "case"), d.Case)
+	}
+	if d.Dir != "" && rep.Dir == "" {
+		fmt.Fprintf(w, "  case:    %s\n", d.Dir)
+	}
+	if d.Query != nil {
+		fmt.Fprintf(w, "  query:   segment %s, offset %d\n  kidx:    %s\n", d.Query.Segment, d.Query.Offset, d.Kidx)
+	}
+	fmt.Fprintf(w, "  reader:  %s\n", d.Reader)
+	if d.Stderr != "" {
+		fmt.Fprintf(w, "  stderr:  %s\n", indentTail(d.Stderr, 6))
+	}
+	if s := d.Shrunk; s != nil {
+		fmt.Fprintf(w, "  shrunk to %s and %s (%s tried): %s\n", english.Plural(int64(s.Steps), "step"),
+			english.Plural(int64(len(s.Queries)), "query"), english.Plural(int64(s.Tried), "candidate"), s.Dir)
+		if len(s.Queries) == 1 {
+			fmt.Fprintf(w, "    query:  segment %s, offset %d\n", s.Queries[0].Segment, s.Queries[0].Offset)
+		}
+		if s.Kidx != "" {
+			fmt.Fprintf(w, "    kidx:   %s\n", s.Kidx)
+		}
+		fmt.Fprintf(w, "    reader: %s\n", s.Reader)
+	}
 }
 
 // indentTail is the last n lines of s, indented under a report line.

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"kidx/props/smt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,15 +28,24 @@ const (
 	proveIndexBytes = "24,10485760"
 )
 
+// proveOptions is kidx prove's flags.
+type proveOptions struct {
+	rule, alphabet, intervals, segments, indexBytes, format, out string
+	maxAppend                                                    int
+	maxStates                                                    int64
+	modelPath                                                    bool
+	restarts, recovers, parametric                               bool
+	emitSMT                                                      string
+
+	spaceFlag string // Complete: the first flag given of explicitSpaceFlags, "" when none
+
+	// Validate: the rules to prove under and the space (its Rule set per proof).
+	rules []model.AppendRule
+	space props.ProveOptions
+}
+
 func newProveCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		rule, alphabet, intervals, segments, indexBytes, format, out string
-		maxAppend                                                    int
-		maxStates                                                    int64
-		modelPath                                                    bool
-		restarts, recovers, parametric                               bool
-		emitSMT                                                      string
-	)
+	o := &proveOptions{}
 	cmd := &cobra.Command{
 		Use:   "prove",
 		Short: "Prove the properties for workloads of any length over a finite space (explicit-state fixpoint)",
@@ -66,101 +72,147 @@ short, 2 on a usage error.`,
   kidx prove --rule per-append --format json
   kidx prove --alphabet 68,100,700 --segments 600,1000 --intervals 0,100,700 --max-append 2 --out /tmp/proof`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := formatFlag(format, "text", "json"); err != nil {
-				return err
-			}
-			if parametric || emitSMT != "" {
-				for _, f := range []string{"rule", "alphabet", "max-append", "intervals", "segments", "index-bytes", "restarts", "recovers", "max-states", "out", "model-path"} {
-					if cmd.Flags().Changed(f) {
-						return usageErr("--%s bounds the explicit-state space: the parametric proofs cover every value (drop --%s)", f, f)
-					}
-				}
-				return runParametric(stdout, format, emitSMT)
-			}
-			var rules []model.AppendRule
-			if rule == "both" {
-				rules = []model.AppendRule{model.PerBatch, model.PerAppend}
-			} else {
-				r, err := model.ParseRule(rule)
-				if err != nil {
-					return usageErr("--rule: %v (or both)", err)
-				}
-				rules = []model.AppendRule{r}
-			}
-			alpha, err := parseAlphabet(alphabet)
-			if err != nil {
-				return err
-			}
-			o := props.ProveOptions{Alphabet: alpha, MaxAppend: maxAppend, MaxStates: maxStates, Restarts: restarts, Recovers: recovers, ModelPath: modelPath}
-			if o.Intervals, err = parseInt64s("--intervals", intervals); err != nil {
-				return err
-			}
-			if o.Segments, err = parseInt64s("--segments", segments); err != nil {
-				return err
-			}
-			if o.IndexBytes, err = parseInt64s("--index-bytes", indexBytes); err != nil {
-				return err
-			}
-			if maxStates < 1 {
-				return usageErr("--max-states %d: want at least 1", maxStates)
-			}
-			if err := o.Validate(); err != nil {
-				return usageErr("%v", err)
-			}
-			var proofs []*props.Proof
-			for _, r := range rules {
-				o.Rule = r
-				// The space was validated above: an error here is the fast path disagreeing
-				// with the model, a kidx bug.
-				pf, err := props.Prove(o)
-				if err != nil {
-					return err
-				}
-				proofs = append(proofs, pf)
-			}
-			if out != "" {
-				if err := writeProofWorkloads(out, proofs); err != nil {
-					return err
-				}
-			}
-			if format == "json" {
-				if err := writeProveJSON(stdout, proofs); err != nil {
-					return err
-				}
-			} else {
-				for i, pf := range proofs {
-					if i > 0 {
-						fmt.Fprintln(stdout)
-					}
-					writeProveText(stdout, pf, out)
-				}
-			}
-			for _, pf := range proofs {
-				for _, r := range pf.Results {
-					if r.Kind == props.Invariant && r.Result != props.Proved {
-						return problemsFound
-					}
-				}
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
-	cmd.Flags().StringVar(&rule, "rule", "both", "append rule: per-batch, per-append or both")
-	cmd.Flags().StringVar(&alphabet, "alphabet", proveAlphabet, "batch sizes (at least 68, the smallest batch)")
-	cmd.Flags().IntVar(&maxAppend, "max-append", 2, "batches per append, 1..3 (appends of 1..k batches)")
-	cmd.Flags().StringVar(&intervals, "intervals", proveIntervals, "index.interval.bytes values")
-	cmd.Flags().StringVar(&segments, "segments", proveSegments, "segment.bytes values")
-	cmd.Flags().StringVar(&indexBytes, "index-bytes", proveIndexBytes, "segment.index.bytes values (small ones make the index fill)")
-	cmd.Flags().BoolVar(&restarts, "restarts", false, "add a clean broker restart to the steps (the byte counter restarts at 0 mid-segment)")
-	cmd.Flags().BoolVar(&recovers, "recovers", false, "add an unclean restart to the steps (LogSegment.recover rebuilds the indexes per batch); decides RecoveryRebuildsSameIndex and RecoverOverflow")
-	cmd.Flags().BoolVar(&modelPath, "model-path", false, "step every state with the model and check every property with its own check (the reference, about 100x slower; docs/proofs.md)")
-	cmd.Flags().Int64Var(&maxStates, "max-states", 20_000_000, "stop a config's exploration past this many states (its open properties are then unknown)")
-	cmd.Flags().StringVar(&format, "format", "text", "output: text or json (docs/proofs.md)")
-	cmd.Flags().StringVar(&out, "out", "", "directory to write each counterexample and witness to as a replayable workload file")
-	cmd.Flags().BoolVar(&parametric, "parametric", false, "prove for every configuration by k-induction with z3 instead (docs/proofs-parametric.md)")
-	cmd.Flags().StringVar(&emitSMT, "emit-smt", "", "with --parametric: write each proof obligation as an SMT-LIB 2 file into DIR")
+	cmd.Flags().StringVar(&o.rule, "rule", "both", "append rule: per-batch, per-append or both")
+	cmd.Flags().StringVar(&o.alphabet, "alphabet", proveAlphabet, "batch sizes (at least 68, the smallest batch)")
+	cmd.Flags().IntVar(&o.maxAppend, "max-append", 2, "batches per append, 1..3 (appends of 1..k batches)")
+	cmd.Flags().StringVar(&o.intervals, "intervals", proveIntervals, "index.interval.bytes values")
+	cmd.Flags().StringVar(&o.segments, "segments", proveSegments, "segment.bytes values")
+	cmd.Flags().StringVar(&o.indexBytes, "index-bytes", proveIndexBytes, "segment.index.bytes values (small ones make the index fill)")
+	cmd.Flags().BoolVar(&o.restarts, "restarts", false, "add a clean broker restart to the steps (the byte counter restarts at 0 mid-segment)")
+	cmd.Flags().BoolVar(&o.recovers, "recovers", false, "add an unclean restart to the steps (LogSegment.recover rebuilds the indexes per batch); decides RecoveryRebuildsSameIndex and RecoverOverflow")
+	cmd.Flags().BoolVar(&o.modelPath, "model-path", false, "step every state with the model and check every property with its own check (the reference, about 100x slower; docs/proofs.md)")
+	cmd.Flags().Int64Var(&o.maxStates, "max-states", 20_000_000, "stop a config's exploration past this many states (its open properties are then unknown)")
+	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json (docs/proofs.md)")
+	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample and witness to as a replayable workload file")
+	cmd.Flags().BoolVar(&o.parametric, "parametric", false, "prove for every configuration by k-induction with z3 instead (docs/proofs-parametric.md)")
+	cmd.Flags().StringVar(&o.emitSMT, "emit-smt", "", "with --parametric: write each proof obligation as an SMT-LIB 2 file into DIR")
 	return cmd
+}
+
+// explicitSpaceFlags bound the explicit-state space: the parametric proofs take none of them.
+// In this order the first one given is named.
+var explicitSpaceFlags = []string{"rule", "alphabet", "max-append", "intervals", "segments", "index-bytes", "restarts", "recovers", "max-states", "out", "model-path"}
+
+func (o *proveOptions) Complete(cmd *cobra.Command, _ []string) error {
+	for _, f := range explicitSpaceFlags {
+		if cmd.Flags().Changed(f) {
+			o.spaceFlag = f
+			break
+		}
+	}
+	return nil
+}
+
+func (o *proveOptions) Validate() error {
+	if err := formatFlag(o.format, "text", "json"); err != nil {
+		return err
+	}
+	if o.parametricAsked() {
+		if o.spaceFlag != "" {
+			return usageErr("--%s bounds the explicit-state space: the parametric proofs cover every value (drop --%s)", o.spaceFlag, o.spaceFlag)
+		}
+		return nil
+	}
+	var err error
+	if o.rules, err = parseProveRules(o.rule); err != nil {
+		return err
+	}
+	alpha, err := parseAlphabet(o.alphabet)
+	if err != nil {
+		return err
+	}
+	o.space = props.ProveOptions{Alphabet: alpha, MaxAppend: o.maxAppend, MaxStates: o.maxStates, Restarts: o.restarts, Recovers: o.recovers, ModelPath: o.modelPath}
+	if o.space.Intervals, err = parseInt64s("--intervals", o.intervals); err != nil {
+		return err
+	}
+	if o.space.Segments, err = parseInt64s("--segments", o.segments); err != nil {
+		return err
+	}
+	if o.space.IndexBytes, err = parseInt64s("--index-bytes", o.indexBytes); err != nil {
+		return err
+	}
+	if o.maxStates < 1 {
+		return usageErr("--max-states %d: want at least 1", o.maxStates)
+	}
+	if err := o.space.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
+// parametricAsked reports whether the parametric proofs are asked for (--emit-smt implies
+// --parametric).
+func (o *proveOptions) parametricAsked() bool { return o.parametric || o.emitSMT != "" }
+
+// parseProveRules is --rule: one rule, or both.
+func parseProveRules(rule string) ([]model.AppendRule, error) {
+	if rule == "both" {
+		return []model.AppendRule{model.PerBatch, model.PerAppend}, nil
+	}
+	r, err := model.ParseRule(rule)
+	if err != nil {
+		return nil, usageErr("--rule: %v (or both)", err)
+	}
+	return []model.AppendRule{r}, nil
+}
+
+func (o *proveOptions) Run(stdout, _ io.Writer) error {
+	if o.parametricAsked() {
+		return o.runParametric(stdout)
+	}
+	proofs, err := o.prove()
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := writeProofWorkloads(o.out, proofs); err != nil {
+			return err
+		}
+	}
+	if err := renderProve(stdout, o.format, proofs, o.out); err != nil {
+		return err
+	}
+	for _, pf := range proofs {
+		for _, r := range pf.Results {
+			if r.Kind == props.Invariant && r.Result != props.Proved {
+				return problemsFound
+			}
+		}
+	}
+	return nil
+}
+
+// prove explores the space once per rule.
+func (o *proveOptions) prove() ([]*props.Proof, error) {
+	var proofs []*props.Proof
+	space := o.space
+	for _, r := range o.rules {
+		space.Rule = r
+		// The space was validated: an error here is the fast path disagreeing with the
+		// model, a kidx bug.
+		pf, err := props.Prove(space)
+		if err != nil {
+			return nil, err
+		}
+		proofs = append(proofs, pf)
+	}
+	return proofs, nil
+}
+
+// renderProve writes the proofs: docs/proofs.md's JSON, or each rule's report in words.
+func renderProve(w io.Writer, format string, proofs []*props.Proof, out string) error {
+	if format == "json" {
+		return writeProveJSON(w, proofs)
+	}
+	for i, pf := range proofs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeProveText(w, pf, out)
+	}
+	return nil
 }
 
 func parseInt64s(flag, s string) ([]int64, error) {
@@ -248,7 +300,35 @@ func writeProveJSON(w io.Writer, proofs []*props.Proof) error {
 	return enc.Encode(docs)
 }
 
+// writeProveText writes one rule's proof in words: the space and its assumptions, how the
+// exploration ended, each property's result, the properties left to kidx check, and each
+// counterexample or witness.
 func writeProveText(w io.Writer, pf *props.Proof, out string) {
+	writeProveSpace(w, pf)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "property\tkind\tresult\tsays\t\n")
+	for _, r := range pf.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Property.Name, r.Kind, r.Result, proofSays(r))
+	}
+	tw.Flush()
+	writeNotProved(w, pf)
+	for _, r := range pf.Results {
+		c := r.Counterexample
+		if c == nil {
+			continue
+		}
+		wl, _ := c.Workload.MarshalJSON()
+		fmt.Fprintf(w, "\n%s %s (%s, the shortest): %s\n", strings.ToUpper(r.Result), r.Property.Name, english.Plural(int64(len(c.Workload.Steps)), "step"), c.Explanation)
+		fmt.Fprintf(w, "  workload: %s\n", wl)
+		if out != "" {
+			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", filepath.Join(out, proofFileName(r.Property.Name, pf.Options.Rule)))
+		}
+	}
+}
+
+// writeProveSpace is the head of a proof's text: the space explored, the assumptions, and
+// whether the fixpoint was reached.
+func writeProveSpace(w io.Writer, pf *props.Proof) {
 	o := pf.Options
 	fmt.Fprintf(w, "kidx prove: rule %s, method fixpoint (explicit-state, breadth first)\n", o.Rule)
 	fmt.Fprintf(w, "space: appends of 1..%d batches of %s bytes (the k-th size with k+1 records, timestamps +1 ms per batch),\n",
@@ -281,12 +361,10 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 		fmt.Fprintf(w, "NO fixpoint: stopped at --max-states after %d states, %d transitions, depth %d, %.2f s; nothing below is proved\n\n",
 			pf.States, pf.Transitions, pf.Diameter, pf.Elapsed.Seconds())
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "property\tkind\tresult\tsays\t\n")
-	for _, r := range pf.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Property.Name, r.Kind, r.Result, proofSays(r))
-	}
-	tw.Flush()
+}
+
+// writeNotProved lists the properties the fixpoint does not decide, with why.
+func writeNotProved(w io.Writer, pf *props.Proof) {
 	var skipped []string
 	decided := map[string]bool{}
 	for _, r := range pf.Results {
@@ -300,18 +378,6 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 	fmt.Fprintf(w, "\nnot decided by the fixpoint (kidx check covers them):\n")
 	for _, name := range skipped {
 		fmt.Fprintf(w, "  %s: %s\n", name, props.NotProved[name])
-	}
-	for _, r := range pf.Results {
-		c := r.Counterexample
-		if c == nil {
-			continue
-		}
-		wl, _ := c.Workload.MarshalJSON()
-		fmt.Fprintf(w, "\n%s %s (%s, the shortest): %s\n", strings.ToUpper(r.Result), r.Property.Name, english.Plural(int64(len(c.Workload.Steps)), "step"), c.Explanation)
-		fmt.Fprintf(w, "  workload: %s\n", wl)
-		if out != "" {
-			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", filepath.Join(out, proofFileName(r.Property.Name, o.Rule)))
-		}
 	}
 }
 
@@ -387,61 +453,4 @@ func joinInt64s(vs []int64) string {
 		s[i] = strconv.FormatInt(v, 10)
 	}
 	return strings.Join(s, ", ")
-}
-
-// runParametric is `kidx prove --parametric`: props/smt's k-induction proofs, for every
-// index.interval.bytes, segment.bytes and batch size (docs/proofs-parametric.md). Exit 1 when
-// an invariant is not proved, 2 without z3.
-func runParametric(stdout io.Writer, format, emitDir string) error {
-	rep, err := smt.Prove(context.Background(), smt.Options{})
-	if errors.Is(err, smt.ErrNoZ3) {
-		return usageErr("%v", err)
-	}
-	if err != nil {
-		return err
-	}
-	if emitDir != "" {
-		if _, err := smt.EmitSMT(emitDir, rep); err != nil {
-			return usageErr("--emit-smt: %v", err)
-		}
-	}
-	if format == "json" {
-		type propJSON struct {
-			Name           string              `json:"name"`
-			Kind           string              `json:"kind"`
-			Result         string              `json:"result"`
-			Rules          []string            `json:"rules"`
-			Appends        string              `json:"appends"`
-			Seconds        float64             `json:"seconds"`
-			K              int                 `json:"k"`
-			Says           string              `json:"says"`
-			Counterexample *smt.Counterexample `json:"counterexample"`
-		}
-		// "rule" is "both": one run proves each property for every rule it applies to, which
-		// the property's "rules" lists (docs/proofs-parametric.md).
-		doc := struct {
-			Method     string              `json:"method"`
-			Rule       string              `json:"rule"`
-			Solver     string              `json:"solver"`
-			Ranges     map[string][2]int64 `json:"ranges"`
-			Seconds    float64             `json:"seconds"`
-			Properties []propJSON          `json:"properties"`
-		}{rep.Method, "both", rep.Solver, rep.Ranges, rep.Seconds, []propJSON{}}
-		for _, r := range rep.Properties {
-			doc.Properties = append(doc.Properties, propJSON{r.Name, r.Kind, r.Verdict(), r.Rules, r.Appends, r.Seconds, r.K, r.Says, r.Counterexample})
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
-			return err
-		}
-	} else if err := rep.WriteText(stdout); err != nil {
-		return err
-	}
-	for _, r := range rep.Properties {
-		if r.Kind == "invariant" && r.Result != smt.Proved {
-			return problemsFound
-		}
-	}
-	return nil
 }

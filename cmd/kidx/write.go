@@ -19,13 +19,18 @@ import (
 
 func init() { registerCommand(newWriteCmd) }
 
+// writeOptions is kidx write's flags.
+type writeOptions struct {
+	model             modelFlags
+	workloadPath, dir string
+	format            string
+	force             bool
+
+	workload []byte // Validate: the --workload file, a workload or a recipe
+}
+
 func newWriteCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		mf                modelFlags
-		workloadPath, dir string
-		format            string
-		force             bool
-	)
+	o := &writeOptions{}
 	cmd := &cobra.Command{
 		Use:   "write --workload FILE --dir DIR",
 		Short: "Materialize a workload as a real Kafka log directory (.log, .index, .timeindex)",
@@ -44,47 +49,64 @@ DIR is refused unless --force, which replaces it as a whole (it must hold only s
 as an earlier kidx write left it): the old directory is renamed aside, the new one renamed
 in, the old one removed; between the two renames DIR does not exist.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := formatFlag(format, "text", "json"); err != nil {
-				return err
-			}
-			if workloadPath == "" || dir == "" {
-				return usageErr("write needs --workload FILE and --dir DIR")
-			}
-			data, err := os.ReadFile(workloadPath)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			var res *segment.WriteResult
-			if isRecipe(data) {
-				res, err = writeRecipe(data, workloadPath, dir, &mf, force)
-			} else {
-				res, err = writeWorkload(workloadPath, dir, &mf, stderr, force)
-			}
-			if err != nil {
-				return err
-			}
-			if format == "json" {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
-			}
-			fmt.Fprintf(stdout, "wrote %s to %s, next offset %d\n", english.Plural(int64(len(res.Segments)), "segment"), dir, res.NextOffset)
-			for _, b := range res.Segments {
-				fmt.Fprintf(stdout, "  %s.log\n", segment.FilenamePrefixFromOffset(b))
-			}
-			for _, e := range res.Events {
-				fmt.Fprintf(stdout, "event at step %d: %s: %s\n", e.Step, e.Kind, e.Message)
-			}
-			return nil
-		},
+		RunE: runOptions(o, stdout, stderr),
 	}
-	mf.register(cmd)
-	cmd.Flags().StringVar(&workloadPath, "workload", "", "workload file (docs/contract.md §3) or record-level recipe (kafka-input.json)")
-	cmd.Flags().StringVar(&dir, "dir", "", "directory to write the partition's files into")
-	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty directory of segment files as a whole")
-	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
+	o.model.register(cmd)
+	cmd.Flags().StringVar(&o.workloadPath, "workload", "", "workload file (docs/contract.md §3) or record-level recipe (kafka-input.json)")
+	cmd.Flags().StringVar(&o.dir, "dir", "", "directory to write the partition's files into")
+	cmd.Flags().BoolVar(&o.force, "force", false, "replace a non-empty directory of segment files as a whole")
+	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json")
 	return cmd
+}
+
+// Complete has nothing to derive: the flags are used as given.
+func (o *writeOptions) Complete(*cobra.Command, []string) error { return nil }
+
+func (o *writeOptions) Validate() error {
+	if err := formatFlag(o.format, "text", "json"); err != nil {
+		return err
+	}
+	if o.workloadPath == "" || o.dir == "" {
+		return usageErr("write needs --workload FILE and --dir DIR")
+	}
+	// Read here, not in Complete: a missing flag is reported before an unreadable file.
+	data, err := os.ReadFile(o.workloadPath)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	o.workload = data
+	return nil
+}
+
+func (o *writeOptions) Run(stdout, stderr io.Writer) error {
+	var res *segment.WriteResult
+	var err error
+	if isRecipe(o.workload) {
+		res, err = writeRecipe(o.workload, o.workloadPath, o.dir, &o.model, o.force)
+	} else {
+		res, err = writeWorkload(o.workloadPath, o.dir, &o.model, stderr, o.force)
+	}
+	if err != nil {
+		return err
+	}
+	return renderWrite(stdout, o.format, o.dir, res)
+}
+
+// renderWrite writes what was written: JSON, or the segments and the events in words.
+func renderWrite(w io.Writer, format, dir string, res *segment.WriteResult) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(w, "wrote %s to %s, next offset %d\n", english.Plural(int64(len(res.Segments)), "segment"), dir, res.NextOffset)
+	for _, b := range res.Segments {
+		fmt.Fprintf(w, "  %s.log\n", segment.FilenamePrefixFromOffset(b))
+	}
+	for _, e := range res.Events {
+		fmt.Fprintf(w, "event at step %d: %s: %s\n", e.Step, e.Kind, e.Message)
+	}
+	return nil
 }
 
 // isRecipe tells a kafka-input.json recipe (it has "appends") from a docs/contract.md §3 workload.
