@@ -81,7 +81,7 @@ func TestExplainGoldenVectors(t *testing.T) {
 	}
 }
 
-// writeRestartedSegment's segment (20 one-record batches of 100 bytes, interval 100, a clean
+// segmenttest.WriteRestartedSegment's segment (20 one-record batches of 100 bytes, interval 100, a clean
 // restart before batch 10, timestamps growing by 1): entries at 200, 400, 600, 800, then 1200
 // ... (judge_test.go). By hand: each stretch between entries holds one check point 100 bytes
 // after its anchor and ends 200 bytes after it, so I is in [100, 199]; the stretch from 800

@@ -176,66 +176,106 @@ func (st *abstractStepper) appendLetters(a abstractState, ks []int) stepOutcome 
 	if total > st.segment {
 		return stepOutcome{next: a}
 	}
-	ap := appendStep{st: st, a: a}
-	if ap.maybeRoll(total) {
-		return ap.overflow()
+	var out stepOutcome
+	// overflow: Kafka threw on a full index (an append's entry, or a roll's closing entry):
+	// the log stops.
+	overflow := func() stepOutcome {
+		return stepOutcome{next: abstractState{stopped: true}, fails: out.fails | failOverflowQuestion | failMidAppendOverflow}
 	}
-	// prev is the unit before this one in the segment (ScanBound's bound adds it).
-	ap.prev = ap.a.lastUnit
-	threw := false
-	if st.rule == model.PerBatch {
-		threw = ap.perBatch(ks)
-	} else {
-		threw = ap.perAppend(ks, total)
-	}
-	if threw {
-		return ap.overflow()
-	}
-	if ap.entryAdded && st.interval >= st.segment {
-		ap.out.fails |= failEmptyAbove
-	}
-	ap.out.fails |= st.endFails(ap.a)
-	ap.out.next = ap.a
-	return ap.out
-}
-
-// appendStep is one append in progress: the state it changes, the verdicts so far, the unit
-// before the one being appended, and whether it added an index entry.
-type appendStep struct {
-	st         *abstractStepper
-	a          abstractState
-	out        stepOutcome
-	prev       int64
-	entryAdded bool
-}
-
-// overflow: Kafka threw on a full index (an append's entry, or a roll's closing entry): the
-// log stops.
-func (ap *appendStep) overflow() stepOutcome {
-	return stepOutcome{next: abstractState{stopped: true}, fails: ap.out.fails | failOverflowQuestion | failMidAppendOverflow}
-}
-
-// maybeRoll is LogSegment.shouldRoll (docs/kafka.md §8), in Kafka's order: size >
-// segment.bytes - append, then offsetIndex.isFull (entries >= maxEntries), then
-// timeIndex.isFull (entries >= maxEntries - 1, its last slot reserved for the closing entry).
-// It reports whether the roll threw.
-func (ap *appendStep) maybeRoll(total int64) (threw bool) {
-	st, a := ap.st, ap.a
+	// LogSegment.shouldRoll (docs/kafka.md §8), in Kafka's order: size > segment.bytes -
+	// append, then offsetIndex.isFull (entries >= maxEntries), then timeIndex.isFull
+	// (entries >= maxEntries - 1, its last slot reserved for the closing entry).
 	offsetFull := st.boundedSlots && a.freeSlots <= 0
 	timeFull := st.boundedTimeSlots && a.freeTimeSlots <= 0
 	if roll := a.size > st.segment-total; roll || offsetFull || timeFull {
 		if a.size > 0 && !roll {
-			ap.out.fails |= failIndexFullRoll
+			out.fails |= failIndexFullRoll
 		}
 		if a.size > 0 && a.timePending && st.boundedTimeSlots && a.freeTimeSlots < 0 {
 			// LocalLog.roll: the closing maybeAppend (skipFullCheck) past the last slot throws.
-			return true
+			return overflow()
 		}
 		// The old segment's closing entry uses the reserved slot; it was checked when that
 		// state was reached (a workload can end there), so only the fresh segment goes on.
-		ap.a = st.fresh
+		a = st.fresh
 	}
-	return false
+	// prev is the unit before this one in the segment (ScanBound's bound adds it).
+	prev := a.lastUnit
+	entryAdded := false
+	// indexCheck is LogSegment.append's index check, under either rule: due when the counter
+	// is past the interval (strict >, before the increment); then Segment.addIndexEntry:
+	// offsetIndex.append throws on a full index, then timeIndex.maybeAppend (not
+	// skipFullCheck) throws on a full one even if it would not append; the timestamp is always
+	// new here (timestamps increase by batch), so it appends. threw: Kafka threw, the log
+	// stops (the segment rolled back). An entry resets the counter and the bytes since it.
+	indexCheck := func() (due, threw bool) {
+		if a.counter <= st.interval {
+			return false, false
+		}
+		if st.boundedSlots && a.freeSlots <= 0 || st.boundedTimeSlots && a.freeTimeSlots <= 0 {
+			return true, true
+		}
+		if st.boundedSlots {
+			a.freeSlots--
+		}
+		if st.boundedTimeSlots {
+			a.freeTimeSlots--
+		}
+		a.timePending = false
+		entryAdded = true
+		if a.counter == 0 {
+			out.fails |= failFirstBatch // a first batch after a reset indexed
+		}
+		if a.sinceEntry == 0 {
+			out.fails |= failStrictlyIncreasing // an entry at the previous one's position
+		}
+		a.counter, a.sinceEntry = 0, 0
+		return true, false
+	}
+	if st.rule == model.PerBatch {
+		// KAFKA-806: per batch, the max timestamp first, then the check (strict >, before the
+		// increment), then the batch's size; the entry names the batch's last offset at its
+		// start.
+		for _, k := range ks {
+			b := st.sizes[k]
+			a.timePending = true
+			pre := a
+			due, threw := indexCheck()
+			if threw {
+				return overflow()
+			}
+			// ScanBound: the batch's offsets below an entry naming its last one start at the
+			// previous entry (or byte 0); bound min(I + the batch before, S). An offset named
+			// by the new entry starts at the batch itself.
+			if (!due || st.records[k] > 1) && !a.midReset && since(pre) > min(st.interval+prev, st.segment) {
+				out.fails |= failScanBound
+			}
+			if since(pre) < 0 {
+				out.fails |= failLookupHits
+			}
+			// The rebuild indexes a batch exactly where the live rule does, or the indexes
+			// part (the same entry: this batch's last offset at its start).
+			if rebuilt := st.rebuildBatch(&a, b); st.recovers && !a.rOverflow && rebuilt != due {
+				a.sameIndex = false
+			}
+			a.counter += b
+			a.size += b
+			if a.sinceEntry >= 0 {
+				a.sinceEntry += b
+			}
+			prev = b
+			a.lastUnit = b
+		}
+		a.batches = uint8(min(int(a.batches)+len(ks), 2))
+	} else if threw := st.appendPerAppend(&a, ks, total, prev, &out, indexCheck); threw {
+		return overflow()
+	}
+	if entryAdded && st.interval >= st.segment {
+		out.fails |= failEmptyAbove
+	}
+	out.fails |= st.endFails(a)
+	out.next = a
+	return out
 }
 
 // since is where a lookup of an offset not named by a new entry starts: the last entry's
@@ -247,106 +287,36 @@ func since(a abstractState) int64 {
 	return a.sinceEntry
 }
 
-// indexCheck is LogSegment.append's index check, under either rule: due when the counter is
-// past the interval (strict >, before the increment); then Segment.addIndexEntry:
-// offsetIndex.append throws on a full index, then timeIndex.maybeAppend (not skipFullCheck)
-// throws on a full one even if it would not append; the timestamp is always new here
-// (timestamps increase by batch), so it appends. threw: Kafka threw, the log stops (the
-// segment rolled back). An entry resets the counter and the bytes since it.
-func (ap *appendStep) indexCheck() (due, threw bool) {
-	st, a := ap.st, &ap.a
-	if a.counter <= st.interval {
-		return false, false
-	}
-	if st.boundedSlots && a.freeSlots <= 0 || st.boundedTimeSlots && a.freeTimeSlots <= 0 {
-		return true, true
-	}
-	if st.boundedSlots {
-		a.freeSlots--
-	}
-	if st.boundedTimeSlots {
-		a.freeTimeSlots--
-	}
-	a.timePending = false
-	ap.entryAdded = true
-	if a.counter == 0 {
-		ap.out.fails |= failFirstBatch // a first batch after a reset indexed
-	}
-	if a.sinceEntry == 0 {
-		ap.out.fails |= failStrictlyIncreasing // an entry at the previous one's position
-	}
-	a.counter, a.sinceEntry = 0, 0
-	return true, false
-}
-
-// perBatch is KAFKA-806: per batch, the max timestamp first, then the check (strict >,
-// before the increment), then the batch's size; the entry names the batch's last offset at
-// its start.
-func (ap *appendStep) perBatch(ks []int) (threw bool) {
-	st, a := ap.st, &ap.a
-	for _, k := range ks {
-		b := st.sizes[k]
-		a.timePending = true
-		pre := *a
-		due, threw := ap.indexCheck()
-		if threw {
-			return true
-		}
-		// ScanBound: the batch's offsets below an entry naming its last one start at the
-		// previous entry (or byte 0); bound min(I + the batch before, S). An offset named by
-		// the new entry starts at the batch itself.
-		if (!due || st.records[k] > 1) && !a.midReset && since(pre) > min(st.interval+ap.prev, st.segment) {
-			ap.out.fails |= failScanBound
-		}
-		if since(pre) < 0 {
-			ap.out.fails |= failLookupHits
-		}
-		// The rebuild indexes a batch exactly where the live rule does, or the indexes part
-		// (the same entry: this batch's last offset at its start).
-		if rebuilt := st.rebuildBatch(a, b); st.recovers && !a.rOverflow && rebuilt != due {
-			a.sameIndex = false
-		}
-		a.counter += b
-		a.size += b
-		if a.sinceEntry >= 0 {
-			a.sinceEntry += b
-		}
-		ap.prev = b
-		a.lastUnit = b
-	}
-	a.batches = uint8(min(int(a.batches)+len(ks), 2))
-	return false
-}
-
-// perAppend is 3.7-4.0.0: one check per append, the entry names the append's last offset at
-// the append's start (LogSegment.append before KAFKA-806).
-func (ap *appendStep) perAppend(ks []int, total int64) (threw bool) {
-	st, a := ap.st, &ap.a
+// appendPerAppend is appendLetters' LogSegment.append under 3.7-4.0.0: one check per append,
+// the entry names the append's last offset at the append's start (before KAFKA-806). a is the
+// state after shouldRoll, prev the unit before this append; threw: indexCheck threw.
+func (st *abstractStepper) appendPerAppend(a *abstractState, ks []int, total, prev int64, out *stepOutcome, indexCheck func() (due, threw bool)) (threw bool) {
 	a.timePending = true
 	pre := *a
-	due, threw := ap.indexCheck()
+	due, threw := indexCheck()
 	if threw {
 		return true
 	}
 	if due && len(ks) > 1 {
-		// The entry names the append's last offset at its first batch, which ends earlier:
-		// DumpLogSegments' mismatch (a question under per-append).
-		ap.out.fails |= failEntriesAtBoundaries
+		// The entry names the append's last offset at its first batch, which ends
+		// earlier: DumpLogSegments' mismatch (a question under per-append).
+		out.fails |= failEntriesAtBoundaries
 	}
-	// ScanBound, per append: an offset below the append's last one starts at the previous
-	// entry; each batch's bound is min(I + the append before + bytes into this one, S).
+	// ScanBound, per append: an offset below the append's last one starts at the
+	// previous entry; each batch's bound is min(I + the append before + bytes into this
+	// one, S).
 	if !a.midReset {
 		var off int64
 		for j, k := range ks {
 			floored := !due || j < len(ks)-1 || st.records[k] > 1
-			if floored && since(pre)+off > min(st.interval+ap.prev+off, st.segment) {
-				ap.out.fails |= failScanBound
+			if floored && since(pre)+off > min(st.interval+prev+off, st.segment) {
+				out.fails |= failScanBound
 			}
 			off += st.sizes[k]
 		}
 	}
-	// The rebuild checks every batch; the live entry (the append's last offset at its first
-	// batch) equals the rebuild's there only for a one-batch append.
+	// The rebuild checks every batch; the live entry (the append's last offset at its
+	// first batch) equals the rebuild's there only for a one-batch append.
 	for j, k := range ks {
 		rebuilt := st.rebuildBatch(a, st.sizes[k])
 		live := due && j == 0
