@@ -157,7 +157,7 @@ func (d *Disagreement) String() string {
 func Dirs(paths []string, opts Options) ([]PartitionExplanation, error) {
 	var out []PartitionExplanation
 	for _, path := range paths {
-		scan, err := logdir.ScanDir(path)
+		scan, err := logdir.ScanLogDir(path)
 		if err != nil {
 			return nil, err
 		}

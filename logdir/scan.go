@@ -106,6 +106,38 @@ type DirScan struct {
 	Findings   []Finding    // unreadable entries, stray and transitional files: reported, never fatal
 }
 
+// HoldsKafka reports whether the scan found a partition directory or a file or directory of a
+// Kafka log directory (meta.properties, a checkpoint, a -delete directory...): a directory
+// holding none of them is no log directory, and judging it would say nothing.
+func (ds *DirScan) HoldsKafka() bool {
+	if len(ds.Partitions) > 0 {
+		return true
+	}
+	for _, f := range ds.RootFiles {
+		if f.Role != RoleUnknown {
+			return true
+		}
+	}
+	return false
+}
+
+// NotLogDirError is a directory that holds no Kafka log directory or partition.
+type NotLogDirError struct{ Path string }
+
+func (e *NotLogDirError) Error() string {
+	return e.Path + ": no Kafka log directory or partition here: a log.dirs entry holds meta.properties, the checkpoint files and <topic>-<partition> directories; a partition directory holds segment files (<20-digit base offset>.log)"
+}
+
+// ScanLogDir is ScanDir for a path that must be Kafka's: a *NotLogDirError when it holds
+// neither a partition nor a log directory's files.
+func ScanLogDir(path string) (*DirScan, error) {
+	ds, err := ScanDir(path)
+	if err == nil && !ds.HoldsKafka() {
+		return nil, &NotLogDirError{Path: path}
+	}
+	return ds, err
+}
+
 // specialPartitionDir parses "topic-p.<uuid>-<suffix>" (UnifiedLog.logDeleteDirName,
 // logFutureDirName, logStrayDirName): the partition the directory belongs to and the suffix.
 func specialPartitionDir(name string) (topic string, partition int, suffix string, ok bool) {

@@ -108,7 +108,7 @@ func (r *VerifyReport) add(f Finding) { r.Findings = append(r.Findings, f) }
 // Verify checks files, segment sets (any of .log/.index/.timeindex names the set) and
 // directories (a partition or a whole log directory). Every file is opened O_RDONLY. Problems
 // in the data are findings; the error is only for paths that do not exist or cannot be
-// listed.
+// listed, and for a directory that holds nothing of Kafka's (a *NotLogDirError).
 func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 5242880
@@ -126,7 +126,7 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 			return nil, err
 		}
 		if st.IsDir() {
-			ds, err := ScanDir(p)
+			ds, err := ScanLogDir(p)
 			if err != nil {
 				return nil, err
 			}

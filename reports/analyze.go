@@ -138,7 +138,7 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 		a.HeaderReadsFor = "before 4.1"
 	}
 	for _, dir := range dirs {
-		ds, err := logdir.ScanDir(dir)
+		ds, err := logdir.ScanLogDir(dir)
 		if err != nil {
 			return nil, err
 		}

@@ -79,7 +79,7 @@ func ReplayLogDir(dir, topic string, partition int, opts ReplayOptions) (*LogDir
 
 // pickPartition scans dir and returns the partition to replay.
 func pickPartition(dir, topic string, partition int) (*logdir.PartitionDir, error) {
-	scan, err := logdir.ScanDir(dir)
+	scan, err := logdir.ScanLogDir(dir)
 	if err != nil {
 		return nil, err
 	}
