@@ -166,16 +166,3 @@ func timeSanityMsg(err error) string {
 	}
 	return err.Error()
 }
-
-// readRecoveryPoints reads a recovery-point-offset-checkpoint into "topic-p" -> offset.
-func readRecoveryPoints(path string) (map[string]int64, error) {
-	entries, err := segment.ReadOffsetCheckpoint(path)
-	if err != nil {
-		return nil, err
-	}
-	m := make(map[string]int64, len(entries))
-	for _, e := range entries {
-		m[fmt.Sprintf("%s-%d", e.Topic, e.Partition)] = e.Offset
-	}
-	return m, nil
-}

@@ -116,6 +116,7 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{},
 		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
 		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
+	cps := NewCheckpoints()
 	// Files named one by one are grouped into their partition directories.
 	loose := map[string]*PartitionDir{}
 	var order []string
@@ -132,12 +133,11 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 			}
 			r.Findings = append(r.Findings, ds.Findings...)
 			verifyStateFiles(r, ds.RootFiles)
-			points := RecoveryPoints(ds)
 			for i := range ds.Partitions {
 				pd := &ds.Partitions[i]
 				if key := segment.KafkaPath(pd.Path); !seen[key] {
 					seen[key] = true
-					verifyPartition(r, pd, points, opts)
+					verifyPartition(r, pd, cps, opts)
 				}
 			}
 			continue
@@ -165,16 +165,16 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 	return r, nil
 }
 
-// VerifyPartition verifies one scanned partition directory; points are the log directory's
-// recovery points (RecoveryPoints), or nil.
-func VerifyPartition(pd *PartitionDir, points map[string]int64, opts VerifyOptions) *VerifyReport {
+// VerifyPartition verifies one scanned partition directory; cps reads its log directory's
+// checkpoints (nil: none are read).
+func VerifyPartition(pd *PartitionDir, cps *Checkpoints, opts VerifyOptions) *VerifyReport {
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 5242880
 	}
 	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{},
 		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
 		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
-	verifyPartition(r, pd, points, opts)
+	verifyPartition(r, pd, cps, opts)
 	return r
 }
 
@@ -216,10 +216,11 @@ type partitionCtx struct {
 	interval      int64
 	intervalKnown bool
 	snapshots     []snapshotMark
-	recoveryPoint *int64
+	recoveryPoint *int64 // recovery-point-offset-checkpoint's (nil: none)
+	cleanerOffset *int64 // cleaner-offset-checkpoint's (nil: none)
 }
 
-func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64, opts VerifyOptions) {
+func verifyPartition(r *VerifyReport, pd *PartitionDir, cps *Checkpoints, opts VerifyOptions) {
 	pv := PartitionVerdict{Path: pd.Path, Topic: pd.Topic, State: pd.State, Segments: []SegmentVerdict{}, Files: map[Role]int{}}
 	for _, f := range pd.Files {
 		pv.Files[f.Role]++
@@ -242,10 +243,13 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, points map[string]int64,
 		}
 	}
 	sort.Slice(ctx.snapshots, func(i, j int) bool { return ctx.snapshots[i].offset < ctx.snapshots[j].offset })
-	if pd.Topic != "" && points != nil {
-		if v, ok := points[fmt.Sprintf("%s-%d", pd.Topic, pd.Partition)]; ok {
+	if dc := cps.Of(pd); dc != nil {
+		if v, ok := lookup(dc.RecoveryPoints, pd); ok {
 			ctx.recoveryPoint = &v
 			pv.RecoveryPoint = &v
+		}
+		if v, ok := lookup(dc.CleanerOffsets, pd); ok {
+			ctx.cleanerOffset = &v
 		}
 	}
 	logSegs := pd.LogSegments()
@@ -317,21 +321,6 @@ func intervalBound(pd *PartitionDir) (int64, bool) {
 		x.Close()
 	}
 	return bound, ok
-}
-
-// RecoveryPoints reads the log directory's recovery-point-offset-checkpoint ("topic-p" ->
-// offset), nil when there is none.
-// For a single partition directory, the checkpoint is its parent's (the log directory's).
-func RecoveryPoints(ds *DirScan) map[string]int64 {
-	path := filepath.Join(ds.Root, "recovery-point-offset-checkpoint")
-	if len(ds.Partitions) == 1 && ds.Partitions[0].Path == ds.Root {
-		path = filepath.Join(filepath.Dir(ds.Root), "recovery-point-offset-checkpoint")
-	}
-	m, err := readRecoveryPoints(path)
-	if err != nil {
-		return nil
-	}
-	return m
 }
 
 // plural writes "1 segment", "2 segments", "1 batch", "3 batches", "2 entries".

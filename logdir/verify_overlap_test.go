@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kidx/internal/segmenttest"
+	"kidx/internal/testfiles"
 	"kidx/segment"
 )
 
@@ -92,4 +93,97 @@ func TestVerifyAcceptsGapsBetweenSegments(t *testing.T) {
 			t.Fatalf("a gap reported as an overlap: %+v", f)
 		}
 	}
+}
+
+// Issue 22, item 7: lestfeed's __consumer_offsets-25 holds the log cleaner's output (segment
+// 0) beside the segment it was cleaned from (63), which the swap would have deleted; verify
+// must say what the files show, not "files of two logs mixed". Built by hand: segment 63 of
+// five one-record batches of 100 bytes (offsets 63-67), and a segment 0 holding byte-for-byte
+// copies of two of them (64 and 66: the cleaner keeps a batch whole when it retains all its
+// records, and skips offsets), with cleaner-offset-checkpoint at 68 in the log directory.
+func TestVerifyOverlapOfCleanedSegmentAndItsSource(t *testing.T) {
+	logDir := t.TempDir()
+	part := filepath.Join(logDir, "t-0")
+	cfg := segment.DefaultConfig()
+	l, err := segment.CreateLog(part, cfg, segment.PerBatch, 63)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 5; i++ {
+		b, err := segment.BuildSizedBatch(63+i, 1, 100, 1700000000000+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(part, segment.FilenamePrefixFromOffset(63)+segment.LogSuffix))
+	if err != nil || len(src) != 500 {
+		t.Fatalf("source segment: %d bytes, %v", len(src), err)
+	}
+	cleaned := append(append([]byte(nil), src[100:200]...), src[300:400]...) // offsets 64 and 66
+	stem := filepath.Join(part, segment.FilenamePrefixFromOffset(0))
+	testfiles.MustWrite(t, stem+segment.LogSuffix, cleaned)
+	testfiles.MustWrite(t, stem+segment.IndexSuffix, nil)
+	testfiles.MustWrite(t, stem+segment.TimeIndexSuffix, nil)
+	overlapOf := func(t *testing.T) Finding {
+		t.Helper()
+		r, err := Verify([]string{logDir}, VerifyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range r.Findings {
+			if f.Check == CheckSegmentOverlap {
+				return f
+			}
+		}
+		t.Fatalf("no segment-overlap finding: %+v", r.Findings)
+		return Finding{}
+	}
+
+	t.Run("with-cleaner-checkpoint", func(t *testing.T) {
+		testfiles.MustWrite(t, filepath.Join(logDir, segment.CleanerOffsetCheckpointName), []byte("0\n1\nt 0 68\n"))
+		f := overlapOf(t)
+		for _, want := range []string{
+			"the batch at byte 0 holds offsets 64 to 64, and the next segment 00000000000000000063.log starts at offset 63",
+			"The files show a log cleaner's output next to the segment it was cleaned from",
+			"each of this segment's 2 batches from offset 64 up to 67 (the last offset 00000000000000000063.log holds) has the offsets of a batch of 00000000000000000063.log and its CRC: copies",
+			"this segment skips offsets twice",
+			"cleaner-offset-checkpoint says the cleaner has cleaned this partition below offset 68",
+			"lookups of offsets 63 to 67 read 00000000000000000063.log, the uncleaned source",
+			"the swap would have deleted 00000000000000000063.log",
+		} {
+			if !strings.Contains(f.Message, want) {
+				t.Errorf("finding %q\nlacks %q", f.Message, want)
+			}
+		}
+		if strings.Contains(f.Message, "two logs mixed") || f.Severity != SeverityError {
+			t.Errorf("finding: %+v", f)
+		}
+	})
+	// The same copies, but nothing of the cleaner's: offsets skipped still are compaction's
+	// mark, so the diagnosis holds without the checkpoint.
+	t.Run("gaps-alone", func(t *testing.T) {
+		if err := os.Remove(filepath.Join(logDir, segment.CleanerOffsetCheckpointName)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if f := overlapOf(t); !strings.Contains(f.Message, "a log cleaner's output") || strings.Contains(f.Message, "cleaner-offset-checkpoint") {
+			t.Errorf("finding %q", f.Message)
+		}
+	})
+	// A batch whose offsets the source does not hold at all: no copy, so files of two logs.
+	t.Run("not-a-copy", func(t *testing.T) {
+		other, err := segment.BuildSizedBatch(64, 2, 100, 1700000000000) // offsets 64-65: no batch of 63's
+		if err != nil {
+			t.Fatal(err)
+		}
+		testfiles.MustWrite(t, stem+segment.LogSuffix, other)
+		if f := overlapOf(t); !strings.Contains(f.Message, "files of two logs mixed") || strings.Contains(f.Message, "cleaner") {
+			t.Errorf("finding %q", f.Message)
+		}
+	})
 }

@@ -58,7 +58,8 @@ type segmentWalk struct {
 	verdict      *SegmentVerdict
 	nextBase     int64 // the next segment's base offset (-1: this is the newest)
 	nextLog      string
-	overlapSeen  bool // the first batch past nextBase was reported
+	overlap      *overlap // the batches at or past nextBase, for the finding the walk's end writes
+	compaction   compactionMarks
 }
 
 // An obsGroup gathers the observations of one kind (check, file, allowed eras, rule): a
@@ -246,6 +247,7 @@ func (w *segmentWalk) walk() {
 		}
 		w.checkBatch(b, first, prevLast)
 		w.checkNextBase(b, first, last)
+		w.compaction.batch(b, first, prevLast)
 		prevLast = max(prevLast, last)
 		w.resolvePending(b, last)
 		slot := w.entriesAt(b, first, last)
@@ -270,6 +272,7 @@ func (w *segmentWalk) walk() {
 		w.visitor.End(w.seg, res)
 	}
 	w.endOfLog(res)
+	w.reportOverlap()
 }
 
 // HeaderWindow is what one read fetches when only headers are wanted: a page, so that small
@@ -329,18 +332,13 @@ func (w *segmentWalk) checkBatch(b segment.BatchInfo, first, prevLast int64) {
 // offset above this segment's last offset + 1 (compaction, deletion, an empty segment) is
 // not an overlap.
 func (w *segmentWalk) checkNextBase(b segment.BatchInfo, first, last int64) {
-	if w.nextBase < 0 || last < w.nextBase || w.overlapSeen {
+	if w.nextBase < 0 || last < w.nextBase {
 		return
 	}
-	w.overlapSeen = true
-	next := segment.FilenamePrefixFromOffset(w.nextBase) + segment.LogSuffix
-	if w.nextLog != "" {
-		next = filepath.Base(w.nextLog)
+	if w.overlap == nil {
+		w.overlap = &overlap{pos: b.Position, first: first, last: last}
 	}
-	w.r.add(Finding{File: w.sf.Log, Pos: b.Position, Severity: SeverityError, Check: CheckSegmentOverlap,
-		Message: fmt.Sprintf("the batch at byte %d holds offsets %d to %d, and the next segment %s starts at offset %d: the two segments overlap (Kafka finds an offset in the segment with the greatest base offset not above it, LogSegments.floorSegment, so %s shadows these offsets; a broker rolls only above every offset it holds, so these are files of two logs mixed)",
-			b.Position, first, last, next, w.nextBase, next),
-		Expected: fmt.Sprintf("every offset below %d, the base offset of %s", w.nextBase, next)})
+	w.overlap.add(b, first, last)
 }
 
 // endOfLog reports how the walk ended and the entries left past the last batch.

@@ -137,6 +137,7 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 	if opts.HeaderReads != nil && !opts.HeaderReads.HeaderReadsPastHit {
 		a.HeaderReadsFor = "before 4.1"
 	}
+	cps := logdir.NewCheckpoints()
 	for _, dir := range dirs {
 		ds, err := logdir.ScanLogDir(dir)
 		if err != nil {
@@ -155,9 +156,8 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 				a.Problems++
 			}
 		}
-		points := logdir.RecoveryPoints(ds)
 		for i := range ds.Partitions {
-			pr := analyzePartition(&ds.Partitions[i], owned[i], points, opts)
+			pr := analyzePartition(&ds.Partitions[i], owned[i], cps, opts)
 			a.Analyzed++
 			a.Problems += pr.Problems
 			a.Maps += pr.Maps
@@ -212,7 +212,7 @@ func owningPartition(ps []logdir.PartitionDir, file string) int {
 	return -1
 }
 
-func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, points map[string]int64, opts AnalyzeOptions) *PartitionReport {
+func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *logdir.Checkpoints, opts AnalyzeOptions) *PartitionReport {
 	logSegs := pd.LogSegments()
 	pr := &PartitionReport{Path: pd.Path, Topic: pd.Topic, Partition: pd.Partition, Segments: len(logSegs),
 		Maps: 2 * int64(len(logSegs)), Findings: append([]logdir.Finding{}, scanned...)}
@@ -255,7 +255,7 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, points 
 		walks = append(walks, walked{sf, cw})
 		return cw
 	}
-	report := logdir.VerifyPartition(pd, points, judge)
+	report := logdir.VerifyPartition(pd, cps, judge)
 	pr.Findings = append(pr.Findings, report.Findings...)
 	if len(report.Partitions) == 1 {
 		pv := report.Partitions[0]

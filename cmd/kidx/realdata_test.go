@@ -173,6 +173,18 @@ func judgeVerify(name, dir string, doc verifyDoc, code int) []string {
 	if len(others) > 0 {
 		wrong = append(wrong, fmt.Sprintf("%d problems not about %v:%s", len(others), damage, listFindings(others)))
 	}
+	// "the most useful explanation says what the files show (a cleaned segment next to the
+	// segment it was cleaned from)" (../shared/realdata/README.md).
+	if src, ok := realdata.CleanedBesideSource[name]; ok {
+		said := false
+		for _, f := range probs {
+			said = said || strings.Contains(f.Message, "a log cleaner's output next to the segment it was cleaned from") &&
+				strings.Contains(f.Message, fmt.Sprintf("the swap would have deleted %020d.log", src))
+		}
+		if !said {
+			wrong = append(wrong, fmt.Sprintf("no finding says the files are a cleaned segment beside its source %020d.log:%s", src, listFindings(probs)))
+		}
+	}
 	return wrong
 }
 

@@ -152,9 +152,6 @@ const (
 	GapReplay = "replay"
 	// GapAnalyzeAdvice: analyze gives advice derived from an index that does not exist.
 	GapAnalyzeAdvice = "analyze-advice"
-	// GapOverlapDiagnosis: verify reports the overlap, but as "files of two logs mixed", not as
-	// a cleaned segment beside its source.
-	GapOverlapDiagnosis = "overlap-diagnosis"
 )
 
 // Gaps is every known gap, by partition directory and answer.
@@ -163,16 +160,12 @@ var Gaps = map[string]map[string]Gap{
 		GapExplain: {25, "segment 0 is the log cleaner's output: explain does not model the cleaner, applies " +
 			"another segment's restart to it and reports it NOT reproduced"},
 		GapReplay: {27, "the replay stops at the overlap (exit 2) with a replay-step message that names no file"},
-		GapOverlapDiagnosis: {22, `verify says "files of two logs mixed", not a cleaned segment beside the ` +
-			"segment it was cleaned from"},
 	},
 	K40 + "/__consumer_offsets-45": {
 		GapExplain: {25, "segment 0 is the log cleaner's output (as in -25); segment 507's six restarts that " +
 			"the time index marks fall in one stretch between entries, and explain places one marked restart " +
 			"per stretch, so under one batch per append its interval set starts at 4855, without the broker's 4096"},
 		GapReplay: {27, "the replay stops at the overlap (exit 2) with a replay-step message that names no file"},
-		GapOverlapDiagnosis: {22, `verify says "files of two logs mixed", not a cleaned segment beside the ` +
-			"segment it was cleaned from"},
 	},
 	RecoveredDir: {
 		GapExplain: {25, "segment 12's indexes were rebuilt by recovery after a restart: explain does not " +
