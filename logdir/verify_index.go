@@ -23,11 +23,7 @@ type appendEntry struct {
 func (w *segmentWalk) checkIndexFiles(newest bool) {
 	seg, r := w.seg, w.r
 	if seg.Index == nil && w.sf.Index == "" && w.ctx.pd.SetAside[w.sf.Stem()+segment.IndexSuffix] == 0 {
-		sev, msg := SeverityWarning, "no .index for this segment: Kafka rebuilds it at the next start (LogLoader: \"Could not find offset index file corresponding to log file …, recovering segment and rebuilding index files...\")"
-		if newest {
-			sev, msg = SeverityInfo, "no .index yet: Kafka (2.3+) creates an active segment's index on first use (LazyIndex), and shutdown writes it (KAFKA-13603, 3.2)"
-		}
-		r.add(Finding{File: w.sf.Log, Pos: -1, Severity: sev, Check: CheckMissingIndex, Message: msg, Expected: segment.FilenamePrefixFromOffset(w.base) + segment.IndexSuffix})
+		r.add(w.missingIndex(newest))
 	}
 	if x := seg.Index; x != nil {
 		w.entries = x.Entries(x.ValidLen())
@@ -298,4 +294,24 @@ func (w *segmentWalk) dlsRead(slot int, e segment.IndexEntry, at int64, lf *segm
 			Message:  fmt.Sprintf("Index offset: %d, log offset: %d", e.Offset, b.LastOffset()),
 			Expected: fmt.Sprintf("the batch at position %d to end at offset %d", e.Position, e.Offset)}, kind: "index", pair: [2]int64{e.Offset, b.LastOffset()}})
 	}
+}
+
+// missingIndex is the finding for a segment without its .index, in Kafka's words: at its next
+// start Kafka recovers the segment and rebuilds its indexes from the .log (LogSegment.sanityCheck
+// throws NoSuchFileException, LogLoader.loadSegmentFiles calls recoverSegment), and logs it
+// (1.1-3.1 at every start; from 3.2, KAFKA-13603, only for a segment below the recovery point
+// or after a clean shutdown). The newest segment is healthy without one (info): from 2.3 a
+// broker creates an active segment's index on first use (LazyIndex), and until 3.2 a shutdown
+// did not write an empty one. An older segment had one, trimmed when it rolled: it was lost
+// (a warning; the rebuild repairs it).
+func (w *segmentWalk) missingIndex(newest bool) Finding {
+	repair := fmt.Sprintf("at its next start Kafka recovers the segment and rebuilds its indexes from the .log (LogSegment.sanityCheck throws NoSuchFileException, then LogLoader recovers the segment), logging \"Could not find offset index file corresponding to log file %s, recovering segment and rebuilding index files...\" (Kafka 1.1 to 3.1 at every start; from 3.2, KAFKA-13603, when the segment lies below the recovery point or the log shut down cleanly)",
+		segment.KafkaPath(w.sf.Log))
+	f := Finding{File: w.sf.Log, Pos: -1, Severity: SeverityInfo, Check: CheckMissingIndex, Expected: segment.FilenamePrefixFromOffset(w.base) + segment.IndexSuffix,
+		Message: "no .index: " + repair + "; a running broker of 2.3 or later creates an active segment's index on first use (LazyIndex), so a new active segment may have none yet"}
+	if !newest {
+		f.Severity = SeverityWarning
+		f.Message = "no .index for this segment, which had one (a broker trims a segment's index when it rolls, LogSegment.onBecomeInactiveSegment): the file was lost; " + repair
+	}
+	return f
 }

@@ -93,7 +93,10 @@ type PartitionReport struct {
 	Live     []LiveReport
 	Restarts []RestartReport
 
-	Maps            int64
+	Maps int64
+	// Rebuilt lists the segments without a .index: their figures are the index's that Kafka's
+	// next start rebuilds (recover()), not an empty one's.
+	Rebuilt         []RebuiltIndex
 	Findings        []logdir.Finding // verify findings (logdir.Verify) and skipped statistics
 	Problems        int
 	Recommendations []string
@@ -225,41 +228,50 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 	var replay [][]replayRun
 	kept := 0
 	replayable := true
-	type walked struct {
-		sf segment.SegmentFiles
-		cw *costWalk
+	addRun := func(r costRun) {
+		scan.Add(r.count, r.scanBytes)
+		hops.Add(r.count, r.hops)
+		stats.Add(r.count, r.scanBytes, r.hops)
+		if replayable {
+			if kept == replayLimit {
+				replay, replayable = nil, false
+				return
+			}
+			if n := len(replay); n == 0 || len(replay[n-1]) == replayChunk {
+				replay = append(replay, make([]replayRun, 0, replayChunk))
+			}
+			last := &replay[len(replay)-1]
+			*last = append(*last, replayRun{r.count, r.scanBytes, r.hops})
+			kept++
+		}
 	}
-	var walks []walked // in walk order
-	// One pass over the headers: verify's walk, with the cost walk riding along.
+	type walked struct {
+		sf  segment.SegmentFiles
+		fig *segmentFigures
+	}
+	var walks []walked // in segment order
+	// Segments without a .index are walked after verify, with the index recovery would build
+	// (rebuilt.go); the others during verify's walk, the cost walk riding along.
+	rebuilt := map[int64]*segment.OffsetIndex{}
 	judge := opts.Judge
 	judge.Deep = false
 	judge.Visit = func(sf segment.SegmentFiles, seg *segment.Segment) logdir.SegmentVisitor {
-		cw := newCostWalk(seg, func(r costRun) {
-			scan.Add(r.count, r.scanBytes)
-			hops.Add(r.count, r.hops)
-			stats.Add(r.count, r.scanBytes, r.hops)
-			if replayable {
-				if kept == replayLimit {
-					replay, replayable = nil, false
-					return
-				}
-				if n := len(replay); n == 0 || len(replay[n-1]) == replayChunk {
-					replay = append(replay, make([]replayRun, 0, replayChunk))
-				}
-				last := &replay[len(replay)-1]
-				*last = append(*last, replayRun{r.count, r.scanBytes, r.hops})
-				kept++
-			}
-		})
+		if seg.Index == nil && sf.Index == "" {
+			walks = append(walks, walked{sf: sf})
+			return nil
+		}
+		cw := newCostWalk(seg, addRun)
 		cw.progress = opts.Progress
-		walks = append(walks, walked{sf, cw})
+		walks = append(walks, walked{sf, &cw.fig})
 		return cw
 	}
 	report := logdir.VerifyPartition(pd, cps, judge)
 	pr.Findings = append(pr.Findings, report.Findings...)
 	if len(report.Partitions) == 1 {
 		pv := report.Partitions[0]
-		for _, v := range pv.Segments {
+		verdicts := map[int64]*logdir.SegmentVerdict{}
+		for i, v := range pv.Segments {
+			verdicts[v.BaseOffset] = &pv.Segments[i]
 			if v.Live != nil {
 				pr.Live = append(pr.Live, LiveReport{BaseOffset: v.BaseOffset, LiveState: *v.Live})
 			}
@@ -270,12 +282,20 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 		if n := len(pv.Segments); n > 0 {
 			pr.Eras = pv.Segments[n-1].Eras
 		}
+		for i := range walks {
+			if walks[i].fig == nil {
+				walks[i].fig = pr.rebuildAndWalk(walks[i].sf, verdicts[walks[i].sf.BaseOffset], opts, rebuilt, addRun)
+			}
+		}
 	}
 	var last segmentFigures
 	pastHit := opts.HeaderReads == nil || opts.HeaderReads.HeaderReadsPastHit
 	var reads41Total, reads41Max int64
 	for _, wk := range walks {
-		fig := wk.cw.fig
+		if wk.fig == nil {
+			continue // verify could not open the segment: its finding says why
+		}
+		fig := *wk.fig
 		reads41Total += fig.reads41.total
 		reads41Max = max(reads41Max, fig.reads41.max)
 		if fig.skipped != "" {
@@ -296,7 +316,7 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 		last = fig
 	}
 	if len(pr.Restarts) > 0 {
-		restartCosts(pr, logSegs)
+		restartCosts(pr, logSegs, rebuilt)
 	}
 	pr.Passes = 1
 	// Exact quantiles: replay the runs while a quantile's bucket holds several values, from
@@ -319,7 +339,7 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 			continue
 		}
 		for _, sf := range logSegs {
-			_, _ = segmentRuns(sf, func(r costRun) {
+			_, _ = segmentRunsWith(sf, rebuilt[sf.BaseOffset], func(r costRun) {
 				scan.Add(r.count, r.scanBytes)
 				hops.Add(r.count, r.hops)
 			})
@@ -351,9 +371,13 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 
 // restartCosts sums, per restart, the cost of the offsets whose lookups cross it: those in
 // the batches from the restart to the next entry or restart. Only the segments with a restart
-// are read again (headers only).
-func restartCosts(pr *PartitionReport, segs []segment.SegmentFiles) {
+// are read again (headers only); a segment without its .index is left out (its figures are the
+// rebuilt index's, which recover() writes in one lifetime).
+func restartCosts(pr *PartitionReport, segs []segment.SegmentFiles, rebuilt map[int64]*segment.OffsetIndex) {
 	for _, sf := range segs {
+		if rebuilt[sf.BaseOffset] != nil {
+			continue // recover() rebuilds the index with one counter: no lifetime splits its lookups
+		}
 		var rs []*RestartReport
 		for i := range pr.Restarts {
 			if pr.Restarts[i].BaseOffset == sf.BaseOffset {
@@ -386,6 +410,11 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 	// the first after each byte-counter restart.
 	unindexable := int64(pr.Segments + len(pr.Restarts))
 	densest := pr.Batches - unindexable
+	if len(pr.Rebuilt) > 0 {
+		// No advice from an index that is not there: what the next start does instead.
+		out = append(out, rebuiltWords(pr.Rebuilt))
+		densest = 0
+	}
 	switch {
 	case pr.OffsetIndexEntries == 0 && densest > 0 && pr.MaxLastBatchPos <= defaultIndexInterval:
 		out = append(out, fmt.Sprintf("No entries: no segment has a batch more than %s in (the default index.interval.bytes is %d), so every lookup walks from byte 0, at most %s and %s. Nothing to tune at this size.",

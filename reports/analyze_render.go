@@ -226,6 +226,7 @@ type partitionJSONItem struct {
 	Live               []LiveReport     `json:"live"`
 	Restarts           []RestartReport  `json:"restarts"`
 	Maps               int64            `json:"maps"`
+	Rebuilt            []RebuiltIndex   `json:"rebuilt"`
 	Problems           int              `json:"problems"`
 	Findings           []logdir.Finding `json:"findings"`
 	Recommendations    []string         `json:"recommendations"`
@@ -247,7 +248,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 			BytesPerEntry: round1(p.BytesPerEntry), BatchesPerEntry: round2(p.BatchesPerEntry),
 			Scan: scanJSON(p.Scan, p.ScanQ, p.HopsQ), WarmCoveredBytes: p.WarmCoveredBytes, Phase1: phase1JSON(p.Phase1),
 			Eras: p.Eras, Live: append([]LiveReport{}, p.Live...), Restarts: append([]RestartReport{}, p.Restarts...),
-			Maps: p.Maps, Problems: p.Problems, Findings: p.Findings, Recommendations: p.Recommendations}
+			Maps: p.Maps, Rebuilt: append([]RebuiltIndex{}, p.Rebuilt...), Problems: p.Problems, Findings: p.Findings, Recommendations: p.Recommendations}
 
 		if item.Findings == nil {
 			item.Findings = []logdir.Finding{}

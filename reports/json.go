@@ -94,6 +94,8 @@ type baselineJSON struct {
 	Era                 string   `json:"era"`
 	Interval            int64    `json:"index.interval.bytes"`
 	Restarts            int      `json:"restarts"`
+	ComparedSegments    int      `json:"comparedSegments"`
+	UnindexedSegments   int      `json:"segmentsWithoutIndexFiles"`
 	Notes               []string `json:"notes"`
 }
 
@@ -216,7 +218,7 @@ func (r *WhatIf) WriteJSON(w io.Writer) error {
 			notes = []string{}
 		}
 		doc.Baseline = &baselineJSON{Dir: b.Dir, ReproducesRealIndex: b.Reproduces, Detail: b.Detail, Era: b.Era,
-			Interval: b.Interval, Restarts: b.Restarts, Notes: notes}
+			Interval: b.Interval, Restarts: b.Restarts, ComparedSegments: b.Compared, UnindexedSegments: b.Unindexed, Notes: notes}
 	}
 	for _, rule := range r.Rules {
 		doc.Rules = append(doc.Rules, rule.String())

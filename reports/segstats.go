@@ -109,12 +109,27 @@ func OffsetCosts(files segment.SegmentFiles, fn func(first, last, scanBytes, hop
 // segmentRuns walks one segment's headers on its own (OffsetCosts, and the refinement passes
 // that cannot replay from memory) with the same costWalk analyze runs inside verify's walk.
 func segmentRuns(files segment.SegmentFiles, fn func(costRun)) (segmentFigures, error) {
+	return segmentRunsWith(files, nil, fn)
+}
+
+// segmentRunsWith is segmentRuns with index standing for the segment's own offset index when
+// not nil (the index recovery rebuilds for a segment without one).
+func segmentRunsWith(files segment.SegmentFiles, index *segment.OffsetIndex, fn func(costRun)) (segmentFigures, error) {
 	seg, err := segment.OpenSegmentFiles(files, segment.AccessPread)
 	if err != nil {
 		return segmentFigures{}, err
 	}
 	defer seg.Close()
+	if index != nil {
+		// The caller's index outlives this walk: the segment's Close must not release it.
+		own := seg.Index
+		seg.Index = index
+		defer func() { seg.Index = own }()
+	}
 	cw := newCostWalk(seg, fn)
+	if index != nil {
+		cw.fig.indexFileSize = 0 // no file: the entries are the rebuild's
+	}
 	seg.Log.SetReadAhead(logdir.HeaderWindow)
 	res := seg.Log.WalkSplit(0, 0, segment.SplitHint(cw.entries, nil, seg.Log.Size()), func(b segment.BatchInfo) bool {
 		first, err := seg.Log.FirstOffset(b)

@@ -56,7 +56,10 @@ type Baseline struct {
 	Era        string // the era the replay runs
 	Interval   int64  // the index.interval.bytes it runs
 	Restarts   int    // the byte-counter restarts it replays
-	Notes      []string
+	// Unindexed counts the segments without index files, not compared (the replay stands for
+	// the rebuild a broker's next start does); Compared the others.
+	Unindexed, Compared int
+	Notes               []string
 	// Warnings name the settings the files do not show and nobody gave, with the value
 	// assumed (the CLI says them on stderr; Notes say them in the report).
 	Warnings []string

@@ -179,9 +179,13 @@ func (b *Baseline) line() string {
 	if b == nil {
 		return ""
 	}
-	s := fmt.Sprintf("\nbaseline reproduces the real index: yes (era %s, index.interval.bytes=%d, %s replayed, the files' segment boundaries)", b.Era, b.Interval, plural(int64(b.Restarts), "restart"))
-	if !b.Reproduces {
-		s = fmt.Sprintf("\nbaseline reproduces the real index: no: %s (era %s, index.interval.bytes=%d)", b.Detail, b.Era, b.Interval)
+	s := "\nbaseline reproduces the real index: " + b.Verdict()
+	switch {
+	case b.Compared == 0:
+	case b.Reproduces:
+		s += fmt.Sprintf(" (era %s, index.interval.bytes=%d, %s replayed, the files' segment boundaries)", b.Era, b.Interval, plural(int64(b.Restarts), "restart"))
+	default:
+		s += fmt.Sprintf(" (era %s, index.interval.bytes=%d)", b.Era, b.Interval)
 	}
 	for _, n := range b.Notes {
 		s += "\n  note: " + n
@@ -249,3 +253,20 @@ func writeBullets(w io.Writer, markdown bool, title string, items []string) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// Verdict is the baseline check in words: "yes", "no: <the first difference>", or, with no
+// segment's index files to compare, what a broker does instead (docs/explain.md, "Replaying
+// what was inferred").
+func (b *Baseline) Verdict() string {
+	unindexed := ""
+	if b.Unindexed > 0 {
+		unindexed = fmt.Sprintf("; %s without index files, not compared (a broker's next start rebuilds them, LogSegment.recover)", plural(int64(b.Unindexed), "segment"))
+	}
+	switch {
+	case b.Compared == 0:
+		return "nothing to compare: no segment has index files (a broker's next start rebuilds them from the .log, LogSegment.recover)"
+	case !b.Reproduces:
+		return "no: " + b.Detail + unindexed
+	}
+	return "yes" + unindexed
+}

@@ -34,6 +34,12 @@ type LogDirReplay struct {
 	// give them back; Notes say what it could not match.
 	Reproducible bool
 	Notes        []string
+	// Unindexed are the base offsets of the segments whose files have neither .index nor
+	// .timeindex (Check sets it): nothing to compare, as a broker rebuilds them at its next
+	// start (LogSegment.recover).
+	Unindexed []int64
+	// Compared counts the segments whose index files Check compared.
+	Compared int
 }
 
 // ReplayOptions narrow the replay to what the operator knows.
@@ -296,6 +302,7 @@ func (r *LogDirReplay) Check() (bool, string, error) {
 		}
 	}
 	var diff string
+	r.Unindexed, r.Compared = nil, 0
 	check := func(s *model.Segment) {
 		if diff != "" {
 			return
@@ -305,6 +312,11 @@ func (r *LogDirReplay) Check() (bool, string, error) {
 			diff = fmt.Sprintf("the model has a segment at %d, the files none", s.BaseOffset())
 			return
 		}
+		if sf.Index == "" && sf.TimeIndex == "" {
+			r.Unindexed = append(r.Unindexed, sf.BaseOffset)
+			return
+		}
+		r.Compared++
 		diff = compareSegment(s, sf)
 	}
 	l, err := model.NewLog(cfg, r.Era.Rule(), model.LogOptions{StartOffset: r.Workload.StartOffset, Era: r.Era, OnSegmentDone: check})

@@ -65,7 +65,8 @@ func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bo
 			restarts++
 		}
 	}
-	b := &reports.Baseline{Dir: r.Dir, Reproduces: ok, Detail: detail, Era: r.Era.ID, Interval: r.Interval, Restarts: restarts, Notes: r.Notes}
+	b := &reports.Baseline{Dir: r.Dir, Reproduces: ok && r.Compared > 0, Detail: detail, Era: r.Era.ID, Interval: r.Interval, Restarts: restarts,
+		Unindexed: len(r.Unindexed), Compared: r.Compared, Notes: r.Notes}
 	for _, st := range r.Settings {
 		given := f.hasConfig(st.Key) || slices.Contains(swept, st.Key)
 		switch {

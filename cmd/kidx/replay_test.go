@@ -128,6 +128,12 @@ func TestRealDataWhatIfBaseline(t *testing.T) {
 			}
 		case code != 0:
 			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		case realdata.IndexNotFetched(name) || strings.HasPrefix(name, "codecrafters-"):
+			// Issue 22, item 1: a missing index is not an empty one, and not a difference (the
+			// CodeCrafters tester wrote no index files either, README of the data).
+			if !strings.Contains(out, "baseline reproduces the real index: nothing to compare: no segment has index files") {
+				t.Errorf("%s (index files never fetched): %s", name, firstLines(out, 8))
+			}
 		case known:
 			if !strings.Contains(out, "baseline reproduces the real index: no") {
 				t.Errorf("%s: the known gap (issue %d: %s) is gone: remove it from realdata.Gaps: %s", name, gap.Issue, gap.What, firstLines(out, 8))

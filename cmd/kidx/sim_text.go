@@ -90,9 +90,9 @@ func writeBaselineText(w io.Writer, baseline *reports.Baseline) {
 		return
 	}
 	if baseline.Reproduces {
-		fmt.Fprintf(w, "baseline reproduces the real index: yes (%s replayed, the files' segment boundaries)\n", english.Plural(int64(baseline.Restarts), "restart"))
+		fmt.Fprintf(w, "baseline reproduces the real index: %s (%s replayed, the files' segment boundaries)\n", baseline.Verdict(), english.Plural(int64(baseline.Restarts), "restart"))
 	} else {
-		fmt.Fprintf(w, "baseline reproduces the real index: no: %s\n", baseline.Detail)
+		fmt.Fprintf(w, "baseline reproduces the real index: %s\n", baseline.Verdict())
 	}
 	for _, n := range baseline.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

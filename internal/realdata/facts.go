@@ -150,8 +150,6 @@ const (
 	// GapReplay: the replay of the partition (whatif/sim --from-logdir) fails or does not say
 	// that its baseline reproduces the real index.
 	GapReplay = "replay"
-	// GapAnalyzeAdvice: analyze gives advice derived from an index that does not exist.
-	GapAnalyzeAdvice = "analyze-advice"
 )
 
 // Gaps is every known gap, by partition directory and answer.
@@ -173,17 +171,6 @@ var Gaps = map[string]map[string]Gap{
 		GapReplay: {25, "the replay writes the time-index entry that close() wrote at the restart before " +
 			"offset 19, which recovery later dropped: the baseline does not reproduce the real index"},
 	},
-}
-
-func init() {
-	for _, d := range IndexFilesNotFetched {
-		Gaps[d] = map[string]Gap{
-			GapReplay: {22, "the replay compares itself with index files that do not exist and says the " +
-				"baseline does not reproduce the real index"},
-			GapAnalyzeAdvice: {22, `analyze reads the missing index as an empty one and advises "Lower ` +
-				`index.interval.bytes"`},
-		}
-	}
 }
 
 // KnownGap is the gap of name about answer, if there is one.
