@@ -41,9 +41,11 @@ func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, 
 	}
 	if !s.hasIndex && !s.hasTime {
 		// Nothing a broker wrote to explain: Kafka rebuilds a missing offset index at load
-		// (LogSegment.recover), and a test harness writes none.
+		// (LogSegment.recover), and a test harness writes none. The producer snapshots inside
+		// the segment still show its restarts, as verify says (one history per partition).
 		se.NoIndexes = true
 		se.Notes = append(se.Notes, "no .index or .timeindex: nothing to reproduce (a broker rebuilds a missing index at load)")
+		se.Restarts = s.snapshotRestarts()
 		return se, nil
 	}
 	if !s.hasIndex && len(s.batches) > 0 {
@@ -263,5 +265,21 @@ func (s *exSegment) restarts(c *candidate) []Restart {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Position < out[j].Position })
+	return out
+}
+
+// snapshotRestarts are the restarts the producer snapshots inside the segment show: before
+// the first batch at or past each snapshot's offset (a clean shutdown writes one at the log end
+// offset, ProducerStateManager.takeSnapshot), as fixedRestarts places them.
+func (s *exSegment) snapshotRestarts() []Restart {
+	var out []Restart
+	for _, sn := range s.snaps {
+		j := s.batchFrom(sn.offset)
+		if j <= 0 || j >= len(s.batches) {
+			continue
+		}
+		b := s.batches[j]
+		out = append(out, Restart{Position: b.pos, Offset: b.base, EarliestPosition: b.pos, EarliestOffset: b.base, Evidence: "producer-snapshot", Snapshot: sn.path})
+	}
 	return out
 }

@@ -54,6 +54,12 @@ type segmentWalk struct {
 	lastTimeTs   int64 // timestamp of the last time-index entry met so far
 	maxTsSoFar   int64 // the largest batch max timestamp so far
 	unpairedTime int64 // offset of a time-index entry in the last batch, which had no offset-index entry (-1: none)
+	unpairedTs   int64 // its timestamp
+	// lastEntryOffset is the largest offset an offset-index entry met so far names; namesFirst:
+	// an entry named its batch's first offset though the batch holds several (Kafka up to 1.1,
+	// where a time-index entry may lie past its append's entry without marking a shutdown).
+	lastEntryOffset int64
+	namesFirst      bool
 	visitor      SegmentVisitor
 	verdict      *SegmentVerdict
 	nextBase     int64 // the next segment's base offset (-1: this is the newest)
@@ -142,7 +148,7 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	}
 	defer seg.Close()
 	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, nextLog: next.Log, passed: AllEras,
-		lastTimeTs: segment.NoTimestamp, maxTsSoFar: segment.NoTimestamp, unpairedTime: -1}
+		lastTimeTs: segment.NoTimestamp, maxTsSoFar: segment.NoTimestamp, unpairedTime: -1, lastEntryOffset: -1}
 	firstFinding := len(r.Findings)
 	w.checkIndexFiles(newest)
 	// Producer snapshots strictly inside the segment mark clean shutdowns (a snapshot at the
@@ -169,7 +175,7 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	if len(w.life.restarts) > 0 {
 		v.Restarts = w.life.restarts
 		if !w.lifetimesInferable() || !ctx.intervalKnown {
-			v.Restarts = snapshotRestarts(w.life.restarts)
+			v.Restarts = evidencedRestarts(w.life.restarts)
 		}
 		// A restart no shutdown marked is a follower's truncation, or the files are not what
 		// the given release with the given interval writes: only both claims make it a
@@ -193,6 +199,21 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	return v
 }
 
+// shutdownMarks is what the time index says about the batch just walked: a time-index entry
+// in it with no offset-index entry, naming an offset past every offset-index entry so far,
+// which only LogSegment.close or recover append (the entry an append adds beside its
+// offset-index entry names an offset no later than that entry's, from 2.0; before, an entry
+// names its append's first offset, and with batches of several records a later time-index
+// entry of the same append is no mark: namesFirst turns marks off); and whether a close there
+// would have appended one (the max timestamp grew past the last time-index entry).
+func (w *segmentWalk) shutdownMarks() shutdownMarks {
+	m := shutdownMarks{timeEntry: -1, wouldMark: w.seg.TimeIndex != nil && w.maxTsSoFar > w.lastTimeTs}
+	if w.unpairedTime >= 0 && w.unpairedTime > w.lastEntryOffset && !w.namesFirst {
+		m.timeEntry, m.timestamp = w.unpairedTime, w.unpairedTs
+	}
+	return m
+}
+
 // lifetimesInferable: restarts are placed from the gaps between entries only under the
 // per-batch rule (the given era, or the only one the files allow): under the per-append
 // releases a long gap is just as well an append of several batches, which they check once
@@ -204,11 +225,12 @@ func (w *segmentWalk) lifetimesInferable() bool {
 	return !w.verdict.eras.Empty() && w.verdict.eras&^erasBatchLast == 0
 }
 
-// snapshotRestarts keeps the restarts a producer snapshot placed.
-func snapshotRestarts(rs []Restart) []Restart {
+// evidencedRestarts keeps the restarts the files mark: a producer snapshot, or a shutdown's
+// time-index entry (whatever the append rule, unlike a gap between entries).
+func evidencedRestarts(rs []Restart) []Restart {
 	var out []Restart
 	for _, r := range rs {
-		if r.Snapshot != "" {
+		if r.Snapshot != "" || r.TimeIndexMark >= 0 {
 			out = append(out, r)
 		}
 	}
@@ -252,8 +274,13 @@ func (w *segmentWalk) walk() {
 		w.resolvePending(b, last)
 		slot := w.entriesAt(b, first, last)
 		indexed := slot >= 0
-		marks := shutdownMarks{timeEntry: w.unpairedTime, wouldMark: w.seg.TimeIndex != nil && w.maxTsSoFar > w.lastTimeTs}
-		if d := w.life.batch(b.Position, first, indexed, marks); d >= 0 {
+		if indexed {
+			e := w.entries[slot]
+			w.lastEntryOffset = max(w.lastEntryOffset, e.Offset)
+			w.namesFirst = w.namesFirst || e.Offset == first && first < last
+		}
+		marks := w.shutdownMarks()
+		if d := w.life.batch(b.Position, first, b.MaxTimestamp(), indexed, marks); d >= 0 {
 			w.r.add(Finding{File: w.seg.Index.Path, Pos: int64(slot) * segment.OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIntervalRule,
 				Message:  fmt.Sprintf("the entry at position %d lies %d bytes after the previous entry (or the segment's start): index.interval.bytes=%d adds an entry only after more than %d bytes (LogSegment.append: bytesSinceLastIndexEntry > indexIntervalBytes)", b.Position, d, w.ctx.interval, w.ctx.interval),
 				Expected: fmt.Sprintf("more than %d bytes between entries", w.ctx.interval)})
@@ -268,6 +295,8 @@ func (w *segmentWalk) walk() {
 	}
 	w.verdict.LogBytes = res.ValidBytes
 	w.r.LogBytes += res.ValidBytes
+	live := w.nextBase < 0 && w.seg.TimeIndex != nil && w.seg.TimeIndex.Untrimmed()
+	w.life.end(res.ValidBytes, prevLast+1, w.shutdownMarks(), live)
 	if w.visitor != nil {
 		w.visitor.End(w.seg, res)
 	}

@@ -22,7 +22,7 @@ func (w *segmentWalk) timesIn(b segment.BatchInfo, first, last int64, indexed bo
 		w.tp++
 		w.lastTimeTs = max(w.lastTimeTs, e.Timestamp)
 		if !indexed && e.Offset >= first {
-			w.unpairedTime = e.Offset
+			w.unpairedTime, w.unpairedTs = e.Offset, e.Timestamp
 		}
 		at := int64(slot) * segment.TimeIndexEntrySize
 		if e.Offset == last {
