@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"kidx/model"
 	"kidx/sim"
 )
 
@@ -39,7 +40,7 @@ func (r *WhatIf) Verdict() string {
 	switch base.Regime {
 	case Plateau:
 		if base.DensestEntries == 0 {
-			b.WriteString(" No change of index.interval.bytes is worth making: no segment holds a second batch, so no interval can index one.")
+			fmt.Fprintf(&b, " No change of index.interval.bytes is worth making: no segment holds a second %s, so no interval can index one.", unitOfIndexing(base))
 			break
 		}
 		b.WriteString(" No change is worth making: a lower interval cannot add an entry, the batching decides the density.")
@@ -202,7 +203,8 @@ func regimeWords(p *Point) string {
 	switch p.Regime {
 	case Plateau:
 		if p.DensestEntries == 0 {
-			return "has one batch in every segment, so no entry is possible"
+			// The legend's plateau: as many entries as index.interval.bytes=0 gives, here none.
+			return "sits on the plateau with an empty index (" + emptyPlateauWhy(p) + ")"
 		}
 		return "sits on the plateau (" + densestShort(p) + " carries an entry)"
 	case Thinning:
@@ -212,6 +214,23 @@ func regimeWords(p *Point) string {
 		return "leaves the index empty (every lookup walks from its segment's start)"
 	}
 	return "has no batches"
+}
+
+// emptyPlateauWhy says why even index.interval.bytes=0 gives no entry: each segment holds one
+// batch (per-append: one append), the first of a segment being never indexed.
+func emptyPlateauWhy(p *Point) string {
+	if p.Restarts > 0 {
+		return "index.interval.bytes=0 gives no entry either"
+	}
+	return fmt.Sprintf("one %s in every segment, so no entry is possible", unitOfIndexing(p))
+}
+
+// unitOfIndexing is what the rule indexes: a batch, or (per-append) an append.
+func unitOfIndexing(p *Point) string {
+	if p.Rule == model.PerAppend {
+		return "append"
+	}
+	return "batch"
 }
 
 func rangeWords(lo, hi int64) string {

@@ -322,7 +322,7 @@ func TestWhatIfVerdictEdges(t *testing.T) {
 	}{
 		{[]string{"--partitions", "5000", "--max-map-count", "65530"}, []string{`First: at 5000 partitions this broker needs 160000 memory maps, above vm.max_map_count=65530, and fails with "Map failed" (at most 2047 partitions fit)`}},
 		{[]string{"--config", "segment.bytes=32700"}, []string{"From 16350 up the index is empty"}},
-		{[]string{"--config", "segment.bytes=16350"}, []string{"has one batch in every segment, so no entry is possible", "no segment holds a second batch"}},
+		{[]string{"--config", "segment.bytes=16350"}, []string{"sits on the plateau with an empty index (one batch in every segment, so no entry is possible)", "no segment holds a second batch"}},
 		{[]string{"--sweep", "index.interval.bytes=1,20000"}, []string{"The sweep does not include the configuration it starts from (index.interval.bytes=4096). Of its points, index.interval.bytes=1 walks least: up to 16.0 KiB"}},
 		{[]string{"--from-logdir", "../../testdata/kafka-golden/random-i4096-per-append/files", "--sweep", "index.interval.bytes=exact"},
 			[]string{"No change is worth making: the densest index this sweep gives (index.interval.bytes=0, "}},

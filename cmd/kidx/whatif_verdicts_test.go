@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// Issue 22, item 8: verdicts and labels that misled. Each test runs the command line the defect
+// was reproduced with.
+
+// verdictJSON runs kidx whatif --format json and decodes the verdict and the points' figures.
+func verdictJSON(t *testing.T, args ...string) verdictDoc {
+	t.Helper()
+	out, errOut, code := runKidx(t, append(append([]string{"whatif"}, args...), "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	var doc verdictDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+type verdictDoc struct {
+	Verdict string
+	Points  []struct {
+		Config             map[string]int64
+		Era                string
+		Regime             string
+		Segments           int
+		OffsetIndexEntries int64
+		DensestEntries     int64
+		IndexFullRolls     int
+		Recommendations    []string
+		Scan               struct{ MaxScanBytes, P99ScanBytes int64 }
+	}
+}
+
+// oneLine folds a wrapped text report into single spaces, so that a sentence is found
+// wherever the 120-column layout broke it.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Defect: "a row with 0.00 entries per segment is labelled 'plateau' though the legend defines
+// an empty index as a cliff". Reproduced with
+//
+//	kidx whatif --gen 'fixed:bytes=600000' --batches 20 --seed 1 --sweep segment.bytes=1048576,4194304
+//
+// By hand: a 600000-byte batch and a second one do not fit in 1048576 bytes, so every segment
+// holds one batch (20 segments) and index.interval.bytes=0 gives no entry either: the index is
+// as dense as the batching allows, the plateau, and no interval could index anything, so it
+// is not the cliff (the cliff is an empty index where index.interval.bytes=0 gives entries).
+// The label stays; the legend now says so. With 4194304, 4 segments of 5 batches: 4 entries
+// each. A mean that rounds to 0.00 over a non-empty index is written <0.01 (57 entries in
+// 19943 segments of about one 600000-byte batch each), so that "0.00" means empty.
+func TestWhatIfRegimeEmptyPlateau(t *testing.T) {
+	args := []string{"--gen", "fixed:bytes=600000", "--batches", "20", "--seed", "1", "--sweep", "segment.bytes=1048576,4194304"}
+	doc := verdictJSON(t, args...)
+	if len(doc.Points) != 2 {
+		t.Fatalf("points: %+v", doc.Points)
+	}
+	p := doc.Points[0]
+	if p.Regime != "plateau" || p.Segments != 20 || p.OffsetIndexEntries != 0 || p.DensestEntries != 0 || p.Scan.MaxScanBytes != 0 {
+		t.Errorf("segment.bytes=1048576: %+v, want plateau, 20 segments, 0 entries of 0 possible, no walk", p)
+	}
+	if got, want := strings.Join(p.Recommendations, "\n"), "On the plateau with an empty index: 0 entries over 20 batches, "+
+		"as many as index.interval.bytes=0 gives (one batch in every segment, so no entry is possible)."; !strings.HasPrefix(got, want) {
+		t.Errorf("notes %q, want the prefix %q", got, want)
+	}
+	out, errOut, code := runKidx(t, append([]string{"whatif"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	text := oneLine(out)
+	for _, want := range []string{
+		"1048576 plateau 20 0.00 0 0.0 0",
+		"4194304 plateau 4 4.00 600000",
+		"plateau (as many entries as index.interval.bytes=0 gives; none when no segment holds a second batch)",
+		"cliff (the offset index is empty though index.interval.bytes=0 gives entries)",
+		"segment.bytes=1048576 (plateau): - On the plateau with an empty index",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(text, "cliff (the offset index is empty)") {
+		t.Errorf("the legend still calls every empty index a cliff:\n%s", out)
+	}
+
+	// The verdict of the same workload at its own segment.bytes says it in the same words.
+	doc = verdictJSON(t, "--gen", "fixed:bytes=600000", "--batches", "20", "--seed", "1", "--config", "segment.bytes=1048576")
+	if want := "This configuration, index.interval.bytes=4096, sits on the plateau with an empty index (one batch in every " +
+		"segment, so no entry is possible): 0 entries in 20 segments"; !strings.HasPrefix(doc.Verdict, want) {
+		t.Errorf("verdict %q, want the prefix %q", doc.Verdict, want)
+	}
+
+	out, errOut, code = runKidx(t, "whatif", "--gen", "lognormal:median=600000,sigma=0.07", "--batches", "20000", "--seed", "1",
+		"--config", "segment.bytes=1048576", "--sweep", "index.interval.bytes=4096,1048576")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	text = oneLine(out)
+	for _, want := range []string{"4096 plateau 19943 <0.01 582151", "1048576 cliff 19943 0.00 582151",
+		"offset-index entries per segment (mean); <0.01: some, fewer than 1 per 100 segments"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+}
