@@ -11,7 +11,8 @@ import (
 
 // Verdict is the paragraph a report opens with (docs/reports.md, "The verdict"): where the
 // operator's own configuration sits, and the one change worth making, or that none is. It says
-// only what the sweep's figures show, and names the figures.
+// only what the sweep's figures show, and names the figures. A change is named only when a
+// figure an operator watches moves by the margin it states (verdict_margin.go).
 func (r *WhatIf) Verdict() string {
 	if len(r.Points) == 0 {
 		return ""
@@ -30,53 +31,116 @@ func (r *WhatIf) Verdict() string {
 			"(at most %s fit); raise vm.max_map_count or keep fewer segments. ",
 			plural(int64(m.Partitions), "partition"), m.Maps, m.MaxMapCount, plural(m.MaxPartitions, "partition"))
 	}
-	I := base.Config.IndexIntervalBytes
 	fmt.Fprintf(&b, "This configuration, %s, %s: %s in %s, lookups walk up to %s (p99 %s).",
 		r.baseLabel(base), regimeWords(base), plural(base.OffsetIndexEntries, "entry"), plural(int64(base.Segments), "segment"),
 		Bytes(base.Scan.MaxScanBytes), Bytes(base.ScanQ[P99]))
-	if pc := r.PieceOf(I); pc != nil && base.Regime != Empty {
+	if pc := r.PieceOf(base.Config.IndexIntervalBytes); pc != nil && base.Regime != Empty {
 		fmt.Fprintf(&b, " The same index comes from any index.interval.bytes %s.", rangeWords(pc.Min, pc.Max))
 	}
+	cand := r.namedCandidate(base)
 	switch base.Regime {
 	case Plateau:
-		if base.DensestEntries == 0 {
-			fmt.Fprintf(&b, " No change of index.interval.bytes is worth making: no segment holds a second %s, so no interval can index one.", unitOfIndexing(base))
-			break
-		}
-		b.WriteString(" No change is worth making: a lower interval cannot add an entry, the batching decides the density.")
-		if up := r.nextPiece(I); up != nil {
-			if up.OffsetIndexEntries == 0 {
-				fmt.Fprintf(&b, " From %d up the index is empty (lookups up to %s).", up.Min, Bytes(up.Scan.MaxScanBytes))
-			} else {
-				fmt.Fprintf(&b, " Above %d the index thins (%s, lookups up to %s).", up.Min-1,
-					plural(up.OffsetIndexEntries, "entry"), Bytes(up.Scan.MaxScanBytes))
-			}
-		}
+		r.plateauVerdict(&b, base, cand)
 	case Thinning, Cliff:
-		best := r.bestLowerPlateau(base)
-		other := r.leastWalking()
-		switch {
-		case best == nil && other != nil && other != base && other.ScanQ[P99] < base.ScanQ[P99]:
-			fmt.Fprintf(&b, " Of this sweep's points, %s walks least: up to %s (p99 %s), %s in %s.", r.pointLabel(other),
-				Bytes(other.Scan.MaxScanBytes), Bytes(other.ScanQ[P99]), plural(other.OffsetIndexEntries, "entry"), plural(int64(other.Segments), "segment"))
-		case best == nil && r.Pieces == nil && !r.sweepsProducer():
-			b.WriteString(" No point of this sweep indexes more densely; `--sweep index.interval.bytes=exact` finds every value where the index changes.")
-		case best == nil:
-			b.WriteString(" No point of this sweep indexes more densely.")
-		case best.Scan.MaxScanBytes >= base.Scan.MaxScanBytes && best.ScanQ[P99] >= base.ScanQ[P99]:
-			// More entries that shorten no walk are not worth their bytes.
-			fmt.Fprintf(&b, " No change is worth making: the densest index this sweep gives (index.interval.bytes=%d, %s) "+
-				"walks just as far (up to %s, p99 %s).", best.Config.IndexIntervalBytes, plural(best.OffsetIndexEntries, "entry"),
-				Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]))
-		default:
-			extra := best.IndexBytes - base.IndexBytes
-			fmt.Fprintf(&b, " The one change worth making: index.interval.bytes=%d%s indexes %s "+
-				"(%s) and cuts the longest walk to %s (p99 %s), for %s more of .index.",
-				best.Config.IndexIntervalBytes, r.plateauRange(best), densestShort(best), plural(best.OffsetIndexEntries, "entry"),
-				Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), Bytes(extra))
-		}
+		r.denserVerdict(&b, base, cand)
 	}
 	return b.String()
+}
+
+// plateauVerdict: no interval indexes more densely; another swept setting may still be worth
+// changing (cand, by the margin).
+func (r *WhatIf) plateauVerdict(b *strings.Builder, base, cand *Point) {
+	I := base.Config.IndexIntervalBytes
+	switch {
+	case base.DensestEntries == 0:
+		fmt.Fprintf(b, " No change of index.interval.bytes is worth making: no segment holds a second %s, so no interval can index one.", unitOfIndexing(base))
+	case cand == nil:
+		b.WriteString(" No change is worth making: a lower interval cannot add an entry, the batching decides the density.")
+	default:
+		b.WriteString(" No lower interval is worth setting: it cannot add an entry, the batching decides the density.")
+	}
+	if up := r.nextPiece(I); up != nil && base.DensestEntries > 0 {
+		if up.OffsetIndexEntries == 0 {
+			fmt.Fprintf(b, " From %d up the index is empty (lookups up to %s).", up.Min, Bytes(up.Scan.MaxScanBytes))
+		} else {
+			fmt.Fprintf(b, " Above %d the index thins (%s, lookups up to %s).", up.Min-1,
+				plural(up.OffsetIndexEntries, "entry"), Bytes(up.Scan.MaxScanBytes))
+		}
+	}
+	if cand != nil {
+		r.namedChange(b, base, cand)
+	}
+}
+
+// denserVerdict: a thinning or empty index. The lower interval on the plateau is named when
+// it saves the margin; else another point that does; else why none is named.
+func (r *WhatIf) denserVerdict(b *strings.Builder, base, cand *Point) {
+	best := r.bestLowerPlateau(base)
+	switch {
+	case best != nil && improves(base, best):
+		r.namedChange(b, base, best)
+		return
+	case best != nil:
+		// More entries that shorten no walk by the margin are not worth their bytes.
+		lead := " No change is worth making: the densest"
+		if cand != nil {
+			lead = " The densest"
+		}
+		effects, _ := effectWords(base, best)
+		fmt.Fprintf(b, "%s index this sweep gives (index.interval.bytes=%d, %s) %s, short of the margin a change needs (%s).",
+			lead, best.Config.IndexIntervalBytes, plural(best.OffsetIndexEntries, "entry"), effects, marginWords(base, best))
+		if cand == nil {
+			return
+		}
+	}
+	if cand != nil {
+		r.namedChange(b, base, cand)
+		return
+	}
+	other := r.leastWalking()
+	switch {
+	case other != nil && other != base && (other.ScanQ[P99] < base.ScanQ[P99] || other.Scan.MaxScanBytes < base.Scan.MaxScanBytes):
+		effects, costs := effectWords(base, other)
+		fmt.Fprintf(b, " No point of this sweep walks measurably less: the least walking, %s, %s, short of the margin a change needs (%s)",
+			r.pointLabel(other), effects, marginWords(base, other))
+		if costs != "" {
+			fmt.Fprintf(b, "; it %s", costs)
+		}
+		b.WriteString(".")
+	case r.Pieces == nil && !r.sweepsProducer():
+		b.WriteString(" No point of this sweep indexes more densely; `--sweep index.interval.bytes=exact` finds every value where the index changes.")
+	default:
+		b.WriteString(" No point of this sweep indexes more densely.")
+	}
+}
+
+// namedChange names q as the one change worth making, with what it saves (by the margin,
+// which it states), what it leaves and what it costs.
+func (r *WhatIf) namedChange(b *strings.Builder, base, q *Point) {
+	what := r.pointLabel(q)
+	if q.Regime == Plateau && sameExceptInterval(base, q) {
+		what = fmt.Sprintf("index.interval.bytes=%d%s indexes %s (%s) and", q.Config.IndexIntervalBytes, r.plateauRange(q),
+			densestShort(q), plural(q.OffsetIndexEntries, "entry"))
+	} else if q.OffsetIndexEntries != base.OffsetIndexEntries {
+		what += fmt.Sprintf(" (%s)", plural(q.OffsetIndexEntries, "entry"))
+	}
+	effects, costs := effectWords(base, q)
+	if costs != "" {
+		effects = joinClauses([]string{effects, costs})
+	}
+	if extra := q.IndexBytes - base.IndexBytes; extra > 0 {
+		effects += fmt.Sprintf(", for %s more of .index", Bytes(extra))
+	}
+	fmt.Fprintf(b, " The one change worth making: %s %s (a change is named only when a figure falls by %s).",
+		what, effects, marginWords(base, q))
+}
+
+// unitOfIndexing is what the rule indexes: a batch, or (per-append) an append.
+func unitOfIndexing(p *Point) string {
+	if p.Rule == model.PerAppend {
+		return "append"
+	}
+	return "batch"
 }
 
 // baseLabel names the base point by its swept values ("index.interval.bytes=4096", or with a
@@ -90,14 +154,25 @@ func (r *WhatIf) baseLabel(p *Point) string {
 }
 
 // sweepOnlyVerdict is the verdict of a sweep without the starting configuration (e.g.
-// --sweep index.interval.bytes=1,20000 over a base of 4096): the point that walks least.
+// --sweep index.interval.bytes=1,20000 over a base of 4096): the point that walks least, or,
+// when others walk as little within the margin, the cheapest of those.
 func (r *WhatIf) sweepOnlyVerdict() string {
-	best := r.leastWalking()
-	if best == nil {
+	least := r.leastWalking()
+	if least == nil {
 		return "The workload produced no batches: there is nothing to tune."
 	}
+	var firstEra []*Point
+	for _, p := range r.Points {
+		if p.Batches > 0 && p.Era.ID == least.Era.ID {
+			firstEra = append(firstEra, p)
+		}
+	}
+	best, how := cheapestNear(least, firstEra), "walks least"
+	if best != least {
+		how = fmt.Sprintf("walks as little as any within the margin (%s) and rolls or maps least", marginWords(least, least))
+	}
 	return fmt.Sprintf("The sweep does not include the configuration it starts from (index.interval.bytes=%d). Of its points, %s "+
-		"walks least: up to %s (p99 %s), %s in %s (%s).", r.Base.IndexIntervalBytes, r.pointLabel(best),
+		"%s: up to %s (p99 %s), %s in %s (%s).", r.Base.IndexIntervalBytes, r.pointLabel(best), how,
 		Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), plural(best.OffsetIndexEntries, "entry"),
 		plural(int64(best.Segments), "segment"), best.Regime)
 }
@@ -105,18 +180,13 @@ func (r *WhatIf) sweepOnlyVerdict() string {
 // leastWalking is the point of the first era with the lowest p99 walk, then the lowest
 // longest walk, then the smallest .index.
 func (r *WhatIf) leastWalking() *Point {
-	var best *Point
+	var pts []*Point
 	for _, p := range r.Points {
-		if p.Batches == 0 || (len(r.Eras) > 0 && p.Era.ID != r.Eras[0].ID) {
-			continue
-		}
-		if best == nil || p.ScanQ[P99] < best.ScanQ[P99] ||
-			(p.ScanQ[P99] == best.ScanQ[P99] && (p.Scan.MaxScanBytes < best.Scan.MaxScanBytes ||
-				(p.Scan.MaxScanBytes == best.Scan.MaxScanBytes && p.IndexBytes < best.IndexBytes))) {
-			best = p
+		if p.Batches > 0 && (len(r.Eras) == 0 || p.Era.ID == r.Eras[0].ID) {
+			pts = append(pts, p)
 		}
 	}
-	return best
+	return leastWalkingOf(pts)
 }
 
 // sweepsProducer says a producer setting is swept.
@@ -223,14 +293,6 @@ func emptyPlateauWhy(p *Point) string {
 		return "index.interval.bytes=0 gives no entry either"
 	}
 	return fmt.Sprintf("one %s in every segment, so no entry is possible", unitOfIndexing(p))
-}
-
-// unitOfIndexing is what the rule indexes: a batch, or (per-append) an append.
-func unitOfIndexing(p *Point) string {
-	if p.Rule == model.PerAppend {
-		return "append"
-	}
-	return "batch"
 }
 
 func rangeWords(lo, hi int64) string {

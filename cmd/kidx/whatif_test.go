@@ -267,7 +267,7 @@ func TestWhatIfVerdict(t *testing.T) {
 			"any index.interval.bytes in [0, 16349]", "No change is worth making"},
 		"20000": {"index.interval.bytes=20000, thins the index (32 of the 48 entries the batching allows are skipped)",
 			"any index.interval.bytes in [16350, 32699]", "The one change worth making: index.interval.bytes=4096 (Kafka's default; any value in [0, 16349] gives the same index)",
-			"cuts the longest walk to 16.0 KiB", "for 256 B more of .index"},
+			"cuts the longest walk from 31.9 KiB to 16.0 KiB", "for 256 B more of .index"},
 		"1048576": {"leaves the index empty", "any index.interval.bytes from 49050 up", "The one change worth making: index.interval.bytes=4096",
 			"for 384 B more of .index"},
 	} {

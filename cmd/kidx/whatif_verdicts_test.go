@@ -108,3 +108,48 @@ func TestWhatIfRegimeEmptyPlateau(t *testing.T) {
 		}
 	}
 }
+
+// Defect: "with --compare-rules on a lognormal workload it calls index.interval.bytes=1024 'the
+// one change worth making' because it 'cuts the longest walk to 231.5 KiB' while both max
+// scans are 237,090 B and p99 moves by 12 B". Reproduced with
+//
+//	kidx whatif --gen 'lognormal:median=16384,sigma=0.6' --records 10M --seed 1 --compare-rules \
+//	  --sweep index.interval.bytes=1024,4096,16384
+//
+// No batch of this workload is 1024 bytes or less, so 1024 indexes every batch (106389
+// entries) and 4096 skips 1081 of them; the longest walk is one huge batch either way
+// (237090 B), p99 is 66147 B against 66159 B. The margin is 10 % and one mean batch (log bytes
+// over 106391 batches: 19.2 KiB), so no change is named, and the walk is not said to be cut. The seed workload's 20000 still gets 4096 named, with the margin in its words.
+func TestWhatIfVerdictMargin(t *testing.T) {
+	doc := verdictJSON(t, "--gen", "lognormal:median=16384,sigma=0.6", "--records", "10M", "--seed", "1", "--compare-rules",
+		"--sweep", "index.interval.bytes=1024,4096,16384")
+	figures := map[int64][2]int64{}
+	for _, p := range doc.Points {
+		if p.Era == "4.1-4.4" {
+			figures[p.Config["index.interval.bytes"]] = [2]int64{p.Scan.MaxScanBytes, p.Scan.P99ScanBytes}
+		}
+	}
+	if figures[1024] != [2]int64{237090, 66147} || figures[4096] != [2]int64{237090, 66159} {
+		t.Fatalf("figures (max, p99) %v: not the reproduced case", figures)
+	}
+	want := "No change is worth making: the densest index this sweep gives (index.interval.bytes=1024, 106389 entries) " +
+		"leaves the longest walk at 231.5 KiB and moves the p99 walk by only 12 B, to 64.6 KiB, short of the margin a change " +
+		"needs (at least 10 % and at least one mean batch of 19.2 KiB)."
+	if !strings.HasSuffix(doc.Verdict, want) {
+		t.Errorf("verdict %q\nwant it to end %q", doc.Verdict, want)
+	}
+	for _, wrong := range []string{"worth making: index.interval.bytes", "cuts"} {
+		if strings.Contains(doc.Verdict, wrong) {
+			t.Errorf("verdict %q says %q", doc.Verdict, wrong)
+		}
+	}
+
+	doc = verdictJSON(t, "--config", "index.interval.bytes=20000")
+	want = "The one change worth making: index.interval.bytes=4096 (Kafka's default; any value in [0, 16349] gives the same index) " +
+		"indexes every batch after each segment's first (48 entries) and cuts the longest walk from 31.9 KiB to 16.0 KiB and " +
+		"the p99 walk from 31.9 KiB to 16.0 KiB, for 256 B more of .index (a change is named only when a figure falls by at " +
+		"least 10 % and at least one mean batch of 15.8 KiB)."
+	if !strings.HasSuffix(doc.Verdict, want) {
+		t.Errorf("verdict %q\nwant it to end %q", doc.Verdict, want)
+	}
+}
