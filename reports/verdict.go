@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"kidx/model"
@@ -44,6 +45,7 @@ func (r *WhatIf) Verdict() string {
 	case Thinning, Cliff:
 		r.denserVerdict(&b, base, cand)
 	}
+	b.WriteString(r.rollsWords(base))
 	return b.String()
 }
 
@@ -143,12 +145,131 @@ func unitOfIndexing(p *Point) string {
 	return "batch"
 }
 
-// baseLabel names the base point by its swept values ("index.interval.bytes=4096", or with a
-// producer sweep "batch.size=16384, linger.ms=5, index.interval.bytes=4096").
+// rollsWords says, when points of the sweep roll segments because an index filled, how many
+// at which points (issue 22: a segment.index.bytes sweep must not be judged on walks alone).
+// One list per era, said once when the eras agree; "" when no point rolls one.
+func (r *WhatIf) rollsWords(base *Point) string {
+	var lists []string
+	var eraLists []string
+	for _, era := range r.eraIDs() {
+		var pts []*Point
+		for _, p := range r.Points {
+			if p.Batches > 0 && (era == "" || p.Era.ID == era) {
+				pts = append(pts, p)
+			}
+		}
+		l := r.rollsList(pts, base)
+		lists = append(lists, l)
+		if l != "" && len(pts) > 0 {
+			eraLists = append(eraLists, r.eraName(pts[0])+": "+l)
+		}
+	}
+	switch {
+	case len(eraLists) == 0:
+		return ""
+	case allSame(lists):
+		return " Index-full rolls (segments closed before segment.bytes because an index filled): " + lists[0] + "."
+	}
+	return " Index-full rolls (segments closed before segment.bytes because an index filled): " + strings.Join(eraLists, "; ") + "."
+}
+
+// rollsList lists the rolls of one era's points: "308 at segment.index.bytes=4096; none at
+// segment.index.bytes=10485760 (this configuration)", at most rollsListed of them by name.
+func (r *WhatIf) rollsList(pts []*Point, base *Point) string {
+	const rollsListed = 5
+	name := func(p *Point) string {
+		// The configuration's settings in every era, so that the eras' lists compare equal.
+		if base != nil && p.Config == base.Config && settingsString(p.Producer) == settingsString(base.Producer) {
+			return r.pointLabel(p) + " (this configuration)"
+		}
+		return r.pointLabel(p)
+	}
+	var rolling []*Point
+	var none []string
+	for _, p := range pts {
+		if p.IndexFullRolls == 0 {
+			none = append(none, name(p))
+		} else {
+			rolling = append(rolling, p)
+		}
+	}
+	switch {
+	case len(rolling) == 0:
+		return ""
+	case len(pts) == 1:
+		return fmt.Sprintf("%d at %s", pts[0].IndexFullRolls, name(pts[0]))
+	case len(none) == 0 && allRollsEqual(rolling):
+		return fmt.Sprintf("%d at every point", rolling[0].IndexFullRolls)
+	}
+	var said []string
+	for i, p := range rolling {
+		if i == rollsListed {
+			rest := rolling[i:]
+			lo, hi := rest[0].IndexFullRolls, rest[0].IndexFullRolls
+			for _, q := range rest {
+				lo, hi = min(lo, q.IndexFullRolls), max(hi, q.IndexFullRolls)
+			}
+			span := strconv.Itoa(lo)
+			if hi != lo {
+				span = fmt.Sprintf("%d to %d", lo, hi)
+			}
+			said = append(said, fmt.Sprintf("%s at %d more points", span, len(rest)))
+			break
+		}
+		said = append(said, fmt.Sprintf("%d at %s", p.IndexFullRolls, name(p)))
+	}
+	out := strings.Join(said, ", ")
+	switch {
+	case len(none) > 0 && len(none) <= 3:
+		out += "; none at " + joinAnd(none)
+	case len(none) > 3:
+		out += fmt.Sprintf("; none at the other %d points", len(none))
+	}
+	return out
+}
+
+func allRollsEqual(pts []*Point) bool {
+	for _, p := range pts {
+		if p.IndexFullRolls != pts[0].IndexFullRolls {
+			return false
+		}
+	}
+	return true
+}
+
+// eraIDs are the report's era IDs ("" alone when it names none: every point is one group).
+func (r *WhatIf) eraIDs() []string {
+	if len(r.Eras) == 0 {
+		return []string{""}
+	}
+	ids := make([]string, len(r.Eras))
+	for i, e := range r.Eras {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+func allSame(s []string) bool {
+	for _, x := range s {
+		if x != s[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// baseLabel names the base point by its swept values and its interval ("index.interval.bytes=4096";
+// with a producer sweep "batch.size=16384, linger.ms=5, index.interval.bytes=4096"; with a
+// segment.index.bytes sweep "segment.index.bytes=10485760, index.interval.bytes=4096").
 func (r *WhatIf) baseLabel(p *Point) string {
 	parts := []string{}
 	for _, s := range p.Producer {
 		parts = append(parts, fmt.Sprintf("%s=%d", s.Key, s.Value))
+	}
+	for _, s := range r.Sweeps {
+		if !IsProducerKey(s.Key) && s.Key != "index.interval.bytes" {
+			parts = append(parts, fmt.Sprintf("%s=%d", s.Key, p.SweptValue(s.Key)))
+		}
 	}
 	return strings.Join(append(parts, fmt.Sprintf("index.interval.bytes=%d", p.Config.IndexIntervalBytes)), ", ")
 }
@@ -174,7 +295,7 @@ func (r *WhatIf) sweepOnlyVerdict() string {
 	return fmt.Sprintf("The sweep does not include the configuration it starts from (index.interval.bytes=%d). Of its points, %s "+
 		"%s: up to %s (p99 %s), %s in %s (%s).", r.Base.IndexIntervalBytes, r.pointLabel(best), how,
 		Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), plural(best.OffsetIndexEntries, "entry"),
-		plural(int64(best.Segments), "segment"), best.Regime)
+		plural(int64(best.Segments), "segment"), best.Regime) + r.rollsWords(nil)
 }
 
 // leastWalking is the point of the first era with the lowest p99 walk, then the lowest

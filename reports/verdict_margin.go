@@ -146,10 +146,14 @@ func joinAnd(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
-// joinClauses joins verb clauses that may hold "and" themselves: "a, b, and c".
+// joinClauses joins verb clauses: "a and b", or "a, b, and c"; a comma also sets two clauses
+// apart when one holds its own "and" ("cuts x and y, and leaves z").
 func joinClauses(clauses []string) string {
-	if len(clauses) <= 2 {
-		return strings.Join(clauses, " and ")
+	if len(clauses) == 2 && !strings.Contains(clauses[0], " and ") && !strings.Contains(clauses[1], " and ") {
+		return clauses[0] + " and " + clauses[1]
+	}
+	if len(clauses) <= 1 {
+		return strings.Join(clauses, "")
 	}
 	return strings.Join(clauses[:len(clauses)-1], ", ") + ", and " + clauses[len(clauses)-1]
 }

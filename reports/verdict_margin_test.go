@@ -63,3 +63,32 @@ func TestVerdictMarginWords(t *testing.T) {
 		t.Errorf("margin %q, want %q", got, want)
 	}
 }
+
+// The verdict's list of index-full rolls: every rolling point by name up to five, the rest as a
+// range; the points without any; "every point" when they all roll alike; nothing when none does.
+func TestVerdictRollsList(t *testing.T) {
+	sweep := func(rolls ...int) *WhatIf {
+		r := &WhatIf{Sweeps: []Sweep{{Key: "segment.index.bytes"}}}
+		for i, n := range rolls {
+			p := marginPoint(1000, 1000, n)
+			p.Config = model.DefaultConfig()
+			p.Config.SegmentIndexBytes = int64(4096 * (i + 1))
+			r.Points = append(r.Points, p)
+		}
+		return r
+	}
+	r := sweep(29, 14, 9, 7, 5, 4, 3, 0)
+	want := " Index-full rolls (segments closed before segment.bytes because an index filled): 29 at segment.index.bytes=4096, " +
+		"14 at segment.index.bytes=8192, 9 at segment.index.bytes=12288, 7 at segment.index.bytes=16384, 5 at " +
+		"segment.index.bytes=20480, 3 to 4 at 2 more points; none at segment.index.bytes=32768 (this configuration)."
+	if got := r.rollsWords(r.Points[7]); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	r = sweep(2, 2)
+	if got, want := r.rollsWords(r.Points[0]), " Index-full rolls (segments closed before segment.bytes because an index filled): 2 at every point."; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if r = sweep(0, 0); r.rollsWords(r.Points[0]) != "" {
+		t.Errorf("no rolls, yet %q", r.rollsWords(r.Points[0]))
+	}
+}

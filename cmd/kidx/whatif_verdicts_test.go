@@ -153,3 +153,58 @@ func TestWhatIfVerdictMargin(t *testing.T) {
 		t.Errorf("verdict %q\nwant it to end %q", doc.Verdict, want)
 	}
 }
+
+// Defect: "a segment.index.bytes sweep gets a verdict about the interval only and never
+// mentions the index-full rolls it causes". Reproduced with
+//
+//	kidx whatif --gen 'lognormal:median=16384,sigma=0.6' --records 10M --seed 1 \
+//	  --sweep segment.index.bytes=4096,65536,10485760
+//
+// which named segment.index.bytes=4096 as the point that "walks least" (p99 12 B shorter) and
+// never said it rolls 308 segments because their 512-slot index filled (65536: 19; the
+// default 10485760: none). The verdict now names the configuration by its swept key, names no
+// change short of the margin, gives that point's costs, and lists every point's rolls (once
+// when the eras agree). From segment.index.bytes=4096 the rolls alone clear the margin.
+func TestWhatIfVerdictIndexFullRolls(t *testing.T) {
+	args := []string{"--gen", "lognormal:median=16384,sigma=0.6", "--records", "10M", "--seed", "1",
+		"--sweep", "segment.index.bytes=4096,65536,10485760"}
+	doc := verdictJSON(t, args...)
+	rolls := map[int64]int{}
+	for _, p := range doc.Points {
+		rolls[p.Config["segment.index.bytes"]] = p.IndexFullRolls
+	}
+	if rolls[4096] != 308 || rolls[65536] != 19 || rolls[10485760] != 0 {
+		t.Fatalf("index-full rolls %v: not the reproduced case", rolls)
+	}
+	const list = " Index-full rolls (segments closed before segment.bytes because an index filled): 308 at segment.index.bytes=4096, " +
+		"19 at segment.index.bytes=65536; none at segment.index.bytes=10485760 (this configuration)."
+	for _, want := range []string{
+		"This configuration, segment.index.bytes=10485760, index.interval.bytes=4096, thins the index",
+		" No point of this sweep walks measurably less: the least walking, segment.index.bytes=4096, leaves the longest walk " +
+			"at 231.5 KiB and moves the p99 walk by only 12 B, to 64.6 KiB, short of the margin a change needs (at least 10 % " +
+			"and at least one mean batch of 19.2 KiB); it raises index-full rolls from 0 to 308 and memory maps from 4 to 618." + list,
+	} {
+		if !strings.Contains(doc.Verdict, want) {
+			t.Errorf("verdict %q\nlacks %q", doc.Verdict, want)
+		}
+	}
+	if strings.Contains(doc.Verdict, "walks least:") || strings.Contains(doc.Verdict, "worth making:") {
+		t.Errorf("verdict %q names a change", doc.Verdict)
+	}
+
+	// Both eras roll alike here: the list is said once, not once per era.
+	doc = verdictJSON(t, append(args, "--compare-rules")...)
+	if !strings.HasSuffix(doc.Verdict, list) || strings.Count(doc.Verdict, "Index-full rolls") != 1 {
+		t.Errorf("--compare-rules: verdict %q\nwant it to end %q", doc.Verdict, list)
+	}
+
+	doc = verdictJSON(t, append(args, "--config", "segment.index.bytes=4096")...)
+	want := " The one change worth making: segment.index.bytes=10485760 (105308 entries) cuts index-full rolls from 308 to 0 " +
+		"and memory maps from 618 to 4, leaves the longest walk at 231.5 KiB, and lengthens the p99 walk by 12 B, to 64.6 KiB, " +
+		"for 2432 B more of .index (a change is named only when a figure falls by at least 10 % and at least one roll or one " +
+		"segment's two maps). Index-full rolls (segments closed before segment.bytes because an index filled): 308 at " +
+		"segment.index.bytes=4096 (this configuration), 19 at segment.index.bytes=65536; none at segment.index.bytes=10485760."
+	if !strings.HasSuffix(doc.Verdict, want) {
+		t.Errorf("from 4096: verdict %q\nwant it to end %q", doc.Verdict, want)
+	}
+}
