@@ -101,9 +101,14 @@ func (r *WhatIf) denserVerdict(b *strings.Builder, base, cand *Point) {
 	}
 	other := r.leastWalking()
 	switch {
+	case other != nil && other != base && savesButLengthens(base, other):
+		// Fewer bytes for more headers (smaller batches): a trade, not a change worth naming.
+		effects, costs := effectWords(base, other)
+		fmt.Fprintf(b, " No change is worth making: the least walking point, %s, %s but %s (a change is named only when a "+
+			"figure falls by %s and no walk grows by as much).", r.pointLabel(other), effects, costs, marginWords(base, other))
 	case other != nil && other != base && (other.ScanQ[P99] < base.ScanQ[P99] || other.Scan.MaxScanBytes < base.Scan.MaxScanBytes):
 		effects, costs := effectWords(base, other)
-		fmt.Fprintf(b, " No point of this sweep walks measurably less: the least walking, %s, %s, short of the margin a change needs (%s)",
+		fmt.Fprintf(b, " No point of this sweep walks measurably less: the least walking point, %s, %s, short of the margin a change needs (%s)",
 			r.pointLabel(other), effects, marginWords(base, other))
 		if costs != "" {
 			fmt.Fprintf(b, "; it %s", costs)
@@ -292,8 +297,15 @@ func (r *WhatIf) sweepOnlyVerdict() string {
 	if best != least {
 		how = fmt.Sprintf("walks as little as any within the margin (%s) and rolls or maps least", marginWords(least, least))
 	}
-	return fmt.Sprintf("The sweep does not include the configuration it starts from (index.interval.bytes=%d). Of its points, %s "+
-		"%s: up to %s (p99 %s), %s in %s (%s).", r.Base.IndexIntervalBytes, r.pointLabel(best), how,
+	var start []string
+	for _, s := range r.Sweeps {
+		if v, err := r.Base.Get(s.Key); err == nil && s.Key != "index.interval.bytes" {
+			start = append(start, fmt.Sprintf("%s=%d", s.Key, v))
+		}
+	}
+	start = append(start, fmt.Sprintf("index.interval.bytes=%d", r.Base.IndexIntervalBytes))
+	return fmt.Sprintf("The sweep does not include the configuration it starts from (%s). Of its points, %s "+
+		"%s: up to %s (p99 %s), %s in %s (%s).", strings.Join(start, ", "), r.pointLabel(best), how,
 		Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), plural(best.OffsetIndexEntries, "entry"),
 		plural(int64(best.Segments), "segment"), best.Regime) + r.rollsWords(nil)
 }

@@ -52,6 +52,10 @@ func TestVerdictMarginWords(t *testing.T) {
 			t.Errorf("%s: effects %q, costs %q\nwant %q, %q", c.name, effects, costs, c.effects, c.costs)
 		}
 	}
+	// A longer walk for a shorter p99 is a trade the verdict states and does not name.
+	if !savesButLengthens(base, marginPoint(22000, 9000, 0)) || savesButLengthens(base, marginPoint(20000, 9000, 0)) {
+		t.Error("savesButLengthens: wrong on the longer walk or on a plain saving")
+	}
 	if got, want := marginWords(base, marginPoint(20000, 9000, 0)), "at least 10 % and at least one mean batch of 1000 B"; got != want {
 		t.Errorf("margin %q, want %q", got, want)
 	}

@@ -180,7 +180,7 @@ func TestWhatIfVerdictIndexFullRolls(t *testing.T) {
 		"19 at segment.index.bytes=65536; none at segment.index.bytes=10485760 (this configuration)."
 	for _, want := range []string{
 		"This configuration, segment.index.bytes=10485760, index.interval.bytes=4096, thins the index",
-		" No point of this sweep walks measurably less: the least walking, segment.index.bytes=4096, leaves the longest walk " +
+		" No point of this sweep walks measurably less: the least walking point, segment.index.bytes=4096, leaves the longest walk " +
 			"at 231.5 KiB and moves the p99 walk by only 12 B, to 64.6 KiB, short of the margin a change needs (at least 10 % " +
 			"and at least one mean batch of 19.2 KiB); it raises index-full rolls from 0 to 308 and memory maps from 4 to 618." + list,
 	} {
@@ -196,6 +196,18 @@ func TestWhatIfVerdictIndexFullRolls(t *testing.T) {
 	doc = verdictJSON(t, append(args, "--compare-rules")...)
 	if !strings.HasSuffix(doc.Verdict, list) || strings.Count(doc.Verdict, "Index-full rolls") != 1 {
 		t.Errorf("--compare-rules: verdict %q\nwant it to end %q", doc.Verdict, list)
+	}
+
+	// Without the configuration in the sweep: 4096 walks least by 12 B of p99, within the
+	// margin of 65536, which rolls 19 segments, not 308.
+	doc = verdictJSON(t, "--gen", "lognormal:median=16384,sigma=0.6", "--records", "10M", "--seed", "1",
+		"--sweep", "segment.index.bytes=4096,65536")
+	if want := "The sweep does not include the configuration it starts from (segment.index.bytes=10485760, index.interval.bytes=4096). " +
+		"Of its points, segment.index.bytes=65536 walks as little as any within the margin (at least 10 % and at least one mean " +
+		"batch of 19.2 KiB) and rolls or maps least: up to 231.5 KiB (p99 64.6 KiB), 105290 entries in 20 segments (thinning). " +
+		"Index-full rolls (segments closed before segment.bytes because an index filled): 308 at segment.index.bytes=4096, 19 at " +
+		"segment.index.bytes=65536."; doc.Verdict != want {
+		t.Errorf("without the configuration: verdict %q\nwant %q", doc.Verdict, want)
 	}
 
 	doc = verdictJSON(t, append(args, "--config", "segment.index.bytes=4096")...)
