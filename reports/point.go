@@ -20,13 +20,15 @@ type Regime string
 const (
 	// Plateau: the index has as many entries as with index.interval.bytes=0, the densest the
 	// batching allows (every batch after each segment's first); lowering the interval changes
-	// nothing.
+	// nothing. When no segment holds a second batch that is no entry at all: an empty index,
+	// but not a cliff (issue 22), since no interval could index anything.
 	Plateau Regime = "plateau"
 	// Thinning: some batches that could carry an entry are skipped.
 	Thinning Regime = "thinning"
-	// Cliff: not on the plateau, and the offset index is empty: every lookup walks from its
-	// segment's start. It depends on the run only (not on the interval itself), so every value
-	// of an exact interval piece has the same regime.
+	// Cliff: not on the plateau, and the offset index is empty (index.interval.bytes=0 would
+	// give entries): every lookup walks from its segment's start. It depends on the run only
+	// (not on the interval itself), so every value of an exact interval piece has the same
+	// regime.
 	Cliff Regime = "cliff"
 	// Empty: the workload has no batches (an empty partition): no regime at all.
 	Empty Regime = "empty"
@@ -168,6 +170,7 @@ func finishPoint(r *run, ref *run, shape sourceShape, rep *WhatIf) {
 	case p.Batches == 0:
 		p.Regime = Empty
 	case p.OffsetIndexEntries == p.DensestEntries:
+		// Before the cliff: an index empty because nothing can be indexed is the plateau.
 		p.Regime = Plateau
 	case p.OffsetIndexEntries == 0:
 		p.Regime = Cliff

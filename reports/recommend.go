@@ -23,6 +23,14 @@ func recommend(p *Point, rep *WhatIf) []string {
 	verdictSaysIt := p == rep.basePoint()
 	switch {
 	case verdictSaysIt:
+	case p.Regime == Plateau && p.DensestEntries == 0:
+		// Not a cliff: index.interval.bytes=0 gives no entry either, so no interval changes anything.
+		walk := fmt.Sprintf("lookups walk up to %s", Bytes(p.Scan.MaxScanBytes))
+		if p.Scan.MaxScanBytes == 0 {
+			walk = "every lookup starts at its own batch (no walk at all)"
+		}
+		out = append(out, fmt.Sprintf("On the plateau with an empty index: 0 entries over %s, as many as index.interval.bytes=0 gives (%s). "+
+			"No index.interval.bytes (now %d) changes anything; %s.", plural(p.Batches, "batch"), emptyPlateauWhy(p), I, walk))
 	case p.Regime == Plateau:
 		walk := fmt.Sprintf("a lookup walks at most the batch before its own: here up to %s", Bytes(p.Scan.MaxScanBytes))
 		if p.Scan.MaxScanBytes == 0 {

@@ -3,14 +3,17 @@ package reports
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
+	"kidx/model"
 	"kidx/sim"
 )
 
 // Verdict is the paragraph a report opens with (docs/reports.md, "The verdict"): where the
 // operator's own configuration sits, and the one change worth making, or that none is. It says
-// only what the sweep's figures show, and names the figures.
+// only what the sweep's figures show, and names the figures. A change is named only when a
+// figure an operator watches moves by the margin it states (verdict_margin.go).
 func (r *WhatIf) Verdict() string {
 	if len(r.Points) == 0 {
 		return ""
@@ -29,93 +32,294 @@ func (r *WhatIf) Verdict() string {
 			"(at most %s fit); raise vm.max_map_count or keep fewer segments. ",
 			plural(int64(m.Partitions), "partition"), m.Maps, m.MaxMapCount, plural(m.MaxPartitions, "partition"))
 	}
-	I := base.Config.IndexIntervalBytes
 	fmt.Fprintf(&b, "This configuration, %s, %s: %s in %s, lookups walk up to %s (p99 %s).",
 		r.baseLabel(base), regimeWords(base), plural(base.OffsetIndexEntries, "entry"), plural(int64(base.Segments), "segment"),
 		Bytes(base.Scan.MaxScanBytes), Bytes(base.ScanQ[P99]))
-	if pc := r.PieceOf(I); pc != nil && base.Regime != Empty {
+	if pc := r.PieceOf(base.Config.IndexIntervalBytes); pc != nil && base.Regime != Empty {
 		fmt.Fprintf(&b, " The same index comes from any index.interval.bytes %s.", rangeWords(pc.Min, pc.Max))
 	}
+	cand := r.namedCandidate(base)
 	switch base.Regime {
 	case Plateau:
-		if base.DensestEntries == 0 {
-			b.WriteString(" No change of index.interval.bytes is worth making: no segment holds a second batch, so no interval can index one.")
-			break
-		}
-		b.WriteString(" No change is worth making: a lower interval cannot add an entry, the batching decides the density.")
-		if up := r.nextPiece(I); up != nil {
-			if up.OffsetIndexEntries == 0 {
-				fmt.Fprintf(&b, " From %d up the index is empty (lookups up to %s).", up.Min, Bytes(up.Scan.MaxScanBytes))
-			} else {
-				fmt.Fprintf(&b, " Above %d the index thins (%s, lookups up to %s).", up.Min-1,
-					plural(up.OffsetIndexEntries, "entry"), Bytes(up.Scan.MaxScanBytes))
-			}
-		}
+		r.plateauVerdict(&b, base, cand)
 	case Thinning, Cliff:
-		best := r.bestLowerPlateau(base)
-		other := r.leastWalking()
-		switch {
-		case best == nil && other != nil && other != base && other.ScanQ[P99] < base.ScanQ[P99]:
-			fmt.Fprintf(&b, " Of this sweep's points, %s walks least: up to %s (p99 %s), %s in %s.", r.pointLabel(other),
-				Bytes(other.Scan.MaxScanBytes), Bytes(other.ScanQ[P99]), plural(other.OffsetIndexEntries, "entry"), plural(int64(other.Segments), "segment"))
-		case best == nil && r.Pieces == nil && !r.sweepsProducer():
-			b.WriteString(" No point of this sweep indexes more densely; `--sweep index.interval.bytes=exact` finds every value where the index changes.")
-		case best == nil:
-			b.WriteString(" No point of this sweep indexes more densely.")
-		case best.Scan.MaxScanBytes >= base.Scan.MaxScanBytes && best.ScanQ[P99] >= base.ScanQ[P99]:
-			// More entries that shorten no walk are not worth their bytes.
-			fmt.Fprintf(&b, " No change is worth making: the densest index this sweep gives (index.interval.bytes=%d, %s) "+
-				"walks just as far (up to %s, p99 %s).", best.Config.IndexIntervalBytes, plural(best.OffsetIndexEntries, "entry"),
-				Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]))
-		default:
-			extra := best.IndexBytes - base.IndexBytes
-			fmt.Fprintf(&b, " The one change worth making: index.interval.bytes=%d%s indexes %s "+
-				"(%s) and cuts the longest walk to %s (p99 %s), for %s more of .index.",
-				best.Config.IndexIntervalBytes, r.plateauRange(best), densestShort(best), plural(best.OffsetIndexEntries, "entry"),
-				Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), Bytes(extra))
-		}
+		r.denserVerdict(&b, base, cand)
 	}
+	b.WriteString(r.rollsWords(base))
 	return b.String()
 }
 
-// baseLabel names the base point by its swept values ("index.interval.bytes=4096", or with a
-// producer sweep "batch.size=16384, linger.ms=5, index.interval.bytes=4096").
+// plateauVerdict: no interval indexes more densely; another swept setting may still be worth
+// changing (cand, by the margin).
+func (r *WhatIf) plateauVerdict(b *strings.Builder, base, cand *Point) {
+	I := base.Config.IndexIntervalBytes
+	switch {
+	case base.DensestEntries == 0:
+		fmt.Fprintf(b, " No change of index.interval.bytes is worth making: no segment holds a second %s, so no interval can index one.", unitOfIndexing(base))
+	case cand == nil:
+		b.WriteString(" No change is worth making: a lower interval cannot add an entry, the batching decides the density.")
+	default:
+		b.WriteString(" No lower interval is worth setting: it cannot add an entry, the batching decides the density.")
+	}
+	if up := r.nextPiece(I); up != nil && base.DensestEntries > 0 {
+		if up.OffsetIndexEntries == 0 {
+			fmt.Fprintf(b, " From %d up the index is empty (lookups up to %s).", up.Min, Bytes(up.Scan.MaxScanBytes))
+		} else {
+			fmt.Fprintf(b, " Above %d the index thins (%s, lookups up to %s).", up.Min-1,
+				plural(up.OffsetIndexEntries, "entry"), Bytes(up.Scan.MaxScanBytes))
+		}
+	}
+	if cand != nil {
+		r.namedChange(b, base, cand)
+	}
+}
+
+// denserVerdict: a thinning or empty index. The lower interval on the plateau is named when
+// it saves the margin; else another point that does; else why none is named.
+func (r *WhatIf) denserVerdict(b *strings.Builder, base, cand *Point) {
+	best := r.bestLowerPlateau(base)
+	switch {
+	case best != nil && improves(base, best):
+		r.namedChange(b, base, best)
+		return
+	case best != nil:
+		// More entries that shorten no walk by the margin are not worth their bytes.
+		lead := " No change is worth making: the densest"
+		if cand != nil {
+			lead = " The densest"
+		}
+		effects, _ := effectWords(base, best)
+		fmt.Fprintf(b, "%s index this sweep gives (index.interval.bytes=%d, %s) %s, short of the margin a change needs (%s).",
+			lead, best.Config.IndexIntervalBytes, plural(best.OffsetIndexEntries, "entry"), effects, marginWords(base, best))
+		if cand == nil {
+			return
+		}
+	}
+	if cand != nil {
+		r.namedChange(b, base, cand)
+		return
+	}
+	other := r.leastWalking()
+	switch {
+	case other != nil && other != base && savesButLengthens(base, other):
+		// Fewer bytes for more headers (smaller batches): a trade, not a change worth naming.
+		effects, costs := effectWords(base, other)
+		fmt.Fprintf(b, " No change is worth making: the least walking point, %s, %s but %s (a change is named only when a "+
+			"figure falls by %s and no walk grows by as much).", r.pointLabel(other), effects, costs, marginWords(base, other))
+	case other != nil && other != base && (other.ScanQ[P99] < base.ScanQ[P99] || other.Scan.MaxScanBytes < base.Scan.MaxScanBytes):
+		effects, costs := effectWords(base, other)
+		fmt.Fprintf(b, " No point of this sweep walks measurably less: the least walking point, %s, %s, short of the margin a change needs (%s)",
+			r.pointLabel(other), effects, marginWords(base, other))
+		if costs != "" {
+			fmt.Fprintf(b, "; it %s", costs)
+		}
+		b.WriteString(".")
+	case r.Pieces == nil && !r.sweepsProducer():
+		b.WriteString(" No point of this sweep indexes more densely; `--sweep index.interval.bytes=exact` finds every value where the index changes.")
+	default:
+		b.WriteString(" No point of this sweep indexes more densely.")
+	}
+}
+
+// namedChange names q as the one change worth making, with what it saves (by the margin,
+// which it states), what it leaves and what it costs.
+func (r *WhatIf) namedChange(b *strings.Builder, base, q *Point) {
+	what := r.pointLabel(q)
+	if q.Regime == Plateau && sameExceptInterval(base, q) {
+		what = fmt.Sprintf("index.interval.bytes=%d%s indexes %s (%s) and", q.Config.IndexIntervalBytes, r.plateauRange(q),
+			densestShort(q), plural(q.OffsetIndexEntries, "entry"))
+	} else if q.OffsetIndexEntries != base.OffsetIndexEntries {
+		what += fmt.Sprintf(" (%s)", plural(q.OffsetIndexEntries, "entry"))
+	}
+	effects, costs := effectWords(base, q)
+	if costs != "" {
+		effects = joinClauses([]string{effects, costs})
+	}
+	if extra := q.IndexBytes - base.IndexBytes; extra > 0 {
+		effects += fmt.Sprintf(", for %s more of .index", Bytes(extra))
+	}
+	fmt.Fprintf(b, " The one change worth making: %s %s (a change is named only when a figure falls by %s).",
+		what, effects, marginWords(base, q))
+}
+
+// unitOfIndexing is what the rule indexes: a batch, or (per-append) an append.
+func unitOfIndexing(p *Point) string {
+	if p.Rule == model.PerAppend {
+		return "append"
+	}
+	return "batch"
+}
+
+// rollsWords says, when points of the sweep roll segments because an index filled, how many
+// at which points (issue 22: a segment.index.bytes sweep must not be judged on walks alone).
+// One list per era, said once when the eras agree; "" when no point rolls one.
+func (r *WhatIf) rollsWords(base *Point) string {
+	var lists []string
+	var eraLists []string
+	for _, era := range r.eraIDs() {
+		var pts []*Point
+		for _, p := range r.Points {
+			if p.Batches > 0 && (era == "" || p.Era.ID == era) {
+				pts = append(pts, p)
+			}
+		}
+		l := r.rollsList(pts, base)
+		lists = append(lists, l)
+		if l != "" && len(pts) > 0 {
+			eraLists = append(eraLists, r.eraName(pts[0])+": "+l)
+		}
+	}
+	switch {
+	case len(eraLists) == 0:
+		return ""
+	case allSame(lists):
+		return " Index-full rolls (segments closed before segment.bytes because an index filled): " + lists[0] + "."
+	}
+	return " Index-full rolls (segments closed before segment.bytes because an index filled): " + strings.Join(eraLists, "; ") + "."
+}
+
+// rollsList lists the rolls of one era's points: "308 at segment.index.bytes=4096; none at
+// segment.index.bytes=10485760 (this configuration)", at most rollsListed of them by name.
+func (r *WhatIf) rollsList(pts []*Point, base *Point) string {
+	const rollsListed = 5
+	name := func(p *Point) string {
+		// The configuration's settings in every era, so that the eras' lists compare equal.
+		if base != nil && p.Config == base.Config && settingsString(p.Producer) == settingsString(base.Producer) {
+			return r.pointLabel(p) + " (this configuration)"
+		}
+		return r.pointLabel(p)
+	}
+	var rolling []*Point
+	var none []string
+	for _, p := range pts {
+		if p.IndexFullRolls == 0 {
+			none = append(none, name(p))
+		} else {
+			rolling = append(rolling, p)
+		}
+	}
+	switch {
+	case len(rolling) == 0:
+		return ""
+	case len(pts) == 1:
+		return fmt.Sprintf("%d at %s", pts[0].IndexFullRolls, name(pts[0]))
+	case len(none) == 0 && allRollsEqual(rolling):
+		return fmt.Sprintf("%d at every point", rolling[0].IndexFullRolls)
+	}
+	var said []string
+	for i, p := range rolling {
+		if i == rollsListed {
+			rest := rolling[i:]
+			lo, hi := rest[0].IndexFullRolls, rest[0].IndexFullRolls
+			for _, q := range rest {
+				lo, hi = min(lo, q.IndexFullRolls), max(hi, q.IndexFullRolls)
+			}
+			span := strconv.Itoa(lo)
+			if hi != lo {
+				span = fmt.Sprintf("%d to %d", lo, hi)
+			}
+			said = append(said, fmt.Sprintf("%s at %d more points", span, len(rest)))
+			break
+		}
+		said = append(said, fmt.Sprintf("%d at %s", p.IndexFullRolls, name(p)))
+	}
+	out := strings.Join(said, ", ")
+	switch {
+	case len(none) > 0 && len(none) <= 3:
+		out += "; none at " + joinAnd(none)
+	case len(none) > 3:
+		out += fmt.Sprintf("; none at the other %d points", len(none))
+	}
+	return out
+}
+
+func allRollsEqual(pts []*Point) bool {
+	for _, p := range pts {
+		if p.IndexFullRolls != pts[0].IndexFullRolls {
+			return false
+		}
+	}
+	return true
+}
+
+// eraIDs are the report's era IDs ("" alone when it names none: every point is one group).
+func (r *WhatIf) eraIDs() []string {
+	if len(r.Eras) == 0 {
+		return []string{""}
+	}
+	ids := make([]string, len(r.Eras))
+	for i, e := range r.Eras {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+func allSame(s []string) bool {
+	for _, x := range s {
+		if x != s[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// baseLabel names the base point by its swept values and its interval ("index.interval.bytes=4096";
+// with a producer sweep "batch.size=16384, linger.ms=5, index.interval.bytes=4096"; with a
+// segment.index.bytes sweep "segment.index.bytes=10485760, index.interval.bytes=4096").
 func (r *WhatIf) baseLabel(p *Point) string {
 	parts := []string{}
 	for _, s := range p.Producer {
 		parts = append(parts, fmt.Sprintf("%s=%d", s.Key, s.Value))
 	}
+	for _, s := range r.Sweeps {
+		if !IsProducerKey(s.Key) && s.Key != "index.interval.bytes" {
+			parts = append(parts, fmt.Sprintf("%s=%d", s.Key, p.SweptValue(s.Key)))
+		}
+	}
 	return strings.Join(append(parts, fmt.Sprintf("index.interval.bytes=%d", p.Config.IndexIntervalBytes)), ", ")
 }
 
 // sweepOnlyVerdict is the verdict of a sweep without the starting configuration (e.g.
-// --sweep index.interval.bytes=1,20000 over a base of 4096): the point that walks least.
+// --sweep index.interval.bytes=1,20000 over a base of 4096): the point that walks least, or,
+// when others walk as little within the margin, the cheapest of those.
 func (r *WhatIf) sweepOnlyVerdict() string {
-	best := r.leastWalking()
-	if best == nil {
+	least := r.leastWalking()
+	if least == nil {
 		return "The workload produced no batches: there is nothing to tune."
 	}
-	return fmt.Sprintf("The sweep does not include the configuration it starts from (index.interval.bytes=%d). Of its points, %s "+
-		"walks least: up to %s (p99 %s), %s in %s (%s).", r.Base.IndexIntervalBytes, r.pointLabel(best),
+	var firstEra []*Point
+	for _, p := range r.Points {
+		if p.Batches > 0 && p.Era.ID == least.Era.ID {
+			firstEra = append(firstEra, p)
+		}
+	}
+	best, how := cheapestNear(least, firstEra), "walks least"
+	if best != least {
+		how = fmt.Sprintf("walks as little as any within the margin (%s) and rolls or maps least", marginWords(least, least))
+	}
+	var start []string
+	for _, s := range r.Sweeps {
+		if v, err := r.Base.Get(s.Key); err == nil && s.Key != "index.interval.bytes" {
+			start = append(start, fmt.Sprintf("%s=%d", s.Key, v))
+		}
+	}
+	start = append(start, fmt.Sprintf("index.interval.bytes=%d", r.Base.IndexIntervalBytes))
+	return fmt.Sprintf("The sweep does not include the configuration it starts from (%s). Of its points, %s "+
+		"%s: up to %s (p99 %s), %s in %s (%s).", strings.Join(start, ", "), r.pointLabel(best), how,
 		Bytes(best.Scan.MaxScanBytes), Bytes(best.ScanQ[P99]), plural(best.OffsetIndexEntries, "entry"),
-		plural(int64(best.Segments), "segment"), best.Regime)
+		plural(int64(best.Segments), "segment"), best.Regime) + r.rollsWords(nil)
 }
 
 // leastWalking is the point of the first era with the lowest p99 walk, then the lowest
 // longest walk, then the smallest .index.
 func (r *WhatIf) leastWalking() *Point {
-	var best *Point
+	var pts []*Point
 	for _, p := range r.Points {
-		if p.Batches == 0 || (len(r.Eras) > 0 && p.Era.ID != r.Eras[0].ID) {
-			continue
-		}
-		if best == nil || p.ScanQ[P99] < best.ScanQ[P99] ||
-			(p.ScanQ[P99] == best.ScanQ[P99] && (p.Scan.MaxScanBytes < best.Scan.MaxScanBytes ||
-				(p.Scan.MaxScanBytes == best.Scan.MaxScanBytes && p.IndexBytes < best.IndexBytes))) {
-			best = p
+		if p.Batches > 0 && (len(r.Eras) == 0 || p.Era.ID == r.Eras[0].ID) {
+			pts = append(pts, p)
 		}
 	}
-	return best
+	return leastWalkingOf(pts)
 }
 
 // sweepsProducer says a producer setting is swept.
@@ -202,7 +406,8 @@ func regimeWords(p *Point) string {
 	switch p.Regime {
 	case Plateau:
 		if p.DensestEntries == 0 {
-			return "has one batch in every segment, so no entry is possible"
+			// The legend's plateau: as many entries as index.interval.bytes=0 gives, here none.
+			return "sits on the plateau with an empty index (" + emptyPlateauWhy(p) + ")"
 		}
 		return "sits on the plateau (" + densestShort(p) + " carries an entry)"
 	case Thinning:
@@ -212,6 +417,15 @@ func regimeWords(p *Point) string {
 		return "leaves the index empty (every lookup walks from its segment's start)"
 	}
 	return "has no batches"
+}
+
+// emptyPlateauWhy says why even index.interval.bytes=0 gives no entry: each segment holds one
+// batch (per-append: one append), the first of a segment being never indexed.
+func emptyPlateauWhy(p *Point) string {
+	if p.Restarts > 0 {
+		return "index.interval.bytes=0 gives no entry either"
+	}
+	return fmt.Sprintf("one %s in every segment, so no entry is possible", unitOfIndexing(p))
 }
 
 func rangeWords(lo, hi int64) string {

@@ -45,7 +45,7 @@ func (r *WhatIf) eraName(p *Point) string {
 
 // whatIfColumns are the what-if table's figure columns, in order (docs/reports.md "Tables").
 var whatIfColumns = []column{
-	{"regime", "where the point sits: plateau (as many entries as index.interval.bytes=0 gives), thinning (some batches that could carry an entry are skipped), cliff (the offset index is empty)", 9},
+	{"regime", "where the point sits: plateau (as many entries as index.interval.bytes=0 gives; none when no segment holds a second batch), thinning (some batches that could carry an entry are skipped), cliff (the offset index is empty though index.interval.bytes=0 gives entries)", 9},
 	{"segs", "segments the workload fills", 7},
 	{"entries/seg", "offset-index entries per segment (mean)", 8},
 	{".index B", ".index bytes over all segments (8 per entry)", 0},
@@ -86,6 +86,16 @@ func (r *WhatIf) table() *table {
 	}
 	t.cols = append(t.cols, whatIfColumns...)
 	for _, p := range r.Points {
+		if entriesPerSegment(p) == fewEntries {
+			for i := range t.cols {
+				if t.cols[i].name == "entries/seg" { // a copy: whatIfColumns keeps its words
+					t.cols[i].means += "; " + fewEntries + ": some, fewer than 1 per 100 segments"
+				}
+			}
+			break
+		}
+	}
+	for _, p := range r.Points {
 		var cells []string
 		for _, s := range r.Sweeps {
 			cells = append(cells, itoa(p.SweptValue(s.Key)))
@@ -99,7 +109,7 @@ func (r *WhatIf) table() *table {
 		if len(r.Pieces) > 0 {
 			cells = append(cells, pieceRange(r.PieceOf(p.Config.IndexIntervalBytes)))
 		}
-		t.add(append(cells, string(p.Regime), strconv.Itoa(p.Segments), fmt.Sprintf("%.2f", p.meanEntries()),
+		t.add(append(cells, string(p.Regime), strconv.Itoa(p.Segments), entriesPerSegment(p),
 			itoa(p.IndexBytes), itoa(p.TimeIndexBytes), itoa(p.Scan.MaxScanBytes), fmt.Sprintf("%.1f", p.Scan.MeanScanBytes()),
 			itoa(p.ScanQ[P50]), itoa(p.ScanQ[P99]), itoa(p.ScanQ[P999]), itoa(p.Scan.MaxHops),
 			fmt.Sprintf("%.2f", p.Scan.MeanHops()), itoa(p.HopsQ[P99]),
@@ -108,6 +118,19 @@ func (r *WhatIf) table() *table {
 			strconv.FormatInt(p.Maps.Maps, 10), strconv.FormatInt(p.Maps.Headroom, 10))...)
 	}
 	return t
+}
+
+// fewEntries is the entries/seg cell of an index whose mean rounds to 0.00 but is not empty.
+const fewEntries = "<0.01"
+
+// entriesPerSegment is the table's mean entries per segment. A mean that rounds to 0.00 while
+// the index holds entries is written "<0.01": a "0.00" there reads as the empty index of a
+// cliff, or of a plateau where no segment holds a second batch.
+func entriesPerSegment(p *Point) string {
+	if m := p.meanEntries(); p.OffsetIndexEntries > 0 && m < 0.005 {
+		return fewEntries
+	}
+	return fmt.Sprintf("%.2f", p.meanEntries())
 }
 
 // pieceRange writes a piece as "lo..hi", or "lo and up" for the last.

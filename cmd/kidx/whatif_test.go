@@ -267,7 +267,7 @@ func TestWhatIfVerdict(t *testing.T) {
 			"any index.interval.bytes in [0, 16349]", "No change is worth making"},
 		"20000": {"index.interval.bytes=20000, thins the index (32 of the 48 entries the batching allows are skipped)",
 			"any index.interval.bytes in [16350, 32699]", "The one change worth making: index.interval.bytes=4096 (Kafka's default; any value in [0, 16349] gives the same index)",
-			"cuts the longest walk to 16.0 KiB", "for 256 B more of .index"},
+			"cuts the longest walk from 31.9 KiB to 16.0 KiB", "for 256 B more of .index"},
 		"1048576": {"leaves the index empty", "any index.interval.bytes from 49050 up", "The one change worth making: index.interval.bytes=4096",
 			"for 384 B more of .index"},
 	} {
@@ -322,7 +322,7 @@ func TestWhatIfVerdictEdges(t *testing.T) {
 	}{
 		{[]string{"--partitions", "5000", "--max-map-count", "65530"}, []string{`First: at 5000 partitions this broker needs 160000 memory maps, above vm.max_map_count=65530, and fails with "Map failed" (at most 2047 partitions fit)`}},
 		{[]string{"--config", "segment.bytes=32700"}, []string{"From 16350 up the index is empty"}},
-		{[]string{"--config", "segment.bytes=16350"}, []string{"has one batch in every segment, so no entry is possible", "no segment holds a second batch"}},
+		{[]string{"--config", "segment.bytes=16350"}, []string{"sits on the plateau with an empty index (one batch in every segment, so no entry is possible)", "no segment holds a second batch"}},
 		{[]string{"--sweep", "index.interval.bytes=1,20000"}, []string{"The sweep does not include the configuration it starts from (index.interval.bytes=4096). Of its points, index.interval.bytes=1 walks least: up to 16.0 KiB"}},
 		{[]string{"--from-logdir", "../../testdata/kafka-golden/random-i4096-per-append/files", "--sweep", "index.interval.bytes=exact"},
 			[]string{"No change is worth making: the densest index this sweep gives (index.interval.bytes=0, "}},
