@@ -60,12 +60,12 @@ type segmentWalk struct {
 	// where a time-index entry may lie past its append's entry without marking a shutdown).
 	lastEntryOffset int64
 	namesFirst      bool
-	visitor      SegmentVisitor
-	verdict      *SegmentVerdict
-	nextBase     int64 // the next segment's base offset (-1: this is the newest)
-	nextLog      string
-	overlap      *overlap // the batches at or past nextBase, for the finding the walk's end writes
-	compaction   compactionMarks
+	visitor         SegmentVisitor
+	verdict         *SegmentVerdict
+	nextBase        int64 // the next segment's base offset (-1: this is the newest)
+	nextLog         string
+	overlap         *overlap // the batches at or past nextBase, for the finding the walk's end writes
+	compaction      compactionMarks
 }
 
 // An obsGroup gathers the observations of one kind (check, file, allowed eras, rule): a
