@@ -25,6 +25,9 @@ type DirCheckpoints struct {
 	LogStartOffsets map[string]int64 // log-start-offset-checkpoint
 	CleanerOffsets  map[string]int64 // cleaner-offset-checkpoint
 	Errs            map[string]error // file name -> why it could not be read
+	// Pos is each entry's byte position: file name -> "topic-partition" -> position of its
+	// line (the last line, when a partition is named twice: Kafka's map keeps the last).
+	Pos map[string]map[string]int64
 }
 
 // Checkpoints reads the checkpoints of the log directories partitions live in, each once.
@@ -52,7 +55,7 @@ func (c *Checkpoints) Dir(dir string) *DirCheckpoints {
 	if d, ok := c.byDir[dir]; ok {
 		return d
 	}
-	d := &DirCheckpoints{Dir: dir, Errs: map[string]error{}}
+	d := &DirCheckpoints{Dir: dir, Errs: map[string]error{}, Pos: map[string]map[string]int64{}}
 	for _, f := range []struct {
 		name string
 		into *map[string]int64
@@ -62,10 +65,11 @@ func (c *Checkpoints) Dir(dir string) *DirCheckpoints {
 		{segment.LogStartOffsetCheckpointName, &d.LogStartOffsets},
 		{segment.CleanerOffsetCheckpointName, &d.CleanerOffsets},
 	} {
-		m, err := readOffsetCheckpoint(filepath.Join(dir, f.name))
+		m, pos, err := readOffsetCheckpoint(filepath.Join(dir, f.name))
 		switch {
 		case err == nil:
 			*f.into = m
+			d.Pos[f.name] = pos
 		case !isNotExist(err):
 			d.Errs[f.name] = err
 		}
@@ -86,16 +90,19 @@ func lookup(m map[string]int64, pd *PartitionDir) (int64, bool) {
 	return v, ok
 }
 
-func readOffsetCheckpoint(path string) (map[string]int64, error) {
-	entries, err := segment.ReadOffsetCheckpoint(path)
+func readOffsetCheckpoint(path string) (map[string]int64, map[string]int64, error) {
+	entries, at, err := segment.ReadOffsetCheckpointPlaced(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m := make(map[string]int64, len(entries))
-	for _, e := range entries {
-		m[fmt.Sprintf("%s-%d", e.Topic, e.Partition)] = e.Offset
+	pos := make(map[string]int64, len(entries))
+	for i, e := range entries {
+		key := fmt.Sprintf("%s-%d", e.Topic, e.Partition)
+		m[key] = e.Offset
+		pos[key] = at[i]
 	}
-	return m, nil
+	return m, pos, nil
 }
 
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -27,7 +27,20 @@ type Finding struct {
 	// Count, when above 1, is how many findings of this kind in this file this one stands for
 	// (an explained mismatch is reported once per kind, with the first one's file and byte).
 	Count int `json:"count,omitempty"`
+	// Kafka says what a broker's next start does about it (the log-directory checks).
+	Kafka KafkaAction `json:"kafka,omitempty"`
 }
+
+// KafkaAction is what a broker does at start-up with what a finding reports.
+type KafkaAction string
+
+// The broker's answers: it stops (the log directory or the broker does not start), it mends
+// the state and goes on, or it goes on without looking.
+const (
+	KafkaRefuses KafkaAction = "refuses"
+	KafkaRepairs KafkaAction = "repairs"
+	KafkaIgnores KafkaAction = "ignores"
+)
 
 func (f Finding) String() string {
 	// file:byte: like a compiler's file:line; a finding about a whole file has no byte.
@@ -41,6 +54,9 @@ func (f Finding) String() string {
 	}
 	if f.Explanation != "" {
 		s += ": " + f.Explanation
+	}
+	if f.Kafka != "" {
+		s += " [Kafka " + string(f.Kafka) + "]"
 	}
 	if f.Count > 1 {
 		s += fmt.Sprintf(" [the first of %d like it]", f.Count)
@@ -77,4 +93,9 @@ const (
 	CheckMissingLog          = "missing-log"            // an index without its .log
 	CheckMissingIndex        = "missing-index"          // a .log without its .index
 	CheckUnreadable          = "unreadable"
+	CheckMetaProperties      = "meta-properties"   // meta.properties against the other log directories
+	CheckCleanShutdown       = "clean-shutdown"    // .kafka_cleanshutdown and what the next start does
+	CheckLock                = "lock"              // .lock held by a running process
+	CheckCheckpoint          = "checkpoint"        // a checkpoint entry against the partition's files
+	CheckCheckpointNoDir     = "checkpoint-no-dir" // checkpoint entries naming no partition directory
 )

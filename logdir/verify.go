@@ -49,6 +49,8 @@ type VerifyReport struct {
 	LogBytes   int64              `json:"logBytes"`
 	Findings   []Finding          `json:"findings"`
 	Partitions []PartitionVerdict `json:"partitions"`
+	// LogDirs is each log directory's top as a broker's next start reads it (BrokerJudge).
+	LogDirs []LogDirState `json:"logDirs"`
 	// DumpLogSegments-style pairs per absolute path, for WriteKafkaSummary: only the ones no
 	// era explains.
 	IndexMismatches map[string][][2]int64 `json:"-"`
@@ -76,17 +78,22 @@ type PartitionVerdict struct {
 
 // SegmentVerdict is what verify makes of one segment.
 type SegmentVerdict struct {
-	BaseOffset       int64      `json:"baseOffset"`
-	Log              string     `json:"log"`
-	Batches          int        `json:"batches"`
-	LogBytes         int64      `json:"logBytes"`
-	IndexEntries     int        `json:"indexEntries"`     // valid entries
-	TimeIndexEntries int        `json:"timeIndexEntries"` // valid entries
-	Eras             string     `json:"eras"`             // the releases whose rules explain its files
-	EraIDs           []string   `json:"eraIds"`
-	Live             *LiveState `json:"live,omitempty"`
-	Restarts         []Restart  `json:"restarts"`
-	eras             EraSet
+	BaseOffset       int64    `json:"baseOffset"`
+	Log              string   `json:"log"`
+	Batches          int      `json:"batches"`
+	LogBytes         int64    `json:"logBytes"`
+	IndexEntries     int      `json:"indexEntries"`     // valid entries
+	TimeIndexEntries int      `json:"timeIndexEntries"` // valid entries
+	Eras             string   `json:"eras"`             // the releases whose rules explain its files
+	EraIDs           []string `json:"eraIds"`
+	// NextOffset is the offset after the segment's last batch (its base offset when it holds
+	// none): LogSegment.readNextOffset, the log end offset of the newest segment.
+	NextOffset int64 `json:"nextOffset"`
+	// NoIndex: the segment has no .index file, which every start rebuilds (LogLoader).
+	NoIndex  bool       `json:"noIndex,omitempty"`
+	Live     *LiveState `json:"live,omitempty"`
+	Restarts []Restart  `json:"restarts"`
+	eras     EraSet
 }
 
 // EraSet is the set of eras that explain the segment's files.
@@ -113,10 +120,11 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 5242880
 	}
-	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{},
+	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{}, LogDirs: []LogDirState{},
 		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
 		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
 	cps := NewCheckpoints()
+	judge := NewBrokerJudge(cps)
 	// Files named one by one are grouped into their partition directories.
 	loose := map[string]*PartitionDir{}
 	var order []string
@@ -133,11 +141,13 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 			}
 			r.Findings = append(r.Findings, ds.Findings...)
 			verifyStateFiles(r, ds.RootFiles)
+			judge.AddScan(ds)
 			for i := range ds.Partitions {
 				pd := &ds.Partitions[i]
 				if key := segment.KafkaPath(pd.Path); !seen[key] {
 					seen[key] = true
 					verifyPartition(r, pd, cps, opts)
+					r.Findings = append(r.Findings, judge.Partition(pd, &r.Partitions[len(r.Partitions)-1])...)
 				}
 			}
 			continue
@@ -162,6 +172,9 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 		sort.Slice(pd.Segments, func(i, j int) bool { return pd.Segments[i].BaseOffset < pd.Segments[j].BaseOffset })
 		verifyPartition(r, pd, nil, opts)
 	}
+	var top []Finding
+	r.LogDirs, top = judge.Finish()
+	r.Findings = append(r.Findings, top...)
 	return r, nil
 }
 
@@ -171,7 +184,7 @@ func VerifyPartition(pd *PartitionDir, cps *Checkpoints, opts VerifyOptions) *Ve
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 5242880
 	}
-	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{},
+	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{}, LogDirs: []LogDirState{},
 		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
 		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
 	verifyPartition(r, pd, cps, opts)

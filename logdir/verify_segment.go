@@ -121,7 +121,7 @@ var (
 // next is the partition's next segment with a .log (BaseOffset -1: sf is the newest).
 func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, newest bool, next segment.SegmentFiles) SegmentVerdict {
 	nextBase := next.BaseOffset
-	v := SegmentVerdict{BaseOffset: sf.BaseOffset, Log: sf.Log, Restarts: []Restart{}, EraIDs: []string{}}
+	v := SegmentVerdict{BaseOffset: sf.BaseOffset, Log: sf.Log, Restarts: []Restart{}, EraIDs: []string{}, NextOffset: sf.BaseOffset, NoIndex: sf.Index == ""}
 	// Headers only: a read per header, on two cores (WalkSplit); a mapping would cost as much
 	// in faults, and as much again to tear down. Every byte (--deep): a mapping, mapped ahead
 	// on the other cores, its CRCs computed on every core with no copy (docs/logdirs.md,
@@ -294,6 +294,7 @@ func (w *segmentWalk) walk() {
 		w.crc.flush()
 	}
 	w.verdict.LogBytes = res.ValidBytes
+	w.verdict.NextOffset = prevLast + 1
 	w.r.LogBytes += res.ValidBytes
 	live := w.nextBase < 0 && w.seg.TimeIndex != nil && w.seg.TimeIndex.Untrimmed()
 	w.life.end(res.ValidBytes, prevLast+1, w.shutdownMarks(), live)

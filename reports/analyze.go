@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,8 +23,10 @@ type AnalyzeOptions struct {
 	// Judge is how the files are judged (era, interval), as logdir.Verify takes it; Deep is
 	// ignored (analyze reads headers only).
 	Judge logdir.VerifyOptions
-	// Broker names the machine in the report (fleet merges group by it).
-	Broker string
+	// Broker names the broker in the report (fleet merges group by it). Empty: the node.id
+	// of the log directories' meta.properties (broker.id in ZooKeeper mode), else HostName.
+	Broker   string
+	HostName string
 	// Progress, if set, is called with the log bytes of each segment analyzed.
 	Progress func(bytes int64)
 	// HeaderReads is the era whose phase-2 header reads the scan figures give (docs/contract.md §5): the
@@ -35,13 +38,30 @@ type AnalyzeOptions struct {
 // Analysis is the report of `kidx analyze`: one broker's log directories (or one partition),
 // read only.
 type Analysis struct {
-	Broker       string
-	Roots        []string
-	Partitions   []*PartitionReport // worst first; only the top N with AnalyzeOptions.Top
-	Analyzed     int                // partitions analyzed (before --top)
-	Findings     []logdir.Finding   // directory-level findings (unreadable entries, stray files)
-	Problems     int                // findings of severity error or warning, everywhere
-	Maps         int64              // 2 per segment, every partition
+	Broker string
+	// BrokerFrom says where the name comes from: "--broker", "meta.properties" or "host name".
+	BrokerFrom string
+	ClusterID  string // meta.properties' cluster.id, when the log directories agree on one
+	Roots      []string
+	Partitions []*PartitionReport // worst first; only the top N with AnalyzeOptions.Top
+	Analyzed   int                // partitions analyzed (before --top)
+	Findings   []logdir.Finding   // directory-level findings (unreadable entries, stray files, the log directories' tops)
+	// LogDirs is each log directory's top as the broker's next start reads it.
+	LogDirs  []logdir.LogDirState
+	Problems int // findings of severity error or warning, everywhere
+	Errors   int // of which errors
+	Warnings int // of which warnings
+	// AttentionPartitions counts the partitions that need attention (PartitionReport.Attention).
+	AttentionPartitions int
+	// Topics rolls the partitions up by topic, the topics to look at first on top (all of
+	// them, --top or not).
+	Topics     []TopicRollup
+	topicIndex map[string]int
+	Verdict    BrokerVerdict
+	// NoteCounts counts the info findings by check, every partition's and the log
+	// directories'.
+	NoteCounts   map[string]int
+	Maps         int64 // 2 per segment, every partition
 	Segments     int
 	LiveSegments int
 	Restarts     int
@@ -96,9 +116,12 @@ type PartitionReport struct {
 	Maps int64
 	// Rebuilt lists the segments without a .index: their figures are the index's that Kafka's
 	// next start rebuilds (recover()), not an empty one's.
-	Rebuilt         []RebuiltIndex
-	Findings        []logdir.Finding // verify findings (logdir.Verify) and skipped statistics
-	Problems        int
+	Rebuilt  []RebuiltIndex
+	Findings []logdir.Finding // verify findings (logdir.Verify) and skipped statistics
+	Problems int
+	Errors   int // problems of severity error
+	// Attention says why the partition needs an operator's attention (nil: it does not).
+	Attention       []string
 	Recommendations []string
 }
 
@@ -135,17 +158,19 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 	if opts.MaxMapCount <= 0 {
 		opts.MaxMapCount = DefaultMaxMapCount
 	}
-	a := &Analysis{Broker: opts.Broker, Roots: dirs, MaxMapCount: opts.MaxMapCount, Findings: []logdir.Finding{},
+	a := &Analysis{Roots: dirs, MaxMapCount: opts.MaxMapCount, Findings: []logdir.Finding{},
 		HeaderReadsFor: "4.1+", HeaderReadsBoth: opts.HeaderReads == nil}
 	if opts.HeaderReads != nil && !opts.HeaderReads.HeaderReadsPastHit {
 		a.HeaderReadsFor = "before 4.1"
 	}
 	cps := logdir.NewCheckpoints()
+	judge := logdir.NewBrokerJudge(cps)
 	for _, dir := range dirs {
 		ds, err := logdir.ScanLogDir(dir)
 		if err != nil {
 			return nil, err
 		}
+		judge.AddScan(ds)
 		// The scan's findings about a partition's files are that partition's: its problems
 		// column, the header and verify then count each file once (issue 11, defect 4).
 		owned := make([][]logdir.Finding, len(ds.Partitions))
@@ -160,7 +185,7 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 			}
 		}
 		for i := range ds.Partitions {
-			pr := analyzePartition(&ds.Partitions[i], owned[i], cps, opts)
+			pr := analyzePartition(&ds.Partitions[i], owned[i], cps, judge, opts)
 			a.Analyzed++
 			a.Problems += pr.Problems
 			a.Maps += pr.Maps
@@ -168,23 +193,90 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 			a.LogBytes += pr.LogBytes
 			a.LiveSegments += len(pr.Live)
 			a.Restarts += len(pr.Restarts)
+			a.countPartition(pr)
 			a.Partitions = append(a.Partitions, pr)
-			// Keep memory flat for 10 000 partitions: only the worst N survive.
-			if opts.Top > 0 && len(a.Partitions) > 2*opts.Top {
-				sortWorst(a.Partitions)
-				a.Partitions = a.Partitions[:opts.Top]
+			// Keep memory flat for 10 000 partitions: only the worst N survive, and every
+			// partition with a problem (issue 22, item 3: --top never hides one).
+			if opts.Top > 0 && len(a.Partitions) > 2*opts.Top+a.problemPartitions() {
+				a.Partitions = keepTop(a.Partitions, opts.Top)
 			}
 		}
 	}
-	sortWorst(a.Partitions)
-	if opts.Top > 0 && len(a.Partitions) > opts.Top {
-		a.Partitions = a.Partitions[:opts.Top]
+	var top []logdir.Finding
+	a.LogDirs, top = judge.Finish()
+	a.nameBroker(opts)
+	for _, f := range top {
+		a.Findings = append(a.Findings, f)
+		if f.Severity != logdir.SeverityInfo {
+			a.Problems++
+		}
 	}
+	sortWorst(a.Partitions)
+	if opts.Top > 0 {
+		a.Partitions = keepTop(a.Partitions, opts.Top)
+	}
+	a.judgeBroker()
 	for _, pr := range a.Partitions {
 		pr.Recommendations = recommendPartition(pr, a)
 	}
 	a.Elapsed = time.Since(start)
 	return a, nil
+}
+
+// nameBroker names the broker: --broker, else the node.id its log directories' meta.properties
+// give (several joined with "+" when copies of several brokers were read together), else the
+// host name.
+func (a *Analysis) nameBroker(opts AnalyzeOptions) {
+	var ids []string
+	clusters := map[string]bool{}
+	for _, d := range a.LogDirs {
+		if d.NodeID != nil && !slices.Contains(ids, fmt.Sprint(*d.NodeID)) {
+			ids = append(ids, fmt.Sprint(*d.NodeID))
+		}
+		if d.ClusterID != "" {
+			clusters[d.ClusterID] = true
+		}
+	}
+	if len(clusters) == 1 {
+		for c := range clusters {
+			a.ClusterID = c
+		}
+	}
+	switch {
+	case opts.Broker != "":
+		a.Broker, a.BrokerFrom = opts.Broker, "--broker"
+	case len(ids) > 0:
+		a.Broker, a.BrokerFrom = strings.Join(ids, "+"), "meta.properties"
+	case opts.HostName != "":
+		a.Broker, a.BrokerFrom = opts.HostName, "host name"
+	}
+}
+
+// keepTop keeps the n partitions with the worst lookup cost, and after them every other
+// partition with a problem, worst first.
+func keepTop(ps []*PartitionReport, n int) []*PartitionReport {
+	sortWorst(ps)
+	kept := ps[:0]
+	for i, p := range ps {
+		if i < n || p.Problems > 0 {
+			kept = append(kept, p)
+		}
+	}
+	for i := len(kept); i < len(ps); i++ {
+		ps[i] = nil
+	}
+	return kept
+}
+
+// problemPartitions counts the partitions kept with a problem.
+func (a *Analysis) problemPartitions() int {
+	n := 0
+	for _, p := range a.Partitions {
+		if p.Problems > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // sortWorst orders partitions by lookup cost: largest max scan, then largest mean, then path.
@@ -215,7 +307,7 @@ func owningPartition(ps []logdir.PartitionDir, file string) int {
 	return -1
 }
 
-func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *logdir.Checkpoints, opts AnalyzeOptions) *PartitionReport {
+func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *logdir.Checkpoints, broker *logdir.BrokerJudge, opts AnalyzeOptions) *PartitionReport {
 	logSegs := pd.LogSegments()
 	pr := &PartitionReport{Path: pd.Path, Topic: pd.Topic, Partition: pd.Partition, Segments: len(logSegs),
 		Maps: 2 * int64(len(logSegs)), Findings: append([]logdir.Finding{}, scanned...)}
@@ -268,6 +360,7 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 	report := logdir.VerifyPartition(pd, cps, judge)
 	pr.Findings = append(pr.Findings, report.Findings...)
 	if len(report.Partitions) == 1 {
+		pr.Findings = append(pr.Findings, broker.Partition(pd, &report.Partitions[0])...)
 		pv := report.Partitions[0]
 		verdicts := map[int64]*logdir.SegmentVerdict{}
 		for i, v := range pv.Segments {
@@ -365,6 +458,9 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 		if f.Severity != logdir.SeverityInfo {
 			pr.Problems++
 		}
+		if f.Severity == logdir.SeverityError {
+			pr.Errors++
+		}
 	}
 	return pr
 }
@@ -442,11 +538,8 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 		out = append(out, fmt.Sprintf("One entry per %.1f batches (%.0f log bytes per entry): lookups walk up to %s, p99 %s, mean %.1f hops.",
 			pr.BatchesPerEntry, pr.BytesPerEntry, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.ScanQ[P99], "byte"), pr.Scan.MeanHops()))
 	}
-	for _, r := range pr.Restarts {
-		if r.Offsets > 0 {
-			out = append(out, fmt.Sprintf("A byte-counter restart in segment %d (%s) leaves %s without an entry of their own lifetime: their lookups walk up to %s.",
-				r.BaseOffset, restartWhere(r.Restart), plural(r.Offsets, "offset"), plural(r.MaxScanBytes, "byte")))
-		}
+	if s := restartsWords(pr.Restarts); s != "" {
+		out = append(out, s)
 	}
 	if pr.MaxEntries > model.WarmEntries(model.OffsetIndexEntrySize)+1 {
 		out = append(out, fmt.Sprintf("The warm section of the active segment covers %s of log: consumers lagging further search cold index pages (up to %s against %s at the tail).",
@@ -463,6 +556,38 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 
 // defaultIndexInterval is index.interval.bytes' default (LogConfig).
 const defaultIndexInterval = 4096
+
+// restartsWords says what the byte-counter restarts cost lookups, in one sentence however
+// many there are.
+func restartsWords(rs []RestartReport) string {
+	var costly []RestartReport
+	var offsets, worst int64
+	for _, r := range rs {
+		if r.Offsets > 0 {
+			costly = append(costly, r)
+			offsets += r.Offsets
+			worst = max(worst, r.MaxScanBytes)
+		}
+	}
+	switch len(costly) {
+	case 0:
+		return ""
+	case 1:
+		r := costly[0]
+		return fmt.Sprintf("A byte-counter restart in segment %d (%s) leaves %s without an entry of their own lifetime: their lookups walk up to %s.",
+			r.BaseOffset, restartWhere(r.Restart), plural(r.Offsets, "offset"), plural(r.MaxScanBytes, "byte"))
+	}
+	var where []string
+	for i, r := range costly {
+		if i == 4 {
+			where = append(where, fmt.Sprintf("%d more", len(costly)-4))
+			break
+		}
+		where = append(where, fmt.Sprintf("segment %d %s", r.BaseOffset, restartWhere(r.Restart)))
+	}
+	return fmt.Sprintf("%d byte-counter restarts (%s) leave %s without an entry of their own lifetime: their lookups walk up to %s.",
+		len(costly), strings.Join(where, "; "), plural(offsets, "offset"), plural(worst, "byte"))
+}
 
 func restartWhere(r logdir.Restart) string {
 	if r.Snapshot != "" {

@@ -19,8 +19,8 @@ func (pr *PartitionReport) name() string {
 	return pr.Path
 }
 
-// table is one row per partition (docs/reports.md "Tables").
-func (a *Analysis) table() *table {
+// table is one row per partition listed (docs/reports.md "Tables").
+func (a *Analysis) table(parts []*PartitionReport) *table {
 	reads := "reads max/mean"
 	if a.HeaderReadsBoth {
 		reads = "4.1+ reads max/mean"
@@ -47,7 +47,7 @@ func (a *Analysis) table() *table {
 		{"maps", "memory maps: 2 per segment (.index and .timeindex)", 2},
 		{"problems", "findings of severity error or warning", 9},
 	}}
-	for _, p := range a.Partitions {
+	for _, p := range parts {
 		t.add(p.name(), fmt.Sprint(p.Segments), fmt.Sprint(len(p.Live)), fmt.Sprint(len(p.Restarts)), itoa(p.Batches), itoa(p.LogBytes), itoa(p.OffsetIndexEntries),
 			fmt.Sprintf("%.0f", p.BytesPerEntry), fmt.Sprintf("%.2f", p.BatchesPerEntry), itoa(p.Scan.MaxScanBytes),
 			fmt.Sprintf("%.1f", p.Scan.MeanScanBytes()), itoa(p.ScanQ[P50]), itoa(p.ScanQ[P99]), itoa(p.ScanQ[P999]),
@@ -82,7 +82,18 @@ func (a *Analysis) headline() string {
 	}
 	broker := ""
 	if a.Broker != "" {
-		broker = "broker: " + a.Broker + "\n"
+		broker = "broker: " + a.Broker
+		switch a.BrokerFrom {
+		case "meta.properties":
+			broker += " (node.id in meta.properties"
+			if a.ClusterID != "" {
+				broker += ", cluster " + a.ClusterID
+			}
+			broker += ")"
+		case "host name":
+			broker += " (this host: no meta.properties names a node.id)"
+		}
+		broker += "\n"
 	}
 	what := "directory"
 	if len(a.Roots) > 1 {
@@ -139,66 +150,24 @@ func (p *PartitionReport) notes() []string {
 	return out
 }
 
-// WriteText writes the aligned terminal report.
-func (a *Analysis) WriteText(w io.Writer) error { return a.WriteTextWith(w, RenderOptions{}) }
-
-// WriteTextWith is WriteText with a layout (RenderOptions.Wide: every column).
-func (a *Analysis) WriteTextWith(w io.Writer, o RenderOptions) error {
-	fmt.Fprintf(w, "kidx analyze\n%s\n\n", a.headline())
-	a.table().writeText(w, o.Wide)
-	fmt.Fprintln(w, "\nScan figures are exact over every offset, from the real .log headers and .index entries.")
-	fmt.Fprintln(w, a.readsNote())
-	for _, p := range a.Partitions {
-		writeBullets(w, false, p.name(), append(p.notes(), p.Recommendations...))
-	}
-	if fs := a.allFindings(true); len(fs) > 0 {
-		fmt.Fprintln(w, "\nproblems:")
-		for _, f := range fs {
-			fmt.Fprintf(w, "  %s\n", f)
-		}
-	}
-	return nil
-}
-
-// WriteMarkdown writes the report as Markdown.
-func (a *Analysis) WriteMarkdown(w io.Writer) error { return a.WriteMarkdownWith(w, RenderOptions{}) }
-
-// WriteMarkdownWith is WriteMarkdown with a layout (RenderOptions.Wide: every column).
-func (a *Analysis) WriteMarkdownWith(w io.Writer, o RenderOptions) error {
-	fmt.Fprintf(w, "# kidx analyze\n\n")
-	for _, l := range strings.Split(a.headline(), "\n") {
-		fmt.Fprintf(w, "- %s\n", l)
-	}
-	fmt.Fprintln(w)
-	a.table().writeMarkdown(w, o.Wide)
-	fmt.Fprintf(w, "\n%s\n", a.readsNote())
-	for _, p := range a.Partitions {
-		writeBullets(w, true, p.name(), append(p.notes(), p.Recommendations...))
-	}
-	if fs := a.allFindings(true); len(fs) > 0 {
-		fmt.Fprintf(w, "\n## Problems\n\n")
-		for _, f := range fs {
-			fmt.Fprintf(w, "- `%s`\n", f)
-		}
-	}
-	return nil
-}
-
 type AnalysisDoc struct {
-	Broker       string              `json:"broker,omitempty"`
-	Root         string              `json:"root"`
-	Roots        []string            `json:"roots"`
-	LiveSegments int                 `json:"liveSegments"`
-	Restarts     int                 `json:"restarts"`
-	Analyzed     int                 `json:"analyzedPartitions"`
-	Segments     int                 `json:"segments"`
-	LogBytes     int64               `json:"logBytes"`
-	Maps         int64               `json:"maps"`
-	MaxMapCount  int64               `json:"maxMapCount"`
-	Headroom     int64               `json:"headroom"`
-	Problems     int                 `json:"problems"`
-	Findings     []logdir.Finding    `json:"findings"`
-	Partitions   []partitionJSONItem `json:"partitions"`
+	Broker       string               `json:"broker,omitempty"`
+	BrokerFrom   string               `json:"brokerFrom,omitempty"`
+	ClusterID    string               `json:"clusterId,omitempty"`
+	LogDirs      []logdir.LogDirState `json:"logDirs"`
+	Root         string               `json:"root"`
+	Roots        []string             `json:"roots"`
+	LiveSegments int                  `json:"liveSegments"`
+	Restarts     int                  `json:"restarts"`
+	Analyzed     int                  `json:"analyzedPartitions"`
+	Segments     int                  `json:"segments"`
+	LogBytes     int64                `json:"logBytes"`
+	Maps         int64                `json:"maps"`
+	MaxMapCount  int64                `json:"maxMapCount"`
+	Headroom     int64                `json:"headroom"`
+	Problems     int                  `json:"problems"`
+	Findings     []logdir.Finding     `json:"findings"`
+	Partitions   []partitionJSONItem  `json:"partitions"`
 	// HeaderReadsFor is the release range the scan objects' header reads are for ("4.1+" or
 	// "before 4.1"); HeaderReadsBoth: no release was given, and the hops are the reads before 4.1.
 	HeaderReadsFor  string `json:"headerReadsFor"`
@@ -238,7 +207,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 	if len(a.Roots) > 0 {
 		root = a.Roots[0]
 	}
-	doc := AnalysisDoc{Broker: a.Broker, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
+	doc := AnalysisDoc{Broker: a.Broker, BrokerFrom: a.BrokerFrom, ClusterID: a.ClusterID, LogDirs: append([]logdir.LogDirState{}, a.LogDirs...), Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
 		MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Problems: a.Problems, Findings: a.Findings,
 		Partitions: []partitionJSONItem{}, HeaderReadsFor: a.HeaderReadsFor, HeaderReadsBoth: a.HeaderReadsBoth}
 	for _, p := range a.Partitions {
@@ -267,7 +236,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 func (a *Analysis) WriteHTML(w io.Writer, figs []Figure) error {
 	writeHTMLHead(w, "kidx analyze", len(figs))
 	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(a.headline()))
-	a.table().writeHTML(w, nil)
+	a.table(a.Partitions).writeHTML(w, nil)
 	fmt.Fprintf(w, "<p>%s</p>\n", html.EscapeString(a.readsNote()))
 	writeFigures(w, figs)
 	fmt.Fprintln(w, "<h2>Partitions</h2>")

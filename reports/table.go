@@ -19,6 +19,11 @@ type RenderOptions struct {
 	// the essential ones, and the text table fits TextWidth columns (the HTML table always
 	// has every column and scrolls sideways).
 	Wide bool
+	// All lists every row: every partition and topic of a broker's report, and the notes;
+	// by default only what needs attention (docs/reports.md, "A broker's verdict").
+	All bool
+	// Quiet writes the verdict and the problems only.
+	Quiet bool
 }
 
 // column is one column of a report table: its header, what it means (the legend under the
@@ -37,6 +42,9 @@ type table struct {
 	cols  []column
 	names int
 	rows  [][]string
+	// brief leaves the column legend out of the text and Markdown tables (a line says
+	// where it is).
+	brief bool
 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
@@ -196,6 +204,9 @@ func (t *table) writeText(w io.Writer, wide bool) {
 	for _, s := range t.notes(l) {
 		writeWrapped(w, "", "  ", s, limit)
 	}
+	if t.brief {
+		return
+	}
 	fmt.Fprintln(w, "Columns:")
 	nameW := 0
 	for _, c := range l.show {
@@ -265,6 +276,9 @@ func (t *table) writeMarkdown(w io.Writer, wide bool) {
 	for _, s := range t.notes(l) {
 		fmt.Fprintln(w, s)
 		fmt.Fprintln(w)
+	}
+	if t.brief {
+		return
 	}
 	fmt.Fprintln(w, "Columns:")
 	fmt.Fprintln(w)

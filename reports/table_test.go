@@ -187,7 +187,7 @@ func TestAnalyzeTextTableFits120(t *testing.T) {
 			t.Errorf("line of %d columns: %q", n, l)
 		}
 	}
-	known := allColumnNames(a.table())
+	known := allColumnNames(a.table(a.Partitions))
 	shown := headerCells(tbl[0], known)
 	for _, essential := range []string{"max scan B", "p99 B", "4.1+ reads max/mean", "maps", "problems"} {
 		if !contains(shown, essential) {

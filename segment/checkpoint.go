@@ -302,10 +302,25 @@ type OffsetCheckpointEntry struct {
 // them into a map, where a repeated partition keeps its last offset. An empty file has no
 // entries.
 func ParseOffsetCheckpoint(data []byte, file string) ([]OffsetCheckpointEntry, error) {
+	out, _, err := parseOffsetCheckpoint(data, file, false)
+	return out, err
+}
+
+// ParseOffsetCheckpointPlaced is ParseOffsetCheckpoint that also gives the byte position of
+// each entry's line, for findings about one entry.
+func ParseOffsetCheckpointPlaced(data []byte, file string) ([]OffsetCheckpointEntry, []int64, error) {
+	return parseOffsetCheckpoint(data, file, true)
+}
+
+func parseOffsetCheckpoint(data []byte, file string, placed bool) ([]OffsetCheckpointEntry, []int64, error) {
 	var out []OffsetCheckpointEntry
+	var pos []int64
 	_, err := readCheckpoint(data, file, func(l textLine, f [][]byte) (bool, error) {
 		if out == nil {
 			out = make([]OffsetCheckpointEntry, 0, entryCapacity(data, 6))
+		}
+		if placed {
+			pos = append(pos, int64(l.pos))
 		}
 		p, ok := javaParseInt(f[1], 32)
 		if !ok {
@@ -319,9 +334,9 @@ func ParseOffsetCheckpoint(data []byte, file string) ([]OffsetCheckpointEntry, e
 		return true, nil
 	}, 3)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, pos, nil
 }
 
 // ReadOffsetCheckpoint reads and decodes an offset checkpoint file (recovery-point-offset-
@@ -332,6 +347,15 @@ func ReadOffsetCheckpoint(path string) ([]OffsetCheckpointEntry, error) {
 		return nil, err
 	}
 	return ParseOffsetCheckpoint(data, path)
+}
+
+// ReadOffsetCheckpointPlaced is ReadOffsetCheckpoint with each entry's byte position.
+func ReadOffsetCheckpointPlaced(path string) ([]OffsetCheckpointEntry, []int64, error) {
+	data, err := ReadLogDirFile(path, MaxLogDirFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ParseOffsetCheckpointPlaced(data, path)
 }
 
 // KafkaUUID is a Kafka Uuid (topic ids, directory ids): 16 bytes, written as unpadded URL-safe

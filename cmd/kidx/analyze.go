@@ -59,16 +59,18 @@ Exit 0: no problems; 1: verify found problems (the report says which); 2: usage 
 		RunE: runOptions(o, stdout, stderr),
 	}
 	o.out.register(cmd.Flags())
+	o.out.registerRows(cmd.Flags())
 	o.judge.register(cmd)
 	cmd.Flags().IntVar(&o.top, "top", 0, "show only the N partitions with the worst lookup cost (0: all)")
 	cmd.Flags().Int64Var(&o.maxMapCount, "max-map-count", reports.DefaultMaxMapCount, "vm.max_map_count (default: read from /proc/sys/vm/max_map_count, else 65530)")
-	cmd.Flags().StringVar(&o.broker, "broker", "", "the broker's name in the report (default: this host's name)")
+	cmd.Flags().StringVar(&o.broker, "broker", "", "the broker's name in the report (default: the node.id in the log directories' meta.properties, else this host's name)")
 	cmd.Flags().BoolVar(&o.merge, "merge", false, "merge analyze --format json reports of several brokers (the arguments are report files)")
 	return cmd
 }
 
 // Complete takes the defaults the flags leave to this machine: vm.max_map_count and the host's
-// name (not for --merge, which reads reports, not directories).
+// name, the broker's name when meta.properties gives none (not for --merge, which reads
+// reports, not directories).
 func (o *analyzeOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.dirs = args
 	o.opts = reports.AnalyzeOptions{Top: o.top, MaxMapCount: o.maxMapCount, Broker: o.broker}
@@ -78,15 +80,16 @@ func (o *analyzeOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.mapsGiven = cmd.Flags().Changed("max-map-count"); !o.mapsGiven {
 		o.opts.MaxMapCount = systemMaxMapCount()
 	}
-	if !cmd.Flags().Changed("broker") {
-		o.opts.Broker, _ = os.Hostname()
-	}
+	o.opts.HostName, _ = os.Hostname()
 	return nil
 }
 
 func (o *analyzeOptions) Validate() error {
 	if err := o.out.check(); err != nil {
 		return err
+	}
+	if o.out.all && o.out.quiet {
+		return usageErr("--all and --quiet: choose one")
 	}
 	if o.top < 0 {
 		return usageErr("--top %d: must be >= 0 (0: every partition)", o.top)

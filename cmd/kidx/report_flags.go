@@ -19,6 +19,7 @@ var reportFormats = []string{"text", "markdown", "json", "html"}
 type reportOutput struct {
 	format, out string
 	wide        bool
+	all, quiet  bool // analyze: every row; the verdict and problems only
 }
 
 func (o *reportOutput) register(flags interface {
@@ -30,9 +31,19 @@ func (o *reportOutput) register(flags interface {
 	flags.BoolVar(&o.wide, "wide", false, "text and markdown: every column of the tables (default: the essential ones, within 120 columns; html always has every column)")
 }
 
-// text gives a text or Markdown renderer the --wide layout.
+// registerRows adds a broker report's --all and --quiet.
+func (o *reportOutput) registerRows(flags interface {
+	BoolVar(*bool, string, bool, string)
+}) {
+	flags.BoolVar(&o.all, "all", false, "text and markdown: every topic and partition, in natural order, with every note (default: the verdict, the problems, the topics to look at first and the partitions that need attention)")
+	flags.BoolVar(&o.quiet, "quiet", false, "text and markdown: the verdict and the problems only")
+}
+
+// text gives a text or Markdown renderer the --wide, --all and --quiet layout.
 func (o *reportOutput) text(write func(io.Writer, reports.RenderOptions) error) func(io.Writer) error {
-	return func(w io.Writer) error { return write(w, reports.RenderOptions{Wide: o.wide}) }
+	return func(w io.Writer) error {
+		return write(w, reports.RenderOptions{Wide: o.wide, All: o.all, Quiet: o.quiet})
+	}
 }
 
 func (o *reportOutput) check() error { return formatFlag(o.format, reportFormats...) }

@@ -1,0 +1,270 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"kidx/logdir"
+)
+
+// attentionShown is how many partitions that need attention the default layout lists
+// (--all lists every partition), and topicsShown how many topics its roll-up shows: a broker
+// of thousands of partitions fits a screen (issue 22: 60 lines).
+const (
+	attentionShown = 20
+	topicsShown    = 10
+)
+
+// analysisView is what a layout lists of an analysis: the same in text, Markdown and HTML.
+type analysisView struct {
+	parts      []*PartitionReport
+	partsTitle string // what the partition table holds
+	partsMore  string // what --all adds, "" when nothing
+	topics     []TopicRollup
+	topicsMore string
+	notes      bool // each partition's notes (live segments, restarts) besides its advice
+}
+
+// view chooses the rows: by default the topics to look at first and the partitions that need
+// attention; with --top the worst partitions and every one with a problem; with --all every
+// topic and partition in natural order (topic, then partition number).
+func (a *Analysis) view(o RenderOptions) analysisView {
+	v := analysisView{notes: o.All || a.Analyzed == 1}
+	v.topics = append([]TopicRollup(nil), a.Topics...)
+	switch {
+	case o.All:
+		sort.SliceStable(v.topics, func(i, j int) bool { return v.topics[i].Topic < v.topics[j].Topic })
+	case len(v.topics) > topicsShown:
+		v.topicsMore = fmt.Sprintf("%d more topics with --all", len(v.topics)-topicsShown)
+		v.topics = v.topics[:topicsShown]
+	}
+	trimmed := len(a.Partitions) < a.Analyzed
+	switch {
+	case o.All || a.Analyzed == 1:
+		v.parts = append(v.parts, a.Partitions...)
+		sortNatural(v.parts)
+		v.partsTitle = "Partitions"
+		if trimmed {
+			v.partsTitle = fmt.Sprintf("Partitions (the %d kept by --top, and every one with a problem)", len(a.Partitions))
+		}
+	case trimmed:
+		v.parts = a.Partitions // worst first, then the others with a problem
+		v.partsTitle = fmt.Sprintf("The worst partitions by lookup cost (--top), and every one with a problem: %d of %d", len(v.parts), a.Analyzed)
+	default:
+		for _, p := range a.Partitions {
+			if len(p.Attention) > 0 {
+				v.parts = append(v.parts, p)
+			}
+		}
+		sort.SliceStable(v.parts, func(i, j int) bool {
+			x, y := v.parts[i], v.parts[j]
+			if x.Errors != y.Errors {
+				return x.Errors > y.Errors
+			}
+			if x.Problems != y.Problems {
+				return x.Problems > y.Problems
+			}
+			return partitionLess(x, y)
+		})
+		n := len(v.parts)
+		v.partsTitle = fmt.Sprintf("Partitions that need attention: %d of %d", n, a.Analyzed)
+		if n > attentionShown {
+			v.partsTitle += fmt.Sprintf(" (the first %d)", attentionShown)
+			v.parts = v.parts[:attentionShown]
+		}
+		if n < a.Analyzed {
+			v.partsMore = fmt.Sprintf("--all lists all %d partitions", a.Analyzed)
+		}
+	}
+	return v
+}
+
+// sortNatural orders partitions by directory, topic, then partition number.
+func sortNatural(ps []*PartitionReport) {
+	sort.SliceStable(ps, func(i, j int) bool { return partitionLess(ps[i], ps[j]) })
+}
+
+func partitionLess(a, b *PartitionReport) bool { return logdir.PartitionNameLess(a.Path, b.Path) }
+
+// topicTable is the roll-up by topic.
+func topicTable(ts []TopicRollup) *table {
+	t := &table{names: 1, brief: true, cols: []column{
+		{"topic", "the topic", 0},
+		{"parts", "partitions", 9},
+		{"segs", "segments", 8},
+		{"live", "live segments", 0},
+		{"log B", ".log bytes", 5},
+		{"entries", "offset-index entries", 4},
+		{"max scan B", "the longest phase-2 walk of any partition", 7},
+		{"p99 B", "the largest partition p99 of phase-2 bytes walked", 6},
+		{"maps", "memory maps (2 per segment)", 3},
+		{"errors", "findings of severity error", 10},
+		{"warnings", "findings of severity warning", 10},
+		{"attention", "partitions that need attention", 10},
+	}}
+	for _, r := range ts {
+		t.add(r.Topic, fmt.Sprint(r.Partitions), fmt.Sprint(r.Segments), fmt.Sprint(r.LiveSegments), itoa(r.LogBytes), itoa(r.Entries),
+			itoa(r.MaxScanBytes), itoa(r.P99ScanBytes), itoa(r.Maps), fmt.Sprint(r.Errors), fmt.Sprint(r.Warnings), fmt.Sprint(r.Attention))
+	}
+	return t
+}
+
+// bullets are what the report says under a partition: why it needs attention and the advice;
+// with notes, its facts too.
+func (p *PartitionReport) bullets(notes bool) []string {
+	var out []string
+	if len(p.Attention) > 0 {
+		out = append(out, "needs attention: "+strings.Join(p.Attention, "; "))
+	}
+	if notes {
+		out = append(out, p.notes()...)
+	}
+	return append(out, p.Recommendations...)
+}
+
+// noteCounts is "98 live-segment, 12 restart" over every info finding, by check.
+func (a *Analysis) noteCounts() string {
+	var checks []string
+	for c := range a.NoteCounts {
+		checks = append(checks, c)
+	}
+	sort.Slice(checks, func(i, j int) bool {
+		if a.NoteCounts[checks[i]] != a.NoteCounts[checks[j]] {
+			return a.NoteCounts[checks[i]] > a.NoteCounts[checks[j]]
+		}
+		return checks[i] < checks[j]
+	})
+	var parts []string
+	for _, c := range checks {
+		parts = append(parts, fmt.Sprintf("%d %s", a.NoteCounts[c], c))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteText writes the aligned terminal report.
+func (a *Analysis) WriteText(w io.Writer) error { return a.WriteTextWith(w, RenderOptions{}) }
+
+// WriteTextWith is WriteText with a layout: the headline and the verdict, the problems (all of
+// them, always), the roll-up by topic, the partitions the layout lists with their advice, and
+// what the notes count (docs/reports.md, "A broker's verdict").
+func (a *Analysis) WriteTextWith(w io.Writer, o RenderOptions) error {
+	fmt.Fprintf(w, "kidx analyze\n%s\n\n", a.headline())
+	writeWrapped(w, "", "", a.Verdict.Text, TextWidth)
+	if fs := a.allFindings(true); len(fs) > 0 {
+		fmt.Fprintf(w, "\nProblems (%d):\n", len(fs))
+		for _, f := range fs {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	if o.Quiet {
+		return nil
+	}
+	v := a.view(o)
+	if len(a.Topics) > 1 || o.All {
+		fmt.Fprintf(w, "\nTopics (%d):\n", len(a.Topics))
+		t := topicTable(v.topics)
+		t.brief = !o.All
+		t.writeText(w, o.Wide)
+		if v.topicsMore != "" {
+			fmt.Fprintln(w, v.topicsMore+".")
+		}
+	}
+	fmt.Fprintf(w, "\n%s:\n", v.partsTitle)
+	if len(v.parts) > 0 {
+		t := a.table(v.parts)
+		t.brief = !o.All && a.Analyzed > 1
+		t.writeText(w, o.Wide)
+		for _, p := range v.parts {
+			if b := p.bullets(v.notes); len(b) > 0 {
+				writeBullets(w, false, p.name(), b)
+			}
+		}
+	} else {
+		fmt.Fprintln(w, "  none.")
+	}
+	if v.partsMore != "" {
+		fmt.Fprintf(w, "%s.\n", capitalize(v.partsMore))
+	}
+	fmt.Fprintln(w)
+	if n := a.noteCounts(); n != "" && !v.notes {
+		writeWrapped(w, "", "  ", "Notes (info, not problems): "+n+"; --all or --format json gives each.", TextWidth)
+	}
+	if o.All {
+		a.writeRootNotes(w, false)
+	}
+	fmt.Fprintln(w, "Scan figures are exact over every offset, from the real .log headers and .index entries.")
+	writeWrapped(w, "", "", a.readsNote(), TextWidth)
+	return nil
+}
+
+// writeRootNotes lists the log directories' own info findings (--all).
+func (a *Analysis) writeRootNotes(w io.Writer, markdown bool) {
+	var notes []string
+	for _, f := range a.Findings {
+		if f.Severity == logdir.SeverityInfo {
+			notes = append(notes, f.String())
+		}
+	}
+	if len(notes) > 0 {
+		writeBullets(w, markdown, "Log directories", notes)
+		fmt.Fprintln(w)
+	}
+}
+
+// WriteMarkdown writes the report as Markdown.
+func (a *Analysis) WriteMarkdown(w io.Writer) error { return a.WriteMarkdownWith(w, RenderOptions{}) }
+
+// WriteMarkdownWith is WriteMarkdown with a layout: the same sections as the text.
+func (a *Analysis) WriteMarkdownWith(w io.Writer, o RenderOptions) error {
+	fmt.Fprintf(w, "# kidx analyze\n\n")
+	for _, l := range strings.Split(a.headline(), "\n") {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	fmt.Fprintf(w, "\n**%s**\n", a.Verdict.Text)
+	if fs := a.allFindings(true); len(fs) > 0 {
+		fmt.Fprintf(w, "\n## Problems (%d)\n\n", len(fs))
+		for _, f := range fs {
+			fmt.Fprintf(w, "- `%s`\n", f)
+		}
+	}
+	if o.Quiet {
+		return nil
+	}
+	v := a.view(o)
+	if len(a.Topics) > 1 || o.All {
+		fmt.Fprintf(w, "\n## Topics (%d)\n\n", len(a.Topics))
+		t := topicTable(v.topics)
+		t.brief = !o.All
+		t.writeMarkdown(w, o.Wide)
+		if v.topicsMore != "" {
+			fmt.Fprintf(w, "%s.\n", v.topicsMore)
+		}
+	}
+	fmt.Fprintf(w, "\n## %s\n\n", v.partsTitle)
+	if len(v.parts) > 0 {
+		t := a.table(v.parts)
+		t.brief = !o.All && a.Analyzed > 1
+		t.writeMarkdown(w, o.Wide)
+		for _, p := range v.parts {
+			if b := p.bullets(v.notes); len(b) > 0 {
+				writeBullets(w, true, p.name(), b)
+			}
+		}
+	} else {
+		fmt.Fprintln(w, "None.")
+	}
+	if v.partsMore != "" {
+		fmt.Fprintf(w, "\n%s.\n", capitalize(v.partsMore))
+	}
+	fmt.Fprintln(w)
+	if n := a.noteCounts(); n != "" && !v.notes {
+		fmt.Fprintf(w, "Notes (info, not problems): %s; --all or --format json gives each.\n\n", n)
+	}
+	if o.All {
+		a.writeRootNotes(w, true)
+	}
+	fmt.Fprintf(w, "%s\n", a.readsNote())
+	return nil
+}
