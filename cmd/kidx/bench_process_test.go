@@ -239,3 +239,31 @@ func median(rs []processRun, f func(processRun) float64) float64 {
 	}
 	return v[len(v)/2]
 }
+
+// BenchmarkBroker4000 is issue 22's broker at scale: `kidx verify DIR` and `kidx analyze DIR`
+// as whole processes on a log directory of 4,000 partitions and 20,000 segments
+// (segmenttest.Broker4000: copies of ../shared/realdata's partitions and partitions kidx's
+// writer wrote; skipped without ../shared). Targets: each within 5 s and 300 MB of RSS on 2
+// cores, default text at most 60 lines.
+func BenchmarkBroker4000(b *testing.B) {
+	bin := builtKidx(b)
+	broker := segmenttest.BuildBroker(b, segmenttest.Broker4000)
+	runProcess(b, bin, "verify", broker.Dir) // page cache warm
+	for _, cmd := range []string{"verify", "analyze"} {
+		b.Run(cmd, func(b *testing.B) {
+			var runs []processRun
+			for b.Loop() {
+				r := runProcess(b, bin, cmd, broker.Dir)
+				if r.exit > 1 {
+					b.Fatalf("kidx %s exit %d", cmd, r.exit)
+				}
+				runs = append(runs, r)
+			}
+			last := runs[len(runs)-1]
+			b.ReportMetric(mean(runs, func(r processRun) float64 { return r.wall.Seconds() }), "s/run")
+			b.ReportMetric(mean(runs, func(r processRun) float64 { return float64(r.maxRSS) / 1e6 }), "maxRSS-MB")
+			b.ReportMetric(float64(last.lines), "lines")
+			b.ReportMetric(float64(last.exit), "exit")
+		})
+	}
+}
