@@ -260,7 +260,7 @@ func (w *segmentWalk) walk() {
 		}}
 	}
 	prevLast := w.base - 1
-	res := lf.WalkSplit(0, 0, segment.SplitHint(w.entries, w.byPos, lf.Size()), func(b segment.BatchInfo) bool {
+	res := lf.WalkIndexed(0, 0, w.entries, w.byPos, func(b segment.BatchInfo) bool {
 		w.r.Batches++
 		w.verdict.Batches++
 		first, last := w.batchOffsets(lf, b)

@@ -1,10 +1,11 @@
 // Package segment is Kafka's on-disk format and the file-backed log, for real: it reads and
 // writes every file a partition directory holds, and re-implements Kafka's append rule,
 // rolling, recovery and lookups on real files. It imports only the standard library,
-// kidx/codec (record decompression), kidx/segment/vfs (the filesystem under the writer) and two
-// small internal packages of words; never package model: the independence is what makes the
-// differential tests mean something (docs/architecture.md). Behaviour follows docs/kafka.md;
-// comments cite the Kafka method mirrored. One file per idea:
+// golang.org/x/sys/unix (posix_fadvise), kidx/codec (record decompression), kidx/segment/vfs
+// (the filesystem under the writer) and two small internal packages of words; never package
+// model: the independence is what makes the differential tests mean something
+// (docs/architecture.md). Behaviour follows docs/kafka.md; comments cite the Kafka method
+// mirrored. One file per idea:
 //
 // The format:
 //   - binreader.go: kbin-style sticky-error reader, varints, FormatError.
@@ -22,7 +23,10 @@
 // Reading:
 //   - logfile.go: .log walk (FileLogInputStream.nextBatch), CRC streaming, the LogFile's
 //     views for other goroutines.
-//   - walk_split.go: the same walk read on two cores from a known batch start (SplitHint).
+//   - walk_split.go: the same walk read by concurrent chains from known batch starts (the
+//     offset index's entries): two while the file is in memory, up to 32 while it is not.
+//   - pagecache_linux.go, pagecache_other.go: whether a file's pages are in memory (mincore),
+//     and the kernel asked to read a cold walk's header pages ahead (posix_fadvise).
 //   - lookup.go: Segment, offset lookup (phase 1 + 2), timestamp lookup, OpenError.
 //   - mmap.go: read-only mapping, prefetch, sparse index reads, O_RDONLY opens, a .log's
 //     zero tail (ZerosFrom).

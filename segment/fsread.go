@@ -21,7 +21,7 @@ func OffsetIndexFromBytes(path string, baseOffset int64, data []byte) (*OffsetIn
 		return nil, err
 	}
 	n := len(f.data) / OffsetIndexEntrySize
-	return &OffsetIndex{f, n, validSlots(f.data, n, OffsetIndexEntrySize, 0)}, nil
+	return &OffsetIndex{f, n, validSlots(&f, n, OffsetIndexEntrySize, 0)}, nil
 }
 
 // TimeIndexFromBytes is OpenTimeIndex on data, a .timeindex file's whole contents.
@@ -31,7 +31,7 @@ func TimeIndexFromBytes(path string, baseOffset int64, data []byte) (*TimeIndex,
 		return nil, err
 	}
 	n := len(f.data) / TimeIndexEntrySize
-	return &TimeIndex{f, n, validSlots(f.data, n, TimeIndexEntrySize, 8)}, nil
+	return &TimeIndex{f, n, validSlots(&f, n, TimeIndexEntrySize, 8)}, nil
 }
 
 func indexFromBytes(path string, baseOffset int64, data []byte) (indexFile, error) {
@@ -42,7 +42,7 @@ func indexFromBytes(path string, baseOffset int64, data []byte) (indexFile, erro
 	if len(data) > 0 {
 		regions = []fileRegion{{0, int64(len(data))}}
 	}
-	return indexFile{Path: path, BaseOffset: baseOffset, FileSize: int64(len(data)), data: data, regions: regions}, nil
+	return indexFile{Path: path, BaseOffset: baseOffset, FileSize: int64(len(data)), data: data, length: int64(len(data)), regions: regions}, nil
 }
 
 // ReadFileShared is vfs.ReadFile, without the copy on a filesystem that can share a file's

@@ -128,8 +128,24 @@ type indexFile struct {
 	Path       string
 	BaseOffset int64
 	FileSize   int64
-	data       []byte
-	regions    []fileRegion // byte ranges holding data; the rest of the file is a hole (zeros)
+	// data is the file's bytes up to a little past its last data region (readSparse); up to
+	// length (the bytes the file held when read: FileSize, unless it shrank meanwhile) the rest
+	// are zeros. Read slots through at.
+	data    []byte
+	length  int64
+	regions []fileRegion // byte ranges holding data; the rest of the file is a hole (zeros)
+}
+
+// zeroSlot is a slot of a hole.
+var zeroSlot [TimeIndexEntrySize]byte
+
+// at is the n bytes (at most a slot) of the file at off, which must lie within length: a slice
+// of data, or zeros past it. No caller may modify them.
+func (x *indexFile) at(off, n int) []byte {
+	if off+n <= len(x.data) {
+		return x.data[off : off+n]
+	}
+	return zeroSlot[:n]
 }
 
 // readIndexFile opens path read-only and reads its data regions.
@@ -139,11 +155,11 @@ func readIndexFile(path string, baseOffset int64) (indexFile, error) {
 		return indexFile{}, err
 	}
 	defer f.Close()
-	data, regions, err := readSparse(f, size)
+	data, length, regions, err := readSparse(f, size)
 	if err != nil {
 		return indexFile{}, err
 	}
-	return indexFile{Path: path, BaseOffset: baseOffset, FileSize: size, data: data, regions: regions}, nil
+	return indexFile{Path: path, BaseOffset: baseOffset, FileSize: size, data: data, length: length, regions: regions}, nil
 }
 
 // validSlots counts the entries before the zero tail. A slot i > 0 whose relative offset is 0
@@ -156,15 +172,15 @@ func readIndexFile(path string, baseOffset int64) (indexFile, error) {
 // all-zero slot 0 followed only by zeros is "no entry", unless the file has that one slot
 // (a trimmed one-entry index); followed by real entries it is an entry, which verify then
 // judges (docs/segment.md, "Valid entries").
-func validSlots(data []byte, slots, entrySize, relOffsetAt int) int {
+func validSlots(x *indexFile, slots, entrySize, relOffsetAt int) int {
 	k := slots
 	for i := 1; i < slots; i++ {
-		if binary.BigEndian.Uint32(data[i*entrySize+relOffsetAt:]) == 0 {
+		if binary.BigEndian.Uint32(x.at(i*entrySize+relOffsetAt, 4)) == 0 {
 			k = i
 			break
 		}
 	}
-	if k == 1 && slots > 1 && allZero(data[:entrySize]) {
+	if k == 1 && slots > 1 && allZero(x.at(0, entrySize)) {
 		return 0
 	}
 	return k
@@ -194,10 +210,10 @@ func allZero(b []byte) bool {
 // to one) but a corrupt one.
 func (x *indexFile) untrimmed(valid, entrySize int) bool {
 	size, es := x.FileSize, int64(entrySize)
-	if size <= int64(valid)*es || size%es != 0 || int64(len(x.data)) < size {
+	if size <= int64(valid)*es || size%es != 0 || x.length < size {
 		return false
 	}
-	return allZero(x.data[size-es : size])
+	return allZero(x.at(int(size-es), entrySize))
 }
 
 // tailGarbage returns the first slot after the valid entries that holds a non-zero byte, or
@@ -237,8 +253,8 @@ func OpenOffsetIndex(path string, baseOffset int64) (*OffsetIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := len(f.data) / OffsetIndexEntrySize
-	return &OffsetIndex{f, n, validSlots(f.data, n, OffsetIndexEntrySize, 0)}, nil
+	n := int(f.length / OffsetIndexEntrySize)
+	return &OffsetIndex{f, n, validSlots(&f, n, OffsetIndexEntrySize, 0)}, nil
 }
 
 // Len is the entry count of a reopened file as OffsetIndex's constructor sets it:
@@ -265,12 +281,12 @@ func (x *OffsetIndex) Entry(i int) (IndexEntry, error) {
 }
 
 func (x *OffsetIndex) entry(i int) IndexEntry {
-	d := x.data[i*8:]
+	d := x.at(i*8, 8)
 	return IndexEntry{Offset: x.BaseOffset + int64(int32(binary.BigEndian.Uint32(d))), Position: int64(int32(binary.BigEndian.Uint32(d[4:])))}
 }
 
 func (x *OffsetIndex) key(i int) int64 {
-	return x.BaseOffset + int64(int32(binary.BigEndian.Uint32(x.data[i*8:])))
+	return x.BaseOffset + int64(int32(binary.BigEndian.Uint32(x.at(i*8, 4))))
 }
 
 // DumpLen is the number of entries DumpLogSegments.dumpIndex prints: it
@@ -349,8 +365,8 @@ func OpenTimeIndex(path string, baseOffset int64) (*TimeIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := len(f.data) / TimeIndexEntrySize
-	return &TimeIndex{f, n, validSlots(f.data, n, TimeIndexEntrySize, 8)}, nil
+	n := int(f.length / TimeIndexEntrySize)
+	return &TimeIndex{f, n, validSlots(&f, n, TimeIndexEntrySize, 8)}, nil
 }
 
 // Len is floor(file size / 12), the zero tail included.
@@ -366,11 +382,11 @@ func (x *TimeIndex) Untrimmed() bool { return x.untrimmed(x.valid, TimeIndexEntr
 func (x *TimeIndex) TailGarbage() int { return x.tailGarbage(x.valid, TimeIndexEntrySize) }
 
 func (x *TimeIndex) entry(i int) TimeIndexEntry {
-	d := x.data[i*12:]
+	d := x.at(i*12, 12)
 	return TimeIndexEntry{Timestamp: int64(binary.BigEndian.Uint64(d)), Offset: x.BaseOffset + int64(int32(binary.BigEndian.Uint32(d[8:])))}
 }
 
-func (x *TimeIndex) key(i int) int64 { return int64(binary.BigEndian.Uint64(x.data[i*12:])) }
+func (x *TimeIndex) key(i int) int64 { return int64(binary.BigEndian.Uint64(x.at(i*12, 8))) }
 
 // Entry returns slot i (TimeIndex.entry).
 func (x *TimeIndex) Entry(i int) (TimeIndexEntry, error) {

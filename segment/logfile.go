@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"sync"
 )
 
 // Access selects how a LogFile reads: one pread per request, or an mmap of
@@ -43,6 +44,10 @@ type LogFile struct {
 	bufLen     int
 	readAhead  int
 	skipWindow bool // the last batch read was larger than readAhead
+	// smallRun counts the batches in a row no larger than a page-sized readAhead: every page
+	// then holds a header, and reading more of them per pread reads no page the walk would
+	// not (wideWindow).
+	smallRun int
 	// prefetchWalks maps a walk's range ahead on other cores (SetPrefetch).
 	prefetchWalks bool
 }
@@ -131,6 +136,11 @@ func (l *LogFile) ReadBytes(pos int64, n int) ([]byte, error) { return l.read(po
 
 // Close releases the file (and mapping).
 func (l *LogFile) Close() error {
+	if cap(l.buf) == wideWindow {
+		b := l.buf[:0]
+		windows.Put(&b)
+	}
+	l.buf = nil
 	err := l.mm.unmap()
 	if e := l.f.Close(); err == nil {
 		err = e
@@ -179,6 +189,9 @@ func (l *LogFile) read(pos int64, n int) ([]byte, error) {
 		return b, nil
 	}
 	want := max(n, l.readAhead)
+	if l.smallRun > 0 {
+		want = max(n, min(wideWindow, l.readAhead<<min(l.smallRun, 5)))
+	}
 	if l.skipWindow {
 		// The last batch was larger than the window: the next header is as far away, and
 		// reading the window would only copy payload.
@@ -188,7 +201,7 @@ func (l *LogFile) read(pos int64, n int) ([]byte, error) {
 		want = int(avail)
 	}
 	if cap(l.buf) < want {
-		l.buf = make([]byte, want)
+		l.buf = windowBuffer(want)
 	}
 	got, err := l.f.ReadAt(l.buf[:want], pos)
 	l.bufPos, l.bufLen = pos, got
@@ -202,6 +215,27 @@ func (l *LogFile) read(pos int64, n int) ([]byte, error) {
 		return l.buf[:n], io.ErrUnexpectedEOF
 	}
 	return l.buf[:n], nil
+}
+
+// wideWindow bounds a header walk's reads while its batches are small: each small batch in a
+// row doubles the read (a broker's directory of small segments was read with 24 preads per
+// segment at one page each).
+const wideWindow = 64 << 10
+
+// windows holds the read windows of closed LogFiles for the next ones: a directory's walk
+// opens a LogFile per segment.
+var windows sync.Pool
+
+// windowBuffer is a read buffer of at least n bytes: a pooled wideWindow one when that is
+// enough.
+func windowBuffer(n int) []byte {
+	if n > wideWindow {
+		return make([]byte, n)
+	}
+	if b, ok := windows.Get().(*[]byte); ok {
+		return (*b)[:wideWindow]
+	}
+	return make([]byte, wideWindow)
 }
 
 // BatchInfo is one entry of the .log walk: the framing plus the v2 header
@@ -283,6 +317,11 @@ func (l *LogFile) NextBatch(pos, end int64) (BatchInfo, error) {
 	}
 	b := BatchInfo{Position: pos, Size: LogOverhead + int64(size), Magic: int8(hdr[MagicOffset])}
 	l.skipWindow = b.Size > int64(l.readAhead)
+	if l.readAhead >= pageSize && l.readAhead < wideWindow && !l.skipWindow {
+		l.smallRun++
+	} else {
+		l.smallRun = 0
+	}
 	if b.Magic >= 2 {
 		if b.Size < RecordBatchOverhead {
 			return b, formatErr(l.Path, pos+8, "Record batch is corrupt (the size %d is smaller than the minimum allowed overhead %d)", b.Size, RecordBatchOverhead)

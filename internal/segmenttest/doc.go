@@ -14,5 +14,9 @@
 //   - snapshots.go: SnapshotBytes, MyTopicEntries, EmptyProducerSnapshot.
 //   - errors.go: FormatErrAt.
 //   - bench.go: BenchSegment (268 MB of 16 KiB batches), RemoveBenchSegment.
+//   - bigsegment.go: WriteUniformSegment (one segment of n equal batches: the 1 GiB and
+//     268,435,456-byte segments of the whole-process benchmarks).
+//   - broker.go: BuildBroker (a broker's log directory of 4,000 partitions and 20,000
+//     segments from copies of ../shared/realdata's partitions and written ones).
 //   - realdata.go: RealdataPath (a file of ../shared/realdata, skipped loudly without it).
 package segmenttest
