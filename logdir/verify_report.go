@@ -3,6 +3,7 @@ package logdir
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -38,15 +39,95 @@ func (r *VerifyReport) WriteKafkaSummary(w io.Writer) {
 	}
 }
 
-// WriteText prints one line per finding, then one line per partition and a total.
-func (r *VerifyReport) WriteText(w io.Writer) {
+// WriteText prints the report: every finding and a line per partition for one partition,
+// else the summary (WriteTextWith).
+func (r *VerifyReport) WriteText(w io.Writer) { r.WriteTextWith(w, false) }
+
+// WriteTextWith prints one line per finding, then one line per partition and a total, when
+// the report covers at most one partition or all is set. A log directory's report is
+// summarized instead: the verdict, every problem, what each log directory's next start does,
+// the notes counted by check, and the total (docs/logdirs.md, "verify's summary").
+func (r *VerifyReport) WriteTextWith(w io.Writer, all bool) {
+	if all || len(r.Partitions) <= 1 {
+		for _, f := range r.Findings {
+			fmt.Fprintln(w, f.String())
+		}
+		for _, p := range r.Partitions {
+			fmt.Fprintf(w, "partition %s: %s\n", p.Path, p.summary())
+		}
+		fmt.Fprintln(w, r.total())
+		return
+	}
+	fmt.Fprintln(w, r.Verdict())
+	notes := map[string]int{}
+	problems := 0
 	for _, f := range r.Findings {
-		fmt.Fprintln(w, f.String())
+		if f.Severity == SeverityInfo {
+			notes[f.Check]++
+			continue
+		}
+		if problems == 0 {
+			fmt.Fprintln(w, "problems:")
+		}
+		problems++
+		fmt.Fprintf(w, "  %s\n", f)
 	}
-	for _, p := range r.Partitions {
-		fmt.Fprintf(w, "partition %s: %s\n", p.Path, p.summary())
+	for _, d := range r.LogDirs {
+		fmt.Fprintf(w, "log directory %s: %s\n", d.Path, d.NextStart.Summary)
 	}
-	fmt.Fprintf(w, "%s, %s, %s, %s\n", plural(r.Segments, "segment"), plural(r.Batches, "batch"), plural(int(r.LogBytes), "log byte"), plural(r.Problems(), "problem"))
+	if len(notes) > 0 {
+		checks := make([]string, 0, len(notes))
+		for c := range notes {
+			checks = append(checks, c)
+		}
+		sort.Slice(checks, func(i, j int) bool {
+			if notes[checks[i]] != notes[checks[j]] {
+				return notes[checks[i]] > notes[checks[j]]
+			}
+			return checks[i] < checks[j]
+		})
+		parts := make([]string, len(checks))
+		for i, c := range checks {
+			parts[i] = fmt.Sprintf("%d %s", notes[c], c)
+		}
+		fmt.Fprintf(w, "notes (info, not problems): %s; --all lists every finding and partition\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w, r.total())
+}
+
+// total is the last line: what was read and the problems found.
+func (r *VerifyReport) total() string {
+	return fmt.Sprintf("%s, %s, %s, %s, %s", plural(len(r.Partitions), "partition"), plural(r.Segments, "segment"), plural(r.Batches, "batch"), plural(int(r.LogBytes), "log byte"), plural(r.Problems(), "problem"))
+}
+
+// Verdict is one line: "damaged" with any error, "needs attention" with warnings only,
+// "healthy" otherwise, and how many problems in how many partitions.
+func (r *VerifyReport) Verdict() string {
+	errs, warns := 0, 0
+	parts := map[string]bool{}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case SeverityError:
+			errs++
+		case SeverityWarning:
+			warns++
+		default:
+			continue
+		}
+		for _, p := range r.Partitions {
+			if strings.HasPrefix(f.File, p.Path+string(filepath.Separator)) || f.File == p.Path {
+				parts[p.Path] = true
+				break
+			}
+		}
+	}
+	switch {
+	case errs > 0:
+		return fmt.Sprintf("verdict: damaged: %s and %s, in %s", plural(errs, "error"), plural(warns, "warning"), plural(len(parts), "partition"))
+	case warns > 0:
+		return fmt.Sprintf("verdict: needs attention: %s, in %s", plural(warns, "warning"), plural(len(parts), "partition"))
+	}
+	return fmt.Sprintf("verdict: healthy: no problem in %s", plural(len(r.Partitions), "partition"))
 }
 
 // summary is one line about a partition: segments, live ones, restarts, eras, other files.

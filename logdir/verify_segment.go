@@ -122,8 +122,9 @@ var (
 func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, newest bool, next segment.SegmentFiles) SegmentVerdict {
 	nextBase := next.BaseOffset
 	v := SegmentVerdict{BaseOffset: sf.BaseOffset, Log: sf.Log, Restarts: []Restart{}, EraIDs: []string{}, NextOffset: sf.BaseOffset, NoIndex: sf.Index == ""}
-	// Headers only: a read per header, on two cores (WalkSplit); a mapping would cost as much
-	// in faults, and as much again to tear down. Every byte (--deep): a mapping, mapped ahead
+	// Headers only: reads of the header pages, by concurrent chains from the index's entries
+	// (WalkIndexed: two on a cached file, up to 32 on a cold one); a mapping would cost as
+	// much in faults, and as much again to tear down. Every byte (--deep): a mapping, mapped ahead
 	// on the other cores, its CRCs computed on every core with no copy (docs/logdirs.md,
 	// "Reading only what is needed").
 	access := segment.AccessPread

@@ -330,7 +330,12 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 				return
 			}
 			if n := len(replay); n == 0 || len(replay[n-1]) == replayChunk {
-				replay = append(replay, make([]replayRun, 0, replayChunk))
+				// The first chunk starts small and grows: most partitions hold few runs.
+				c := replayChunk
+				if n == 0 {
+					c = 256
+				}
+				replay = append(replay, make([]replayRun, 0, c))
 			}
 			last := &replay[len(replay)-1]
 			*last = append(*last, replayRun{r.count, r.scanBytes, r.hops})

@@ -151,23 +151,30 @@ func (p *PartitionReport) notes() []string {
 }
 
 type AnalysisDoc struct {
-	Broker       string               `json:"broker,omitempty"`
-	BrokerFrom   string               `json:"brokerFrom,omitempty"`
-	ClusterID    string               `json:"clusterId,omitempty"`
-	LogDirs      []logdir.LogDirState `json:"logDirs"`
-	Root         string               `json:"root"`
-	Roots        []string             `json:"roots"`
-	LiveSegments int                  `json:"liveSegments"`
-	Restarts     int                  `json:"restarts"`
-	Analyzed     int                  `json:"analyzedPartitions"`
-	Segments     int                  `json:"segments"`
-	LogBytes     int64                `json:"logBytes"`
-	Maps         int64                `json:"maps"`
-	MaxMapCount  int64                `json:"maxMapCount"`
-	Headroom     int64                `json:"headroom"`
-	Problems     int                  `json:"problems"`
-	Findings     []logdir.Finding     `json:"findings"`
-	Partitions   []partitionJSONItem  `json:"partitions"`
+	Broker     string               `json:"broker,omitempty"`
+	BrokerFrom string               `json:"brokerFrom,omitempty"`
+	ClusterID  string               `json:"clusterId,omitempty"`
+	LogDirs    []logdir.LogDirState `json:"logDirs"`
+	Verdict    *BrokerVerdict       `json:"verdict,omitempty"`
+	Topics     []TopicRollup        `json:"topics"`
+	Errors     int                  `json:"errors"`
+	Warnings   int                  `json:"warnings"`
+	// AttentionPartitions counts the partitions that need attention (each partition's
+	// "attention" says why).
+	AttentionPartitions int                 `json:"attentionPartitions"`
+	Root                string              `json:"root"`
+	Roots               []string            `json:"roots"`
+	LiveSegments        int                 `json:"liveSegments"`
+	Restarts            int                 `json:"restarts"`
+	Analyzed            int                 `json:"analyzedPartitions"`
+	Segments            int                 `json:"segments"`
+	LogBytes            int64               `json:"logBytes"`
+	Maps                int64               `json:"maps"`
+	MaxMapCount         int64               `json:"maxMapCount"`
+	Headroom            int64               `json:"headroom"`
+	Problems            int                 `json:"problems"`
+	Findings            []logdir.Finding    `json:"findings"`
+	Partitions          []partitionJSONItem `json:"partitions"`
 	// HeaderReadsFor is the release range the scan objects' header reads are for ("4.1+" or
 	// "before 4.1"); HeaderReadsBoth: no release was given, and the hops are the reads before 4.1.
 	HeaderReadsFor  string `json:"headerReadsFor"`
@@ -197,6 +204,7 @@ type partitionJSONItem struct {
 	Maps               int64            `json:"maps"`
 	Rebuilt            []RebuiltIndex   `json:"rebuilt"`
 	Problems           int              `json:"problems"`
+	Attention          []string         `json:"attention"`
 	Findings           []logdir.Finding `json:"findings"`
 	Recommendations    []string         `json:"recommendations"`
 }
@@ -207,7 +215,8 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 	if len(a.Roots) > 0 {
 		root = a.Roots[0]
 	}
-	doc := AnalysisDoc{Broker: a.Broker, BrokerFrom: a.BrokerFrom, ClusterID: a.ClusterID, LogDirs: append([]logdir.LogDirState{}, a.LogDirs...), Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
+	doc := AnalysisDoc{Broker: a.Broker, BrokerFrom: a.BrokerFrom, ClusterID: a.ClusterID, LogDirs: append([]logdir.LogDirState{}, a.LogDirs...), Verdict: &a.Verdict,
+		Topics: append([]TopicRollup{}, a.Topics...), Errors: a.Errors, Warnings: a.Warnings, AttentionPartitions: a.AttentionPartitions, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
 		MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Problems: a.Problems, Findings: a.Findings,
 		Partitions: []partitionJSONItem{}, HeaderReadsFor: a.HeaderReadsFor, HeaderReadsBoth: a.HeaderReadsBoth}
 	for _, p := range a.Partitions {
@@ -217,7 +226,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 			BytesPerEntry: round1(p.BytesPerEntry), BatchesPerEntry: round2(p.BatchesPerEntry),
 			Scan: scanJSON(p.Scan, p.ScanQ, p.HopsQ), WarmCoveredBytes: p.WarmCoveredBytes, Phase1: phase1JSON(p.Phase1),
 			Eras: p.Eras, Live: append([]LiveReport{}, p.Live...), Restarts: append([]RestartReport{}, p.Restarts...),
-			Maps: p.Maps, Rebuilt: append([]RebuiltIndex{}, p.Rebuilt...), Problems: p.Problems, Findings: p.Findings, Recommendations: p.Recommendations}
+			Maps: p.Maps, Rebuilt: append([]RebuiltIndex{}, p.Rebuilt...), Problems: p.Problems, Attention: append([]string{}, p.Attention...), Findings: p.Findings, Recommendations: p.Recommendations}
 
 		if item.Findings == nil {
 			item.Findings = []logdir.Finding{}

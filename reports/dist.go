@@ -16,8 +16,10 @@ import "math/bits"
 // range is exact after at most five refinement passes; ranges of scan bytes inside a 1 GiB
 // segment after two.
 type Dist struct {
-	n         int64
-	buckets   [numBuckets]bucket
+	n int64
+	// buckets grow to the largest value's bucket as values come (at most numBuckets): a
+	// partition of small values keeps a few KB, not the whole 350 KB table.
+	buckets   []bucket
 	quantiles []Quantile
 	// refining is set while a refinement pass is counting: Add then only looks at targets.
 	refining bool
@@ -90,7 +92,11 @@ func (d *Dist) Add(count, v int64) {
 		}
 		return
 	}
-	b := &d.buckets[bucketOf(v)]
+	i := bucketOf(v)
+	if i >= len(d.buckets) {
+		d.grow(i)
+	}
+	b := &d.buckets[i]
 	if b.count == 0 {
 		b.min, b.max = v, v
 	}
@@ -100,9 +106,16 @@ func (d *Dist) Add(count, v int64) {
 	d.n += count
 }
 
+// grow makes bucket i addressable, at least doubling the table.
+func (d *Dist) grow(i int) {
+	n := min(max(i+1, 2*len(d.buckets), 1024), numBuckets)
+	d.buckets = append(d.buckets, make([]bucket, n-len(d.buckets))...)
+}
+
 // clone is an independent copy of a distribution in its first pass (no refinement targets).
 func (d *Dist) clone() *Dist {
 	c := *d
+	c.buckets = append([]bucket(nil), d.buckets...)
 	c.targets = nil
 	return &c
 }

@@ -41,6 +41,7 @@ type FleetBroker struct {
 	MaxMapCount  int64    `json:"maxMapCount"`
 	Headroom     int64    `json:"headroom"`
 	Problems     int      `json:"problems"`
+	Verdict      string   `json:"verdict,omitempty"` // the broker's verdict state, when its report has one
 }
 
 // FleetPartition is one partition of one broker.
@@ -85,7 +86,18 @@ func ReadAnalysisJSON(r io.Reader, name string) (*AnalysisDoc, error) {
 func MergeFleet(docs []*AnalysisDoc, top int) *Fleet {
 	f := &Fleet{}
 	seen := map[string]bool{}
+	clusters := map[string]map[string]bool{} // broker name -> the cluster ids reports give it
 	for _, d := range docs {
+		if clusters[d.Broker] == nil {
+			clusters[d.Broker] = map[string]bool{}
+		}
+		clusters[d.Broker][d.ClusterID] = true
+	}
+	for _, d := range docs {
+		if len(clusters[d.Broker]) > 1 && d.ClusterID != "" {
+			// One node.id in several clusters: the cluster tells them apart.
+			d.Broker += " (cluster " + d.ClusterID + ")"
+		}
 		if seen[d.Broker] {
 			f.Notes = append(f.Notes, fmt.Sprintf("two reports name the broker %q: their figures are listed apart, but name each broker with analyze --broker", d.Broker))
 		}
@@ -96,6 +108,9 @@ func MergeFleet(docs []*AnalysisDoc, top int) *Fleet {
 		}
 		b := FleetBroker{Broker: d.Broker, Roots: roots, Partitions: d.Analyzed, Segments: d.Segments, LiveSegments: d.LiveSegments,
 			Restarts: d.Restarts, LogBytes: d.LogBytes, Maps: d.Maps, MaxMapCount: d.MaxMapCount, Headroom: d.MaxMapCount - d.Maps, Problems: d.Problems}
+		if d.Verdict != nil {
+			b.Verdict = d.Verdict.State
+		}
 		f.Brokers = append(f.Brokers, b)
 		f.Partitions += b.Partitions
 		f.Segments += b.Segments
@@ -144,10 +159,10 @@ func (f *Fleet) WriteText(w io.Writer) error {
 		{"segments", "segments (sets with a .log)", 1}, {"live", "live segments (an index still preallocated)", 1},
 		{"restarts", "byte-counter restarts seen in the files", 1}, {"log B", ".log bytes", 1}, {"maps", "memory maps: 2 per segment", 1},
 		{"vm.max_map_count", "the broker's own limit", 1}, {"headroom", "vm.max_map_count - maps (negative: over the limit)", 1},
-		{"problems", "findings of severity error or warning", 1}}}
+		{"problems", "findings of severity error or warning", 1}, {"verdict", "the broker's verdict (healthy, needs attention, damaged)", 1}}}
 	for _, b := range f.Brokers {
 		bt.add(b.Broker, fmt.Sprint(b.Partitions), fmt.Sprint(b.Segments), fmt.Sprint(b.LiveSegments), fmt.Sprint(b.Restarts), itoa(b.LogBytes),
-			itoa(b.Maps), itoa(b.MaxMapCount), itoa(b.Headroom), fmt.Sprint(b.Problems))
+			itoa(b.Maps), itoa(b.MaxMapCount), itoa(b.Headroom), fmt.Sprint(b.Problems), b.Verdict)
 	}
 	bt.writeText(w, false)
 	fmt.Fprintln(w, "\nworst partitions:")

@@ -16,6 +16,7 @@ func init() { registerCommand(newVerifyCmd) }
 type verifyOptions struct {
 	format string
 	deep   bool
+	all    bool
 	judge  judgeFlags
 	paths  []string
 	opts   logdir.VerifyOptions // Complete: what the flags ask of logdir.Verify
@@ -57,6 +58,7 @@ Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input er
 		RunE: runOptions(o, stdout, stderr),
 	}
 	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json")
+	cmd.Flags().BoolVar(&o.all, "all", false, "text: every finding and a line per partition (default for a log directory: the verdict, the problems, what the next start does and the notes counted)")
 	cmd.Flags().BoolVar(&o.deep, "deep", false, "validate every batch's CRC-32C (reads every byte) and decode the records the time index names")
 	o.judge.register(cmd)
 	return cmd
@@ -87,7 +89,7 @@ func (o *verifyOptions) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := renderVerify(stdout, stderr, o.format, report); err != nil {
+	if err := renderVerify(stdout, stderr, o.format, o.all, report); err != nil {
 		return err
 	}
 	if report.Problems() > 0 {
@@ -98,13 +100,13 @@ func (o *verifyOptions) Run(stdout, stderr io.Writer) error {
 
 // renderVerify writes the report: JSON, or the text report on stdout and DumpLogSegments'
 // summary lines on stderr.
-func renderVerify(stdout, stderr io.Writer, format string, report *logdir.VerifyReport) error {
+func renderVerify(stdout, stderr io.Writer, format string, all bool, report *logdir.VerifyReport) error {
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)
 	}
-	report.WriteText(stdout)
+	report.WriteTextWith(stdout, all)
 	report.WriteKafkaSummary(stderr)
 	return nil
 }
