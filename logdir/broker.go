@@ -207,10 +207,14 @@ func (j *BrokerJudge) Partition(pd *PartitionDir, pv *PartitionVerdict) []Findin
 			w = &EraWork{}
 			acc.state.NextStart.Metadata = w
 		}
+		mine := &EraWork{}
 		for _, s := range pv.Segments {
 			w.Segments++
 			w.Bytes += s.LogBytes
+			mine.Segments++
+			mine.Bytes += s.LogBytes
 		}
+		pv.NextStart = mine
 		return out
 	}
 	var rp int64 // LogManager.loadLog: recoveryPoints.getOrDefault(topicPartition, 0L)
@@ -221,7 +225,7 @@ func (j *BrokerJudge) Partition(pd *PartitionDir, pv *PartitionVerdict) []Findin
 			acc.noRP = append(acc.noRP, partitionKey(pd))
 		}
 	}
-	acc.plan(pv, rp)
+	pv.NextStart = acc.plan(pv, rp)
 	return out
 }
 
@@ -230,8 +234,9 @@ func (j *BrokerJudge) Partition(pd *PartitionDir, pv *PartitionVerdict) []Findin
 // floor of it: LogSegments.values) and every later one, which includes the active segment
 // even when the recovery point is the log end; with one, nothing. Either way a segment with
 // no .index is rebuilt at load.
-func (a *logDirAcc) plan(pv *PartitionVerdict, rp int64) {
+func (a *logDirAcc) plan(pv *PartitionVerdict, rp int64) *EraWork {
 	ns := &a.state.NextStart
+	mine := &EraWork{}
 	segs := pv.Segments
 	from := 0
 	for i, s := range segs {
@@ -249,6 +254,8 @@ func (a *logDirAcc) plan(pv *PartitionVerdict, rp int64) {
 			}
 			ns.Segments++
 			ns.Bytes += s.LogBytes
+			mine.Segments++
+			mine.Bytes += s.LogBytes
 			eras := s.Eras
 			if s.Batches == 0 {
 				eras = emptyEras
@@ -266,8 +273,11 @@ func (a *logDirAcc) plan(pv *PartitionVerdict, rp int64) {
 		if s.NoIndex {
 			ns.Rebuilds++
 			ns.RebuildBytes += s.LogBytes
+			mine.Segments++
+			mine.Bytes += s.LogBytes
 		}
 	}
+	return mine
 }
 
 // Finish judges what is above the partitions, once every partition was taken: identities

@@ -74,6 +74,9 @@ type PartitionVerdict struct {
 	IntervalGiven bool   `json:"intervalGiven"`
 	IntervalKnown bool   `json:"intervalKnown"`
 	RecoveryPoint *int64 `json:"recoveryPoint,omitempty"` // from the log dir's recovery-point-offset-checkpoint
+	// NextStart is what the broker's next start recovers of this partition (BrokerJudge;
+	// nil when its log directory was not named: a partition directory given alone).
+	NextStart *EraWork `json:"nextStart,omitempty"`
 }
 
 // SegmentVerdict is what verify makes of one segment.

@@ -121,7 +121,10 @@ type PartitionReport struct {
 	Problems int
 	Errors   int // problems of severity error
 	// Attention says why the partition needs an operator's attention (nil: it does not).
-	Attention       []string
+	Attention []string
+	// NextStart is what the broker's next start recovers (or rebuilds) of the partition:
+	// nil when no log directory was named (a partition directory given alone).
+	NextStart       *logdir.EraWork
 	Recommendations []string
 }
 
@@ -366,6 +369,7 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 	pr.Findings = append(pr.Findings, report.Findings...)
 	if len(report.Partitions) == 1 {
 		pr.Findings = append(pr.Findings, broker.Partition(pd, &report.Partitions[0])...)
+		pr.NextStart = report.Partitions[0].NextStart
 		pv := report.Partitions[0]
 		verdicts := map[int64]*logdir.SegmentVerdict{}
 		for i, v := range pv.Segments {

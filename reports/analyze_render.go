@@ -3,7 +3,6 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"html"
 	"io"
 	"path/filepath"
 	"strings"
@@ -239,30 +238,4 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
-}
-
-// WriteHTML writes one self-contained HTML file with the given charts inline.
-func (a *Analysis) WriteHTML(w io.Writer, figs []Figure) error {
-	writeHTMLHead(w, "kidx analyze", len(figs))
-	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(a.headline()))
-	a.table(a.Partitions).writeHTML(w, nil)
-	fmt.Fprintf(w, "<p>%s</p>\n", html.EscapeString(a.readsNote()))
-	writeFigures(w, figs)
-	fmt.Fprintln(w, "<h2>Partitions</h2>")
-	for _, p := range a.Partitions {
-		fmt.Fprintf(w, "<h3>%s</h3>\n<ul>\n", html.EscapeString(p.name()))
-		for _, r := range append(p.notes(), p.Recommendations...) {
-			fmt.Fprintf(w, "<li>%s</li>\n", html.EscapeString(r))
-		}
-		fmt.Fprintln(w, "</ul>")
-	}
-	if fs := a.allFindings(true); len(fs) > 0 {
-		fmt.Fprintln(w, "<h2>Problems</h2>\n<ul>")
-		for _, f := range fs {
-			fmt.Fprintf(w, "<li><code>%s</code></li>\n", html.EscapeString(f.String()))
-		}
-		fmt.Fprintln(w, "</ul>")
-	}
-	fmt.Fprintln(w, "</body>\n</html>")
-	return nil
 }

@@ -3,6 +3,8 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,5 +208,50 @@ func TestAnalyzeCarriesTheLogDirChecks(t *testing.T) {
 	}
 	if a.Problems != 1 || r.Problems() != 1 || a.Verdict.State != VerdictDamaged || len(a.LogDirs) != 1 || !a.LogDirs[0].NextStart.Recovers {
 		t.Fatalf("analyze %d problems (%s), verify %d, log dirs %+v", a.Problems, a.Verdict.State, r.Problems(), a.LogDirs)
+	}
+}
+
+// Issue 22, item 6, HTML: the verdict and the problems come first, then the charts, then the
+// roll-up and a folded table per topic (open where a partition needs attention), every table
+// sortable; the page minus its charts is well-formed XML.
+func TestAnalyzeHTMLVerdictFirst(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"t-0", "t-1", "u-0"} {
+		writePartition(t, root, name, 6)
+	}
+	orphan := orphanIndex(t, filepath.Join(root, "t-1"))
+	a, err := AnalyzeDir(root, AnalyzeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := a.WriteHTML(&b, []Figure{{Title: "c", SVG: `<svg width="10" height="10"></svg>`}}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	at := func(s string) int {
+		i := strings.Index(page, s)
+		if i < 0 {
+			t.Fatalf("no %q in the page", s)
+		}
+		return i
+	}
+	verdict, problem, svg, table := at(`<p class="verdict attention">Verdict: needs attention.`), at(htmlEscape(orphan)), at("<svg"), at("<table")
+	if verdict >= problem || problem >= svg || svg >= table {
+		t.Errorf("order: verdict %d, problem %d, chart %d, first table %d", verdict, problem, svg, table)
+	}
+	if strings.Count(page, `<details class="topic" open="open">`) != 1 || strings.Count(page, `<details class="topic">`) != 1 ||
+		!strings.Contains(page, `<table class="sortable">`) {
+		t.Errorf("topics folded wrong or tables not sortable")
+	}
+	body := strings.Replace(strings.Replace(page, "<!DOCTYPE html>", "", 1), `<meta charset="utf-8">`, `<meta charset="utf-8"/>`, 1)
+	dec := xml.NewDecoder(strings.NewReader(body))
+	for {
+		if _, err := dec.Token(); err != nil {
+			if err != io.EOF {
+				t.Errorf("not well-formed: %v", err)
+			}
+			break
+		}
 	}
 }

@@ -20,6 +20,8 @@ table{border-collapse:collapse;font-size:0.85em}th,td{border:1px solid #ccc;padd
 th{background:#f0f0f0}th abbr{text-decoration:underline dotted;cursor:help}.name{text-align:left}
 .plateau{background:#e8f5e9}.thinning{background:#fff8e1}.cliff{background:#ffebee}.empty{background:#f5f5f5}
 .verdict{font-size:1.05em;border-left:4px solid #1f77b4;padding:0.4em 0.8em;background:#f4f8fc;max-width:60em}
+.verdict.damaged{border-color:#d62728;background:#fdf0f0}.verdict.attention{border-color:#ff9f0e;background:#fff8ec}
+details.topic{margin:0.3em 0}details.topic summary{cursor:pointer}.problems code{white-space:pre-wrap}
 .legend{font-size:0.85em;margin:0.5em 0}.legend dt{font-weight:bold;float:left;clear:left;margin-right:0.5em}.legend dd{margin-left:0}
 figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{font-weight:bold;margin-bottom:0.3em}pre{background:#f6f6f6;padding:0.5em;white-space:pre-wrap;overflow-wrap:anywhere}`
 
@@ -42,9 +44,34 @@ window.addEventListener("load", function () {
 });
 </script>`
 
+// sortTables makes every table of class "sortable" sort by the column whose header is clicked
+// (again: the other way): numbers as numbers, names in natural order (t-2 before t-10). Like
+// selfCheck it uses no '<' nor '&'.
+const sortTables = `<script>
+window.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("table.sortable").forEach(function (t) {
+    t.querySelectorAll("thead th").forEach(function (th, col) {
+      th.style.cursor = "pointer";
+      th.addEventListener("click", function () {
+        var body = t.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+        var dir = th.getAttribute("data-dir") === "desc" ? 1 : -1;
+        th.setAttribute("data-dir", dir === 1 ? "asc" : "desc");
+        rows.sort(function (a, b) {
+          var x = a.cells[col].textContent, y = b.cells[col].textContent;
+          var nx = parseFloat(x), ny = parseFloat(y);
+          if (!isNaN(nx)) { if (!isNaN(ny)) { if (nx !== ny) { return dir * (nx - ny); } } }
+          return dir * x.localeCompare(y, undefined, {numeric: true});
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+});
+</script>`
+
 func writeHTMLHead(w io.Writer, title string, charts int) {
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<style>%s</style>\n%s\n</head>\n<body data-kidx-charts=\"%d\">\n<h1>%s</h1>\n",
-		html.EscapeString(title), htmlStyle, selfCheck, charts, html.EscapeString(title))
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<style>%s</style>\n%s\n%s\n</head>\n<body data-kidx-charts=\"%d\">\n<h1>%s</h1>\n",
+		html.EscapeString(title), htmlStyle, selfCheck, sortTables, charts, html.EscapeString(title))
 }
 
 // inlineSVG drops the XML declaration so the SVG can sit inside HTML.

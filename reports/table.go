@@ -291,7 +291,7 @@ func (t *table) writeMarkdown(w io.Writer, wide bool) {
 // scrolls sideways rather than cutting the table off; the legend follows, folded. rowClass,
 // if set, gives each row a CSS class (the regime).
 func (t *table) writeHTML(w io.Writer, rowClass func(i int) string) {
-	fmt.Fprintln(w, "<div class=\"table-scroll\">\n<table>\n<thead><tr>")
+	fmt.Fprintln(w, "<div class=\"table-scroll\">\n<table class=\"sortable\">\n<thead><tr>")
 	for i, c := range t.cols {
 		class := ""
 		if t.leftAligned(i) {

@@ -31,6 +31,8 @@ type analyzeOptions struct {
 
 func newAnalyzeCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &analyzeOptions{}
+	// openmetrics: the Prometheus text exposition format, for node_exporter's textfile collector.
+	o.out.formats = append(append([]string{}, reportFormats...), "openmetrics")
 	cmd := &cobra.Command{
 		Use:   "analyze DIR... | analyze --merge REPORT.json...",
 		Short: "Analyze a broker's log directories (read-only): index density, exact lookup cost, live segments, restarts, maps",
@@ -45,8 +47,17 @@ index files are read. Header reads are the batch headers Kafka's own phase-2 loo
 --kafka-version's release (--rule per-append: before 4.1), else both, before 4.1 (the hops) and
 4.1+ (which searches by base offset).
 
-Give every entry of one broker's log.dirs to one run. To cover a fleet, run analyze --format
-json on each broker (any job runner will do) and merge the reports anywhere:
+The report opens with the broker's verdict (healthy, needs attention, damaged), what its next
+start does (from .kafka_cleanshutdown and the recovery points), its memory-map headroom and the
+topics to look at first; then every problem, a roll-up by topic and the partitions that need
+attention (--all: every topic and partition, in natural order; --quiet: the verdict and the
+problems). The broker is named by the node.id of its meta.properties.
+
+Give every entry of one broker's log.dirs to one run. To watch a fleet, write
+--format openmetrics (the Prometheus text exposition format: kidx_broker_*, kidx_log_dir_* and
+kidx_partition_* gauges labelled broker, log_dir, topic, partition) into node_exporter's
+textfile collector directory on each broker. For a one-off report, run analyze --format json
+on each broker (any job runner will do) and merge the reports anywhere:
   kidx analyze --merge broker1.json broker2.json ...
 which lists the brokers by memory-map headroom, the worst partitions of the fleet and its live
 segments.
@@ -54,6 +65,7 @@ Exit 0: no problems; 1: verify found problems (the report says which); 2: usage 
 		Example: `  kidx analyze /var/lib/kafka/data --top 20
   kidx analyze /data1/kafka /data2/kafka --format json --out $(hostname).json
   kidx analyze --merge broker-*.json
+  kidx analyze /var/lib/kafka/data --format openmetrics --out /var/lib/node_exporter/textfile/kidx.prom
   kidx analyze /var/lib/kafka/data/orders-3 --kafka-version 3.6.1 --format html --out analyze.html`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: runOptions(o, stdout, stderr),
@@ -140,6 +152,8 @@ func analyzeRenderer(a *reports.Analysis, format string, out *reportOutput) func
 	switch format {
 	case "json":
 		return a.WriteJSON
+	case "openmetrics":
+		return a.WriteOpenMetrics
 	case "markdown":
 		return out.text(a.WriteMarkdownWith)
 	case "html":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,7 @@ var reportFormats = []string{"text", "markdown", "json", "html"}
 // reportOutput is where a report goes: stdout, or --out FILE (written only once the report is
 // complete, so a failed run leaves no half file).
 type reportOutput struct {
+	formats     []string // the formats offered (nil: reportFormats)
 	format, out string
 	wide        bool
 	all, quiet  bool // analyze: every row; the verdict and problems only
@@ -26,7 +28,10 @@ func (o *reportOutput) register(flags interface {
 	StringVar(*string, string, string, string)
 	BoolVar(*bool, string, bool, string)
 }) {
-	flags.StringVar(&o.format, "format", "text", "output: "+strings.Join(reportFormats, ", "))
+	if o.formats == nil {
+		o.formats = reportFormats
+	}
+	flags.StringVar(&o.format, "format", "text", "output: "+strings.Join(o.formats, ", "))
 	flags.StringVar(&o.out, "out", "", "write the report to FILE instead of stdout (any format)")
 	flags.BoolVar(&o.wide, "wide", false, "text and markdown: every column of the tables (default: the essential ones, within 120 columns; html always has every column)")
 }
@@ -46,7 +51,12 @@ func (o *reportOutput) text(write func(io.Writer, reports.RenderOptions) error) 
 	}
 }
 
-func (o *reportOutput) check() error { return formatFlag(o.format, reportFormats...) }
+func (o *reportOutput) check() error {
+	if o.formats == nil {
+		o.formats = reportFormats
+	}
+	return formatFlag(o.format, o.formats...)
+}
 
 // write renders with render into stdout or --out.
 func (o *reportOutput) write(stdout io.Writer, render func(io.Writer) error) error {
@@ -57,10 +67,38 @@ func (o *reportOutput) write(stdout io.Writer, render func(io.Writer) error) err
 	if err := render(&buf); err != nil {
 		return err
 	}
-	if err := os.WriteFile(o.out, buf.Bytes(), 0o644); err != nil {
+	if err := writeFileAtomic(o.out, buf.Bytes()); err != nil {
 		return usageErr("--out: %v", err)
 	}
 	return nil
+}
+
+// writeFileAtomic writes data to path all or nothing: a temporary file beside it, synced,
+// then renamed over it, so that a reader (node_exporter's textfile collector, a browser) never
+// sees half a report.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kidx-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // renderWhatIf picks the renderer of a what-if report.
