@@ -178,3 +178,20 @@ func KnownGap(name, answer string) (Gap, bool) {
 	g, ok := Gaps[name][answer]
 	return g, ok
 }
+
+// Shutdown and mode, as the README's origins table states them (the origins it says nothing of
+// are left out).
+var (
+	// CleanShutdown says whether the origin's log directory holds .kafka_cleanshutdown: ronem
+	// ("clean shutdown (.kafka_cleanshutdown ...)"), atul-0406 ("clean shutdowns"), K37 and
+	// K40 ("Clean shutdown."); K42 and ZK11 were killed ("a .lock and no .kafka_cleanshutdown").
+	CleanShutdown = map[string]bool{"ronem": true, "atul-0406": true, K37: true, K40: true, K42: false, ZK11: false}
+	// KRaft says whether the origin's broker ran in KRaft mode (true) or with ZooKeeper
+	// (false): ronem ("KRaft (directory.id)"), ldi-poc ("KRaft (meta.properties version=1)"),
+	// K37, K40, K42 ("KRaft"); atul-0406, donaldy, iechenyb, ZK11 ("ZooKeeper mode").
+	KRaft = map[string]bool{"ronem": true, "ldi-poc": true, K37: true, K40: true, K42: true,
+		"atul-0406": false, "donaldy": false, "iechenyb": false, ZK11: false}
+	// MetadataLog names the origins holding KRaft's __cluster_metadata-0 among their
+	// partitions (the README's "what is in it"; the codecrafters ones are a harness's).
+	MetadataLog = map[string]bool{"ronem": true, "ldi-poc": true, K42: true, "codecrafters-go": true, "codecrafters-gleam": true}
+)
