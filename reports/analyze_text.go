@@ -195,7 +195,7 @@ func (a *Analysis) WriteTextWith(w io.Writer, o RenderOptions) error {
 		a.writeRootNotes(w, false)
 	}
 	fmt.Fprintln(w, "Scan figures are exact over every offset, from the real .log headers and .index entries.")
-	writeWrapped(w, "", "", a.readsNote(), TextWidth)
+	fmt.Fprintln(w, a.readsNote())
 	return nil
 }
 

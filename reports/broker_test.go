@@ -16,8 +16,8 @@ import (
 	"kidx/segment"
 )
 
-// writePartition writes n batches of the seed post's shape (16350 bytes, 79 records) into
-// root/name under segment.bytes=65536: 4 batches per segment.
+// writePartition writes n batches of the seed post's shape (docs/background.md; 16350 bytes,
+// 79 records) into root/name under segment.bytes=65536: 4 batches per segment.
 func writePartition(t *testing.T, root, name string, n int) string {
 	t.Helper()
 	dir := filepath.Join(root, name)
