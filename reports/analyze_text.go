@@ -150,12 +150,69 @@ func (a *Analysis) WriteText(w io.Writer) error { return a.WriteTextWith(w, Rend
 // them, always), the roll-up by topic, the partitions the layout lists with their advice, and
 // what the notes count (docs/reports.md, "A broker's verdict").
 func (a *Analysis) WriteTextWith(w io.Writer, o RenderOptions) error {
-	fmt.Fprintf(w, "kidx analyze\n%s\n\n", a.headline())
-	writeWrapped(w, "", "", a.Verdict.Text, TextWidth)
+	return a.writeLayout(w, o, false)
+}
+
+// WriteMarkdown writes the report as Markdown.
+func (a *Analysis) WriteMarkdown(w io.Writer) error { return a.WriteMarkdownWith(w, RenderOptions{}) }
+
+// WriteMarkdownWith is WriteMarkdown with a layout: the same sections as the text.
+func (a *Analysis) WriteMarkdownWith(w io.Writer, o RenderOptions) error {
+	return a.writeLayout(w, o, true)
+}
+
+// prose writes the parts of a report that differ between text and Markdown; the sections and
+// their order are writeLayout's, the same for both.
+type prose struct {
+	w        io.Writer
+	markdown bool
+	wide     bool
+}
+
+func (p prose) heading(s string) {
+	if p.markdown {
+		fmt.Fprintf(p.w, "\n## %s\n\n", s)
+		return
+	}
+	fmt.Fprintf(p.w, "\n%s:\n", s)
+}
+
+func (p prose) paragraph(s string) {
+	if p.markdown {
+		fmt.Fprintf(p.w, "%s\n\n", s)
+		return
+	}
+	writeWrapped(p.w, "", "  ", s, TextWidth)
+}
+
+func (p prose) table(t *table) {
+	if p.markdown {
+		t.writeMarkdown(p.w, p.wide)
+		return
+	}
+	t.writeText(p.w, p.wide)
+}
+
+func (a *Analysis) writeLayout(w io.Writer, o RenderOptions, markdown bool) error {
+	p := prose{w: w, markdown: markdown, wide: o.Wide}
+	if markdown {
+		fmt.Fprintf(w, "# kidx analyze\n\n")
+		for _, l := range strings.Split(a.headline(), "\n") {
+			fmt.Fprintf(w, "- %s\n", l)
+		}
+		fmt.Fprintf(w, "\n**%s**\n", a.Verdict.Text)
+	} else {
+		fmt.Fprintf(w, "kidx analyze\n%s\n\n", a.headline())
+		writeWrapped(w, "", "", a.Verdict.Text, TextWidth)
+	}
 	if fs := a.allFindings(true); len(fs) > 0 {
-		fmt.Fprintf(w, "\nProblems (%d):\n", len(fs))
+		p.heading(fmt.Sprintf("Problems (%d)", len(fs)))
 		for _, f := range fs {
-			fmt.Fprintf(w, "  %s\n", f)
+			if markdown {
+				fmt.Fprintf(w, "- `%s`\n", f)
+			} else {
+				fmt.Fprintf(w, "  %s\n", f)
+			}
 		}
 	}
 	if o.Quiet {
@@ -163,38 +220,40 @@ func (a *Analysis) WriteTextWith(w io.Writer, o RenderOptions) error {
 	}
 	v := a.view(o)
 	if len(a.Topics) > 1 || o.All {
-		fmt.Fprintf(w, "\nTopics (%d):\n", len(a.Topics))
+		p.heading(fmt.Sprintf("Topics (%d)", len(a.Topics)))
 		t := topicTable(v.topics)
 		t.brief = !o.All
-		t.writeText(w, o.Wide)
+		p.table(t)
 		if v.topicsMore != "" {
-			fmt.Fprintln(w, v.topicsMore+".")
+			p.paragraph(v.topicsMore + ".")
 		}
 	}
-	fmt.Fprintf(w, "\n%s:\n", v.partsTitle)
+	p.heading(v.partsTitle)
 	if len(v.parts) > 0 {
 		t := a.table(v.parts)
 		t.brief = !o.All && a.Analyzed > 1
-		t.writeText(w, o.Wide)
-		for _, p := range v.parts {
-			if b := p.bullets(v.notes); len(b) > 0 {
-				writeBullets(w, false, p.name(), b)
+		p.table(t)
+		for _, part := range v.parts {
+			if b := part.bullets(v.notes); len(b) > 0 {
+				writeBullets(w, markdown, part.name(), b)
 			}
 		}
 	} else {
-		fmt.Fprintln(w, "  none.")
-	}
-	if v.partsMore != "" {
-		fmt.Fprintf(w, "%s.\n", capitalize(v.partsMore))
+		p.paragraph("None.")
 	}
 	fmt.Fprintln(w)
+	if v.partsMore != "" {
+		p.paragraph(capitalize(v.partsMore) + ".")
+	}
 	if n := a.noteCounts(); n != "" && !v.notes {
-		writeWrapped(w, "", "  ", "Notes (info, not problems): "+n+"; --all or --format json gives each.", TextWidth)
+		p.paragraph("Notes (info, not problems): " + n + "; --all or --format json gives each.")
 	}
 	if o.All {
-		a.writeRootNotes(w, false)
+		a.writeRootNotes(w, markdown)
 	}
-	fmt.Fprintln(w, "Scan figures are exact over every offset, from the real .log headers and .index entries.")
+	if !markdown {
+		fmt.Fprintln(w, "Scan figures are exact over every offset, from the real .log headers and .index entries.")
+	}
 	fmt.Fprintln(w, a.readsNote())
 	return nil
 }
@@ -211,60 +270,4 @@ func (a *Analysis) writeRootNotes(w io.Writer, markdown bool) {
 		writeBullets(w, markdown, "Log directories", notes)
 		fmt.Fprintln(w)
 	}
-}
-
-// WriteMarkdown writes the report as Markdown.
-func (a *Analysis) WriteMarkdown(w io.Writer) error { return a.WriteMarkdownWith(w, RenderOptions{}) }
-
-// WriteMarkdownWith is WriteMarkdown with a layout: the same sections as the text.
-func (a *Analysis) WriteMarkdownWith(w io.Writer, o RenderOptions) error {
-	fmt.Fprintf(w, "# kidx analyze\n\n")
-	for _, l := range strings.Split(a.headline(), "\n") {
-		fmt.Fprintf(w, "- %s\n", l)
-	}
-	fmt.Fprintf(w, "\n**%s**\n", a.Verdict.Text)
-	if fs := a.allFindings(true); len(fs) > 0 {
-		fmt.Fprintf(w, "\n## Problems (%d)\n\n", len(fs))
-		for _, f := range fs {
-			fmt.Fprintf(w, "- `%s`\n", f)
-		}
-	}
-	if o.Quiet {
-		return nil
-	}
-	v := a.view(o)
-	if len(a.Topics) > 1 || o.All {
-		fmt.Fprintf(w, "\n## Topics (%d)\n\n", len(a.Topics))
-		t := topicTable(v.topics)
-		t.brief = !o.All
-		t.writeMarkdown(w, o.Wide)
-		if v.topicsMore != "" {
-			fmt.Fprintf(w, "%s.\n", v.topicsMore)
-		}
-	}
-	fmt.Fprintf(w, "\n## %s\n\n", v.partsTitle)
-	if len(v.parts) > 0 {
-		t := a.table(v.parts)
-		t.brief = !o.All && a.Analyzed > 1
-		t.writeMarkdown(w, o.Wide)
-		for _, p := range v.parts {
-			if b := p.bullets(v.notes); len(b) > 0 {
-				writeBullets(w, true, p.name(), b)
-			}
-		}
-	} else {
-		fmt.Fprintln(w, "None.")
-	}
-	if v.partsMore != "" {
-		fmt.Fprintf(w, "\n%s.\n", capitalize(v.partsMore))
-	}
-	fmt.Fprintln(w)
-	if n := a.noteCounts(); n != "" && !v.notes {
-		fmt.Fprintf(w, "Notes (info, not problems): %s; --all or --format json gives each.\n\n", n)
-	}
-	if o.All {
-		a.writeRootNotes(w, true)
-	}
-	fmt.Fprintf(w, "%s\n", a.readsNote())
-	return nil
 }
