@@ -100,11 +100,12 @@ func NewBrokerJudge(cps *Checkpoints) *BrokerJudge {
 // directory, and the log directories found inside it. A partition directory given alone has
 // none (its partition's checkpoint checks still run).
 func (j *BrokerJudge) AddScan(ds *DirScan) {
+	root := filepath.Clean(ds.Root) // "data/" names the directory the entries' paths call "data"
 	add := func(dir string) {
 		if _, ok := j.byPath[dir]; ok {
 			return
 		}
-		acc := &logDirAcc{named: dir == ds.Root, seen: map[string]bool{}, eraIndex: map[string]int{}}
+		acc := &logDirAcc{named: dir == root, seen: map[string]bool{}, eraIndex: map[string]int{}}
 		acc.state.Path = dir
 		acc.readTop()
 		j.byPath[dir] = acc
@@ -120,7 +121,7 @@ func (j *BrokerJudge) AddScan(ds *DirScan) {
 		}
 	}
 	for i := range ds.Partitions {
-		if pd := &ds.Partitions[i]; pd.Path != ds.Root {
+		if pd := &ds.Partitions[i]; filepath.Clean(pd.Path) != root {
 			add(filepath.Dir(pd.Path))
 		}
 	}

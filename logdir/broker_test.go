@@ -205,12 +205,17 @@ func TestMetaPropertiesAcrossOneBrokersLogDirs(t *testing.T) {
 	} {
 		one := brokerDir(t, 0, map[string]string{segment.MetaPropertiesName: fmt.Sprintf(kraft, "one-cluster", 1, a)})
 		two := brokerDir(t, 0, nil)
+		// Named as a shell completes them: with a trailing slash, still the log directories.
+		one += string(filepath.Separator)
 		where := two
 		if c.second != "" {
 			testfiles.MustWrite(t, filepath.Join(two, segment.MetaPropertiesName), []byte(c.second))
 			where = filepath.Join(two, segment.MetaPropertiesName)
 		}
 		r := verifyDirs(t, one, two)
+		if len(r.LogDirs) != 2 || r.LogDirs[0].Path != filepath.Clean(one) {
+			t.Fatalf("%s: log dirs %+v", c.name, r.LogDirs)
+		}
 		got := findingsOf(r, CheckMetaProperties)
 		says := c.says
 		if strings.Contains(says, "%s") {
