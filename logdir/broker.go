@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,23 +24,19 @@ type LogDirState struct {
 	Path string `json:"path"`
 	// Mode is "kraft" (meta.properties version 1 or 2), "zookeeper" (version 0) or "" (no
 	// readable meta.properties).
-	Mode        string  `json:"mode,omitempty"`
-	NodeID      *int32  `json:"nodeId,omitempty"` // node.id, or broker.id in ZooKeeper mode
-	ClusterID   string  `json:"clusterId,omitempty"`
-	DirectoryID string  `json:"directoryId,omitempty"`
-	MetaFile    bool    `json:"metaFile"` // meta.properties is there (read or not)
-	Clean       *Marker `json:"cleanShutdown,omitempty"`
+	Mode        string `json:"mode,omitempty"`
+	NodeID      *int32 `json:"nodeId,omitempty"` // node.id, or broker.id in ZooKeeper mode
+	ClusterID   string `json:"clusterId,omitempty"`
+	DirectoryID string `json:"directoryId,omitempty"`
+	MetaFile    bool   `json:"metaFile"` // meta.properties is there (read or not)
+	// Clean is the .kafka_cleanshutdown marker when it is there (the last shutdown was clean).
+	Clean *segment.CleanShutdown `json:"cleanShutdown,omitempty"`
 	// LockedBy is the process holding .lock (a running broker), 0 when none does or it cannot
 	// be known (LockKnown false: not Linux, or /proc/locks unreadable).
 	LockedBy   int       `json:"lockedBy,omitempty"`
 	LockKnown  bool      `json:"lockKnown"`
 	Partitions int       `json:"partitions"`
 	NextStart  NextStart `json:"nextStart"`
-}
-
-// Marker is a .kafka_cleanshutdown that is there: the last shutdown was clean.
-type Marker struct {
-	segment.CleanShutdown
 }
 
 // NextStart is what the broker's next start does with a log directory's segments.
@@ -88,7 +85,6 @@ type logDirAcc struct {
 	metaLog bool            // holds __cluster_metadata-0
 	// deleteDirs counts the -delete directories, which LogManager loads (to delete them)
 	deleteDirs int
-	eraIndex   map[string]int
 }
 
 // NewBrokerJudge reads checkpoints through cps (shared with the partitions' checks).
@@ -105,7 +101,7 @@ func (j *BrokerJudge) AddScan(ds *DirScan) {
 		if _, ok := j.byPath[dir]; ok {
 			return
 		}
-		acc := &logDirAcc{named: dir == root, seen: map[string]bool{}, eraIndex: map[string]int{}}
+		acc := &logDirAcc{named: dir == root, seen: map[string]bool{}}
 		acc.state.Path = dir
 		acc.readTop()
 		j.byPath[dir] = acc
@@ -158,13 +154,11 @@ func (a *logDirAcc) readTop() {
 		// Its presence is what counts (CleanShutdownFileHandler.exists); the content is the
 		// broker epoch, when it reads.
 		data, err := segment.ReadLogDirFile(marker, segment.MaxLogDirFile)
-		m := &Marker{}
+		m := segment.CleanShutdown{Unreadable: fmt.Sprint(err)}
 		if err == nil {
-			m.CleanShutdown = segment.ParseCleanShutdown(data)
-		} else {
-			m.Unreadable = err.Error()
+			m = segment.ParseCleanShutdown(data)
 		}
-		a.state.Clean = m
+		a.state.Clean = &m
 	}
 	if _, err := os.Lstat(filepath.Join(dir, segment.LockFileName)); err == nil {
 		pid, held, known := lockHolder(filepath.Join(dir, segment.LockFileName))
@@ -261,10 +255,9 @@ func (a *logDirAcc) plan(pv *PartitionVerdict, rp int64) *EraWork {
 			if s.Batches == 0 {
 				eras = emptyEras
 			}
-			k, ok := a.eraIndex[eras]
-			if !ok {
+			k := slices.IndexFunc(ns.ByEra, func(e EraWork) bool { return e.Eras == eras })
+			if k < 0 {
 				k = len(ns.ByEra)
-				a.eraIndex[eras] = k
 				ns.ByEra = append(ns.ByEra, EraWork{Eras: eras})
 			}
 			ns.ByEra[k].Segments++
@@ -303,7 +296,7 @@ func (j *BrokerJudge) Finish() ([]LogDirState, []Finding) {
 func (a *logDirAcc) nextStartSummary() string {
 	ns := a.state.NextStart
 	var parts []string
-	of := a.state.Partitions - boolInt(a.metaLog)
+	of := a.loaded()
 	switch {
 	case of == 0:
 		// Only the metadata log, or nothing: LogManager has no log to load.
@@ -315,14 +308,14 @@ func (a *logDirAcc) nextStartSummary() string {
 		case ns.Partitions == of:
 			which = "all " + plural(of, "partition")
 		}
-		s := fmt.Sprintf("recovers %s: %s, %s", which, plural(ns.Segments, "segment"), bytesText(ns.Bytes))
+		s := fmt.Sprintf("recovers %s: %s, %s", which, plural(ns.Segments, "segment"), english.Bytes(ns.Bytes))
 		var by []string
 		for _, e := range ns.ByEra {
 			if e.Eras == emptyEras {
 				by = append(by, plural(e.Segments, "empty segment"))
 				continue
 			}
-			by = append(by, fmt.Sprintf("%s: %s, %s", e.Eras, plural(e.Segments, "segment"), bytesText(e.Bytes)))
+			by = append(by, fmt.Sprintf("%s: %s, %s", e.Eras, plural(e.Segments, "segment"), english.Bytes(e.Bytes)))
 		}
 		if len(by) > 1 || len(by) == 1 && len(ns.ByEra) == 1 && ns.ByEra[0].Eras == emptyEras {
 			s += " (" + strings.Join(by, "; ") + ")"
@@ -334,10 +327,10 @@ func (a *logDirAcc) nextStartSummary() string {
 		parts = append(parts, "skips recovery")
 	}
 	if ns.Rebuilds > 0 {
-		parts = append(parts, fmt.Sprintf("rebuilds the indexes of %s without a .index (%s)", plural(ns.Rebuilds, "segment"), bytesText(ns.RebuildBytes)))
+		parts = append(parts, fmt.Sprintf("rebuilds the indexes of %s without a .index (%s)", plural(ns.Rebuilds, "segment"), english.Bytes(ns.RebuildBytes)))
 	}
 	if m := ns.Metadata; m != nil {
-		parts = append(parts, fmt.Sprintf("recovers the KRaft metadata log whole, as every start does (%s, %s)", plural(m.Segments, "segment"), bytesText(m.Bytes)))
+		parts = append(parts, fmt.Sprintf("recovers the KRaft metadata log whole, as every start does (%s, %s)", plural(m.Segments, "segment"), english.Bytes(m.Bytes)))
 	}
 	if len(parts) == 0 {
 		return "the next start has nothing to load"
@@ -348,12 +341,11 @@ func (a *logDirAcc) nextStartSummary() string {
 // emptyEras labels the segments with no batch, which no era's rules judge.
 const emptyEras = "empty"
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// loaded counts the partitions LogManager loads: all but the metadata log, which
+// KafkaMetadataLog opens.
+func (a *logDirAcc) loaded() int {
+	if a.metaLog {
+		return a.state.Partitions - 1
 	}
-	return 0
+	return a.state.Partitions
 }
-
-// bytesText is a byte count for people (english.Bytes).
-func bytesText(n int64) string { return english.Bytes(n) }

@@ -88,7 +88,7 @@ func (a *logDirAcc) topFindings(cps *Checkpoints) []Finding {
 		out = append(out, Finding{File: filepath.Join(dir, segment.LockFileName), Pos: -1, Severity: SeverityInfo, Check: CheckLock,
 			Message: fmt.Sprintf("held by process %d: a broker runs on this directory, and its active segments change while kidx reads them; a second broker here refuses to start (LogManager.lockLogDirs: \"Failed to acquire lock on file .lock in %s. A Kafka instance in another process or thread is using this directory.\")", st.LockedBy, dir)})
 	}
-	loaded := st.Partitions - boolInt(a.metaLog) + a.deleteDirs // LogManager leaves the metadata log to KafkaMetadataLog
+	loaded := a.loaded() + a.deleteDirs // LogManager's count of logs includes the -delete directories
 	if loaded > 0 || st.Clean != nil {
 		f := Finding{File: dir, Pos: -1, Severity: SeverityInfo, Check: CheckCleanShutdown}
 		switch {

@@ -76,21 +76,7 @@ func (r *VerifyReport) WriteTextWith(w io.Writer, all bool) {
 		fmt.Fprintf(w, "log directory %s: %s\n", d.Path, d.NextStart.Summary)
 	}
 	if len(notes) > 0 {
-		checks := make([]string, 0, len(notes))
-		for c := range notes {
-			checks = append(checks, c)
-		}
-		sort.Slice(checks, func(i, j int) bool {
-			if notes[checks[i]] != notes[checks[j]] {
-				return notes[checks[i]] > notes[checks[j]]
-			}
-			return checks[i] < checks[j]
-		})
-		parts := make([]string, len(checks))
-		for i, c := range checks {
-			parts[i] = fmt.Sprintf("%d %s", notes[c], c)
-		}
-		fmt.Fprintf(w, "notes (info, not problems): %s; --all lists every finding and partition\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "notes (info, not problems): %s; --all lists every finding and partition\n", NoteSummary(notes))
 	}
 	fmt.Fprintln(w, r.total())
 }
@@ -123,11 +109,39 @@ func (r *VerifyReport) Verdict() string {
 	}
 	switch {
 	case errs > 0:
-		return fmt.Sprintf("verdict: damaged: %s and %s, in %s", plural(errs, "error"), plural(warns, "warning"), plural(len(parts), "partition"))
+		return fmt.Sprintf("verdict: %s: %s and %s, in %s", VerdictDamaged, plural(errs, "error"), plural(warns, "warning"), plural(len(parts), "partition"))
 	case warns > 0:
-		return fmt.Sprintf("verdict: needs attention: %s, in %s", plural(warns, "warning"), plural(len(parts), "partition"))
+		return fmt.Sprintf("verdict: %s: %s, in %s", VerdictAttention, plural(warns, "warning"), plural(len(parts), "partition"))
 	}
-	return fmt.Sprintf("verdict: healthy: no problem in %s", plural(len(r.Partitions), "partition"))
+	return fmt.Sprintf("verdict: %s: no problem in %s", VerdictHealthy, plural(len(r.Partitions), "partition"))
+}
+
+// Verdict states, from best to worst: verify's and analyze's (docs/reports.md, "A broker's
+// verdict").
+const (
+	VerdictHealthy   = "healthy"
+	VerdictAttention = "needs attention"
+	VerdictDamaged   = "damaged"
+)
+
+// NoteSummary is "98 live-segment, 12 restart": info findings counted by check, the most
+// frequent first.
+func NoteSummary(counts map[string]int) string {
+	checks := make([]string, 0, len(counts))
+	for c := range counts {
+		checks = append(checks, c)
+	}
+	sort.Slice(checks, func(i, j int) bool {
+		if counts[checks[i]] != counts[checks[j]] {
+			return counts[checks[i]] > counts[checks[j]]
+		}
+		return checks[i] < checks[j]
+	})
+	parts := make([]string, len(checks))
+	for i, c := range checks {
+		parts[i] = fmt.Sprintf("%d %s", counts[c], c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // summary is one line about a partition: segments, live ones, restarts, eras, other files.

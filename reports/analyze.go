@@ -57,7 +57,11 @@ type Analysis struct {
 	// them, --top or not).
 	Topics     []TopicRollup
 	topicIndex map[string]int
-	Verdict    BrokerVerdict
+	// problemPartitions and emptyIndexes count, over every partition (--top or not), those
+	// with a problem (all of them kept) and those whose index is empty for want of a lower
+	// index.interval.bytes.
+	problemPartitions, emptyIndexes int
+	Verdict                         BrokerVerdict
 	// NoteCounts counts the info findings by check, every partition's and the log
 	// directories'.
 	NoteCounts   map[string]int
@@ -200,7 +204,7 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 			a.Partitions = append(a.Partitions, pr)
 			// Keep memory flat for 10 000 partitions: only the worst N survive, and every
 			// partition with a problem (issue 22, item 3: --top never hides one).
-			if opts.Top > 0 && len(a.Partitions) > 2*opts.Top+a.problemPartitions() {
+			if opts.Top > 0 && len(a.Partitions) > 2*opts.Top+a.problemPartitions {
 				a.Partitions = keepTop(a.Partitions, opts.Top)
 			}
 		}
@@ -269,17 +273,6 @@ func keepTop(ps []*PartitionReport, n int) []*PartitionReport {
 		ps[i] = nil
 	}
 	return kept
-}
-
-// problemPartitions counts the partitions kept with a problem.
-func (a *Analysis) problemPartitions() int {
-	n := 0
-	for _, p := range a.Partitions {
-		if p.Problems > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // sortWorst orders partitions by lookup cost: largest max scan, then largest mean, then path.

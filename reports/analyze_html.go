@@ -16,7 +16,7 @@ import (
 // broker's verdict"). Every table sorts by the column clicked.
 func (a *Analysis) WriteHTML(w io.Writer, figs []Figure) error {
 	writeHTMLHead(w, "kidx analyze", len(figs))
-	class := map[string]string{VerdictHealthy: "verdict", VerdictAttention: "verdict attention", VerdictDamaged: "verdict damaged"}[a.Verdict.State]
+	class := map[string]string{logdir.VerdictHealthy: "verdict", logdir.VerdictAttention: "verdict attention", logdir.VerdictDamaged: "verdict damaged"}[a.Verdict.State]
 	fmt.Fprintf(w, "<p class=\"%s\">%s</p>\n", class, html.EscapeString(a.Verdict.Text))
 	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(a.headline()))
 	if fs := a.allFindings(true); len(fs) > 0 {

@@ -125,23 +125,7 @@ func (p *PartitionReport) bullets(notes bool) []string {
 }
 
 // noteCounts is "98 live-segment, 12 restart" over every info finding, by check.
-func (a *Analysis) noteCounts() string {
-	var checks []string
-	for c := range a.NoteCounts {
-		checks = append(checks, c)
-	}
-	sort.Slice(checks, func(i, j int) bool {
-		if a.NoteCounts[checks[i]] != a.NoteCounts[checks[j]] {
-			return a.NoteCounts[checks[i]] > a.NoteCounts[checks[j]]
-		}
-		return checks[i] < checks[j]
-	})
-	var parts []string
-	for _, c := range checks {
-		parts = append(parts, fmt.Sprintf("%d %s", a.NoteCounts[c], c))
-	}
-	return strings.Join(parts, ", ")
-}
+func (a *Analysis) noteCounts() string { return logdir.NoteSummary(a.NoteCounts) }
 
 // WriteText writes the aligned terminal report.
 func (a *Analysis) WriteText(w io.Writer) error { return a.WriteTextWith(w, RenderOptions{}) }

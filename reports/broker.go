@@ -12,13 +12,6 @@ import (
 // need attention (docs/reports.md, "A broker's verdict"). Everything here is counted while the
 // partitions stream by, so that --top can drop partitions without changing the verdict.
 
-// Verdict states, from best to worst.
-const (
-	VerdictHealthy   = "healthy"
-	VerdictAttention = "needs attention"
-	VerdictDamaged   = "damaged"
-)
-
 // BrokerVerdict is the verdict on one analysis.
 type BrokerVerdict struct {
 	State string `json:"state"`
@@ -91,6 +84,12 @@ func (a *Analysis) countPartition(pr *PartitionReport) {
 	a.Warnings += pr.Problems - pr.Errors
 	if len(pr.Attention) > 0 {
 		a.AttentionPartitions++
+	}
+	if pr.Problems > 0 {
+		a.problemPartitions++
+	}
+	if emptyIndexAdvice(pr) {
+		a.emptyIndexes++
 	}
 	if a.topicIndex == nil {
 		a.topicIndex = map[string]int{}
@@ -167,7 +166,7 @@ func (a *Analysis) judgeBroker() {
 		}
 	}
 	sortTopics(a.Topics)
-	v := BrokerVerdict{State: VerdictHealthy, Maps: a.Maps, MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Reasons: []string{}, NextStart: []string{}, WorstTopics: []string{}}
+	v := BrokerVerdict{State: logdir.VerdictHealthy, Maps: a.Maps, MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Reasons: []string{}, NextStart: []string{}, WorstTopics: []string{}}
 	where := func(n int, sev logdir.Severity) string {
 		parts := 0
 		for _, t := range a.Topics {
@@ -178,20 +177,14 @@ func (a *Analysis) judgeBroker() {
 		return fmt.Sprintf("%s (%s)", plural(int64(n), string(sev)), plural(int64(parts), "topic"))
 	}
 	if a.Errors > 0 {
-		v.State = VerdictDamaged
+		v.State = logdir.VerdictDamaged
 		v.Reasons = append(v.Reasons, where(a.Errors, logdir.SeverityError))
 	}
 	if a.Warnings > 0 {
 		v.Reasons = append(v.Reasons, where(a.Warnings, logdir.SeverityWarning))
 	}
-	empty := 0
-	for _, p := range a.Partitions {
-		if emptyIndexAdvice(p) {
-			empty++
-		}
-	}
-	if n := a.AttentionPartitions; n > 0 && empty > 0 {
-		v.Reasons = append(v.Reasons, fmt.Sprintf("%s with an empty offset index that index.interval.bytes could fill", plural(int64(empty), "partition")))
+	if a.emptyIndexes > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%s with an empty offset index that index.interval.bytes could fill", plural(int64(a.emptyIndexes), "partition")))
 	}
 	switch {
 	case v.Headroom < 0:
@@ -199,8 +192,8 @@ func (a *Analysis) judgeBroker() {
 	case v.Headroom*10 < a.MaxMapCount:
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%s of vm.max_map_count=%d: less than 10%% headroom", plural(a.Maps, "memory map"), a.MaxMapCount))
 	}
-	if v.State == VerdictHealthy && len(v.Reasons) > 0 {
-		v.State = VerdictAttention
+	if v.State == logdir.VerdictHealthy && len(v.Reasons) > 0 {
+		v.State = logdir.VerdictAttention
 	}
 	for _, d := range a.LogDirs {
 		s := d.NextStart.Summary

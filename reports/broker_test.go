@@ -90,7 +90,7 @@ func TestBrokerVerdictStates(t *testing.T) {
 	testfiles.MustWrite(t, log, data)
 	for _, c := range []struct {
 		dir, state string
-	}{{healthy, VerdictHealthy}, {warned, VerdictAttention}, {damaged, VerdictDamaged}} {
+	}{{healthy, logdir.VerdictHealthy}, {warned, logdir.VerdictAttention}, {damaged, logdir.VerdictDamaged}} {
 		a, err := AnalyzeDir(c.dir, AnalyzeOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -160,7 +160,7 @@ func TestBrokerLayouts(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Verdict.State != VerdictAttention || len(doc.Verdict.Reasons) != 1 || doc.Verdict.Reasons[0] != "1 warning (1 topic)" || len(doc.Topics) != 2 {
+	if doc.Verdict.State != logdir.VerdictAttention || len(doc.Verdict.Reasons) != 1 || doc.Verdict.Reasons[0] != "1 warning (1 topic)" || len(doc.Topics) != 2 {
 		t.Errorf("json verdict %+v, topics %+v", doc.Verdict, doc.Topics)
 	}
 	for _, p := range doc.Partitions {
@@ -206,7 +206,7 @@ func TestAnalyzeCarriesTheLogDirChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Problems != 1 || r.Problems() != 1 || a.Verdict.State != VerdictDamaged || len(a.LogDirs) != 1 || !a.LogDirs[0].NextStart.Recovers {
+	if a.Problems != 1 || r.Problems() != 1 || a.Verdict.State != logdir.VerdictDamaged || len(a.LogDirs) != 1 || !a.LogDirs[0].NextStart.Recovers {
 		t.Fatalf("analyze %d problems (%s), verify %d, log dirs %+v", a.Problems, a.Verdict.State, r.Problems(), a.LogDirs)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"kidx/logdir"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"google.golang.org/protobuf/proto"
@@ -49,7 +51,7 @@ func (m *metricSet) add(name, help string, v float64, labels ...string) {
 func (a *Analysis) metricFamilies() []*dto.MetricFamily {
 	m := &metricSet{byName: map[string]*dto.MetricFamily{}}
 	b := []string{"broker", a.Broker}
-	for _, state := range []string{VerdictHealthy, VerdictAttention, VerdictDamaged} {
+	for _, state := range []string{logdir.VerdictHealthy, logdir.VerdictAttention, logdir.VerdictDamaged} {
 		v := 0.0
 		if a.Verdict.State == state {
 			v = 1

@@ -27,8 +27,7 @@ const (
 type simOptions struct {
 	model                             modelFlags
 	workloadPath, format, gen         string
-	logDir, topic                     string
-	partition                         int
+	from                              replayFlags
 	batchBytes, batchRecords, records int64
 	batches                           int64
 	duration                          time.Duration
@@ -38,7 +37,6 @@ type simOptions struct {
 	batchShapeGiven  bool // --batch-bytes or --batch-records given
 	recordsGiven     bool // --records given: else it holds the built-in generator's default
 	generatorBounded bool // --batches, --duration or --seed given: they bound --gen
-	partitionNamed   bool // --topic or --partition given
 	seedDrawn        bool // the seed came from the clock, not --seed
 
 	generator sim.Source // Validate: --gen, parsed
@@ -77,9 +75,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 	o.model.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.workloadPath, "workload", "", "workload file (docs/contract.md §3 JSON)")
-	f.StringVar(&o.logDir, "from-logdir", "", "replay a real partition as kidx explain infers it (era, interval, appends, restarts, segment boundaries): a partition dir, or a log.dirs entry with --topic/--partition")
-	f.StringVar(&o.topic, "topic", "", "with --from-logdir: the topic to replay")
-	f.IntVar(&o.partition, "partition", 0, "with --from-logdir: the partition to replay")
+	o.from.register(f, "replay a real partition as kidx explain infers it (era, interval, appends, restarts, segment boundaries)")
 	f.Int64Var(&o.batchBytes, "batch-bytes", defaultBatchBytes, "generator: bytes of a full batch (sizeInBytes)")
 	f.Int64Var(&o.batchRecords, "batch-records", defaultBatchRecords, "generator: records per batch")
 	f.Var(newCountValue(&o.records, defaultRecords), "records", "total records, for the built-in generator or --gen (decimal K, M, G: 10M = 10,000,000)")
@@ -96,7 +92,7 @@ func (o *simOptions) Complete(cmd *cobra.Command, _ []string) error {
 	o.batchShapeGiven = f.Changed("batch-bytes") || f.Changed("batch-records")
 	o.recordsGiven = f.Changed("records")
 	o.generatorBounded = f.Changed("batches") || f.Changed("duration") || f.Changed("seed")
-	o.partitionNamed = f.Changed("topic") || f.Changed("partition")
+	o.from.complete(cmd)
 	o.seedDrawn = o.gen != "" && !f.Changed("seed")
 	if o.seedDrawn {
 		o.seed = uint64(time.Now().UnixNano())
@@ -118,14 +114,11 @@ func (o *simOptions) Validate() error {
 	} else if o.generatorBounded {
 		return usageErr("--batches, --duration and --seed bound a --gen generator")
 	}
-	if o.partition < 0 {
-		return usageErr("--partition %d: a partition number is 0 or more", o.partition)
-	}
-	if o.logDir == "" && o.partitionNamed {
-		return usageErr("--topic and --partition name the partition to replay: they need --from-logdir")
+	if err := o.from.validate(); err != nil {
+		return err
 	}
 	switch {
-	case o.logDir != "":
+	case o.from.logDir != "":
 		if o.gen != "" || o.workloadPath != "" || o.builtinFlagsGiven() {
 			return usageErr("--from-logdir excludes --gen, --workload and the generator flags")
 		}
@@ -179,7 +172,7 @@ func (o *simOptions) Run(stdout, stderr io.Writer) error {
 		return err
 	}
 	w := in.workload
-	if o.logDir == "" { // a replay's batches are a real log's
+	if o.from.logDir == "" { // a replay's batches are a real log's
 		warnImpossibleBatches(stderr, w.Steps)
 	}
 	cfg, era, err := o.model.resolve(in.base, w.Config, w.Rule, w.KafkaVersion, stderr)
@@ -218,9 +211,9 @@ type simWorkload struct {
 func (o *simOptions) workload(stderr io.Writer) (simWorkload, error) {
 	in := simWorkload{base: model.DefaultConfig()}
 	switch {
-	case o.logDir != "":
+	case o.from.logDir != "":
 		keep := !o.model.hasConfig("segment.bytes") && !o.model.hasConfig("segment.ms")
-		r, b, err := o.model.logDirReplay(o.logDir, o.topic, o.partition, keep)
+		r, b, err := o.model.logDirReplay(o.from.logDir, o.from.topic, o.from.partition, keep)
 		if err != nil {
 			return in, err
 		}

@@ -22,22 +22,20 @@ const seedIntervals = "index.interval.bytes=1,4096,20000,1048576"
 
 // whatIfOptions is kidx whatif's flags.
 type whatIfOptions struct {
-	model                     modelFlags
-	out                       reportOutput
-	gen, workloadPath, logDir string
-	topic                     string
-	partition                 int
-	records, batches          int64
-	duration                  time.Duration
-	seed                      uint64
-	sweeps                    []string
-	compareRules              bool
-	partitions, retained      int
-	maxMapCount               int64
+	model                modelFlags
+	out                  reportOutput
+	gen, workloadPath    string
+	from                 replayFlags
+	records, batches     int64
+	duration             time.Duration
+	seed                 uint64
+	sweeps               []string
+	compareRules         bool
+	partitions, retained int
+	maxMapCount          int64
 
 	// Complete: what the flags' values alone do not tell.
 	generatorBounded bool // --records, --batches, --duration or --seed given
-	partitionNamed   bool // --topic or --partition given
 	seedDrawn        bool // the seed came from the clock, not --seed
 }
 
@@ -88,9 +86,7 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 	f.DurationVar(&o.duration, "duration", 0, "generator: simulated producer time")
 	f.Uint64Var(&o.seed, "seed", 0, "generator seed (default: from the clock, printed on stderr)")
 	f.StringVar(&o.workloadPath, "workload", "", "workload file (docs/contract.md §3 JSON)")
-	f.StringVar(&o.logDir, "from-logdir", "", "replay a real partition's batches: a partition dir, or a log.dirs entry with --topic/--partition")
-	f.StringVar(&o.topic, "topic", "", "with --from-logdir: the topic to replay")
-	f.IntVar(&o.partition, "partition", 0, "with --from-logdir: the partition to replay")
+	o.from.register(f, "replay a real partition's batches")
 	f.StringArrayVar(&o.sweeps, "sweep", nil, "key=v1,v2,... or key=lo..hi*factor (repeatable: two sweeps make a grid)")
 	f.BoolVar(&o.compareRules, "compare-rules", false, "run every point under both append rules, side by side")
 	f.IntVar(&o.partitions, "partitions", 1, "partitions on the broker, for the memory-map figures")
@@ -102,7 +98,7 @@ in both. "reads" are the batch headers Kafka's own phase-2 loop reads in the era
 func (o *whatIfOptions) Complete(cmd *cobra.Command, _ []string) error {
 	f := cmd.Flags()
 	o.generatorBounded = f.Changed("records") || f.Changed("batches") || f.Changed("duration") || f.Changed("seed")
-	o.partitionNamed = f.Changed("topic") || f.Changed("partition")
+	o.from.complete(cmd)
 	o.seedDrawn = o.gen != "" && !f.Changed("seed")
 	if o.seedDrawn {
 		o.seed = uint64(time.Now().UnixNano())
@@ -122,7 +118,7 @@ func (o *whatIfOptions) Validate() error {
 		return err
 	}
 	sources := 0
-	for _, set := range []bool{o.gen != "", o.workloadPath != "", o.logDir != ""} {
+	for _, set := range []bool{o.gen != "", o.workloadPath != "", o.from.logDir != ""} {
 		if set {
 			sources++
 		}
@@ -133,11 +129,8 @@ func (o *whatIfOptions) Validate() error {
 	if o.gen == "" && o.generatorBounded {
 		return usageErr("--records, --batches, --duration and --seed bound the generator: they need --gen")
 	}
-	if o.partition < 0 {
-		return usageErr("--partition %d: a partition number is 0 or more", o.partition)
-	}
-	if o.logDir == "" && o.partitionNamed {
-		return usageErr("--topic and --partition name the partition to replay: they need --from-logdir")
+	if err := o.from.validate(); err != nil {
+		return err
 	}
 	if o.partitions > maxPartitions {
 		return usageErr("--partitions %d: at most %d (a broker's memory maps would not be counted right beyond)", o.partitions, maxPartitions)

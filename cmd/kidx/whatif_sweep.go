@@ -59,7 +59,7 @@ func (o *whatIfOptions) workload(opts *reports.WhatIfOptions, stderr io.Writer) 
 		}
 		in.fileConfig, in.fileRule, in.fileVersion = w.Config, w.Rule, w.KafkaVersion
 		opts.Source = &sim.WorkloadSource{Name: o.workloadPath, Workload: w}
-	case o.logDir != "":
+	case o.from.logDir != "":
 		r, b, err := o.replay(stderr)
 		if err != nil {
 			return in, err
@@ -114,7 +114,7 @@ func (o *whatIfOptions) replay(stderr io.Writer) (*sim.LogDirReplay, *reports.Ba
 			keep = false
 		}
 	}
-	r, b, err := o.model.logDirReplay(o.logDir, o.topic, o.partition, keep, swept...)
+	r, b, err := o.model.logDirReplay(o.from.logDir, o.from.topic, o.from.partition, keep, swept...)
 	if err != nil {
 		return nil, nil, err
 	}
