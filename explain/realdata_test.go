@@ -12,6 +12,7 @@ import (
 	"kidx/explain"
 	"kidx/internal/rawlog"
 	"kidx/internal/realdata"
+	"kidx/internal/testfiles"
 	"kidx/logdir"
 )
 
@@ -711,15 +712,15 @@ func TestRealDataExplainDamage(t *testing.T) {
 		dir := realdata.CopyDir(t, src)
 		idx := filepath.Join(dir, stem+".index")
 		at := int64(rxIndexSlot * 8)
-		entry := rxReadAt(t, idx, at, 8)
+		entry := testfiles.ReadAt(t, idx, at, 8)
 		pos := int64(binary.BigEndian.Uint32(entry[4:]))
 		bpos := rxBatchPos(t, filepath.Join(dir, stem+".log"), int64(binary.BigEndian.Uint32(entry[:4])))
 		// The batch there spans 12 + its length field (at +8) bytes.
-		size := 12 + int64(binary.BigEndian.Uint32(rxReadAt(t, filepath.Join(dir, stem+".log"), pos+8, 4)))
+		size := 12 + int64(binary.BigEndian.Uint32(testfiles.ReadAt(t, filepath.Join(dir, stem+".log"), pos+8, 4)))
 		if pos == 0 || bpos != pos || size <= 7 {
 			t.Fatalf("slot %d of %s: position %d, its offset's batch at %d (%d bytes): not a place to damage", rxIndexSlot, idx, pos, bpos, size)
 		}
-		rxWriteAt(t, idx, at+4, binary.BigEndian.AppendUint32(nil, uint32(pos+7)))
+		testfiles.WriteAt(t, idx, at+4, binary.BigEndian.AppendUint32(nil, uint32(pos+7)))
 		rxCheckDamage(t, dir, idx, rxIndexSlot, 8)
 	})
 
@@ -727,12 +728,12 @@ func TestRealDataExplainDamage(t *testing.T) {
 		dir := realdata.CopyDir(t, src)
 		tix := filepath.Join(dir, stem+".timeindex")
 		at := int64(rxTimeSlot * 12)
-		b := rxReadAt(t, tix, at, 24)
+		b := testfiles.ReadAt(t, tix, at, 24)
 		ts, next := int64(binary.BigEndian.Uint64(b)), int64(binary.BigEndian.Uint64(b[12:]))
 		if ts <= 0 || next <= ts+1 {
 			t.Fatalf("slots %d, %d of %s: timestamps %d, %d: not a place to damage", rxTimeSlot, rxTimeSlot+1, tix, ts, next)
 		}
-		rxWriteAt(t, tix, at, binary.BigEndian.AppendUint64(nil, uint64(ts+1)))
+		testfiles.WriteAt(t, tix, at, binary.BigEndian.AppendUint64(nil, uint64(ts+1)))
 		rxCheckDamage(t, dir, tix, rxTimeSlot, 12)
 	})
 }
@@ -756,33 +757,5 @@ func rxCheckDamage(t *testing.T, dir, file string, slot int, entrySize int64) {
 	lo := int64(slot) * entrySize
 	if filepath.Base(d.File) != filepath.Base(file) || d.Slot != slot || d.Byte < lo || d.Byte >= lo+entrySize {
 		t.Errorf("damaged slot %d of %s (bytes %d-%d): first disagreement %s", slot, filepath.Base(file), lo, lo+entrySize-1, d)
-	}
-}
-
-func rxReadAt(t *testing.T, path string, at int64, n int) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func rxWriteAt(t *testing.T, path string, at int64, b []byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

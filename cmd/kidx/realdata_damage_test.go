@@ -10,6 +10,7 @@ import (
 
 	"kidx/internal/rawlog"
 	"kidx/internal/realdata"
+	"kidx/internal/testfiles"
 )
 
 // The teeth of the real-data verify test: on copies of the real directories, planted damage
@@ -44,34 +45,6 @@ func rawSegments(t *testing.T, dir string) []*rawlog.Segment {
 		out = append(out, s)
 	}
 	return out
-}
-
-func writeAt(t *testing.T, path string, pos int64, b []byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(b, pos); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readAt(t *testing.T, path string, pos int64, n int) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, pos); err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // indexNote says why no index of segs has what a damage needs.
@@ -141,7 +114,7 @@ var damageKinds = []damageKind{
 					what: fmt.Sprintf("byte %d of %s (batch %d of %d at %d, magic %d) flipped", at, logName, k, len(bs), b.Position, b.Magic),
 					apply: func(t *testing.T, dir string) {
 						p := filepath.Join(dir, logName)
-						writeAt(t, p, at, []byte{readAt(t, p, at, 1)[0] ^ 0xff})
+						testfiles.WriteAt(t, p, at, []byte{testfiles.ReadAt(t, p, at, 1)[0] ^ 0xff})
 					}}, ""
 			}
 		}
@@ -181,7 +154,7 @@ var damageKinds = []damageKind{
 		return &damagePlan{file: name, pos: int64(e.Slot)*8 + 4,
 			what: fmt.Sprintf("slot %d of %s (%d, %d) rewritten to position %d (log: %d bytes)", e.Slot, name, e.Offset, e.Position, past, len(seg.Log.Data)),
 			apply: func(t *testing.T, dir string) {
-				writeAt(t, filepath.Join(dir, name), int64(e.Slot)*8+4, binary.BigEndian.AppendUint32(nil, uint32(past)))
+				testfiles.WriteAt(t, filepath.Join(dir, name), int64(e.Slot)*8+4, binary.BigEndian.AppendUint32(nil, uint32(past)))
 			}}, ""
 	}},
 	{"swapped-entries", func(segs []*rawlog.Segment) (*damagePlan, string) {
@@ -198,9 +171,9 @@ var damageKinds = []damageKind{
 			what: fmt.Sprintf("slots %d (%d, %d) and %d (%d, %d) of %s swapped", a.Slot, a.Offset, a.Position, b.Slot, b.Offset, b.Position, name),
 			apply: func(t *testing.T, dir string) {
 				p := filepath.Join(dir, name)
-				sa, sb := readAt(t, p, int64(a.Slot)*8, 8), readAt(t, p, int64(b.Slot)*8, 8)
-				writeAt(t, p, int64(a.Slot)*8, sb)
-				writeAt(t, p, int64(b.Slot)*8, sa)
+				sa, sb := testfiles.ReadAt(t, p, int64(a.Slot)*8, 8), testfiles.ReadAt(t, p, int64(b.Slot)*8, 8)
+				testfiles.WriteAt(t, p, int64(a.Slot)*8, sb)
+				testfiles.WriteAt(t, p, int64(b.Slot)*8, sa)
 			}}, ""
 	}},
 	{"bogus-entry-in-zero-tail", func(segs []*rawlog.Segment) (*damagePlan, string) {
@@ -221,7 +194,7 @@ var damageKinds = []damageKind{
 		return &damagePlan{file: name, pos: int64(slot) * 8,
 			what: fmt.Sprintf("slot %d of %s (valid entries end at slot %d of %d) set to % x", slot, name, seg.Index.End, seg.Index.Slots, bogus),
 			apply: func(t *testing.T, dir string) {
-				writeAt(t, filepath.Join(dir, name), int64(slot)*8, bogus)
+				testfiles.WriteAt(t, filepath.Join(dir, name), int64(slot)*8, bogus)
 			}}, ""
 	}},
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"kidx/internal/realdata"
+	"kidx/internal/testfiles"
 )
 
 // `kidx explain` over the real brokers' log directories (../shared/realdata, restored into a
@@ -297,13 +298,13 @@ func TestRealDataExplainCLIDamage(t *testing.T) {
 		const slot = 5
 		dir := realdata.CopyDir(t, src)
 		idx := filepath.Join(dir, stem+".index")
-		pos := int64(binary.BigEndian.Uint32(readAt(t, idx, slot*8+4, 4)))
+		pos := int64(binary.BigEndian.Uint32(testfiles.ReadAt(t, idx, slot*8+4, 4)))
 		// The batch there spans 12 + its length field (at +8) bytes.
-		size := 12 + int64(binary.BigEndian.Uint32(readAt(t, filepath.Join(dir, stem+".log"), pos+8, 4)))
+		size := 12 + int64(binary.BigEndian.Uint32(testfiles.ReadAt(t, filepath.Join(dir, stem+".log"), pos+8, 4)))
 		if pos == 0 || size <= 9 {
 			t.Fatalf("slot %d of %s: position %d, batch of %d bytes: not a place to damage", slot, idx, pos, size)
 		}
-		writeAt(t, idx, slot*8+4, binary.BigEndian.AppendUint32(nil, uint32(pos+9)))
+		testfiles.WriteAt(t, idx, slot*8+4, binary.BigEndian.AppendUint32(nil, uint32(pos+9)))
 		check(t, dir, idx, slot, 8)
 	})
 
@@ -312,12 +313,12 @@ func TestRealDataExplainCLIDamage(t *testing.T) {
 		const slot = 15
 		dir := realdata.CopyDir(t, src)
 		tix := filepath.Join(dir, stem+".timeindex")
-		b := readAt(t, tix, slot*12, 24)
+		b := testfiles.ReadAt(t, tix, slot*12, 24)
 		ts, next := int64(binary.BigEndian.Uint64(b)), int64(binary.BigEndian.Uint64(b[12:]))
 		if ts <= 0 || next <= ts+2 {
 			t.Fatalf("slots %d, %d of %s: timestamps %d, %d", slot, slot+1, tix, ts, next)
 		}
-		writeAt(t, tix, slot*12, binary.BigEndian.AppendUint64(nil, uint64(ts+2)))
+		testfiles.WriteAt(t, tix, slot*12, binary.BigEndian.AppendUint64(nil, uint64(ts+2)))
 		check(t, dir, tix, slot, 12)
 	})
 }

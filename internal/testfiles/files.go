@@ -36,6 +36,36 @@ func MustWrite(t testing.TB, path string, b []byte) {
 	}
 }
 
+// ReadAt is n bytes of path from byte at; a failure fails t.
+func ReadAt(t testing.TB, path string, at int64, n int) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, at); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// WriteAt writes b over path from byte at (planted damage); a failure fails t.
+func WriteAt(t testing.TB, path string, at int64, b []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(b, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ListFiles is the names in dir, sorted.
 func ListFiles(t testing.TB, dir string) []string {
 	ents, err := os.ReadDir(dir)
