@@ -130,13 +130,7 @@ func TestExplainRestartRequired(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		b, err := segment.BuildSizedBatch(i, 1, 100, 1700000000000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Append(b); err != nil {
-			t.Fatal(err)
-		}
+		segmenttest.AppendSized(t, l, i, 1, 100, 1700000000000)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
@@ -314,13 +308,7 @@ func TestScanNestedLogDirs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := segment.BuildSizedBatch(0, 1, 100, 1700000000000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Append(b); err != nil {
-			t.Fatal(err)
-		}
+		segmenttest.AppendSized(t, l, 0, 1, 100, 1700000000000)
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -355,13 +343,7 @@ func TestExplainGoesOnPastVanishedFile(t *testing.T) {
 	}
 	// 30 batches of 100 bytes: segment.bytes 1000 rolls every 10 (docs/kafka.md §8.1), three segments.
 	for i := int64(0); i < 30; i++ {
-		b, err := segment.BuildSizedBatch(i, 1, 100, 1700000000000+i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Append(b); err != nil {
-			t.Fatal(err)
-		}
+		segmenttest.AppendSized(t, l, i, 1, 100, 1700000000000+i)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)

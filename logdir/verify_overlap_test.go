@@ -110,13 +110,7 @@ func TestVerifyOverlapOfCleanedSegmentAndItsSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := int64(0); i < 5; i++ {
-		b, err := segment.BuildSizedBatch(63+i, 1, 100, 1700000000000+i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Append(b); err != nil {
-			t.Fatal(err)
-		}
+		segmenttest.AppendSized(t, l, 63+i, 1, 100, 1700000000000+i)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"kidx/internal/kafkagolden"
+	"kidx/internal/segmenttest"
 	"kidx/internal/testfiles"
 	"kidx/segment"
 )
@@ -169,13 +170,7 @@ func TestVerifyLogShrankUnderTheWalk(t *testing.T) {
 		if i == 0 {
 			size = 596
 		}
-		b, err := segment.BuildSizedBatch(i, 1, size, 1700000000000+i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Append(b); err != nil {
-			t.Fatal(err)
-		}
+		segmenttest.AppendSized(t, l, i, 1, size, 1700000000000+i)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)

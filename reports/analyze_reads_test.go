@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"kidx/internal/segmenttest"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -47,13 +48,7 @@ func TestAnalyzeHeaderReadsByHand(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := int64(0); i < 5; i++ {
-			b, err := segment.BuildSizedBatch(3*i, 3, 100, 1700000000000+3*i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := l.Append(b); err != nil {
-				t.Fatal(err)
-			}
+			segmenttest.AppendSized(t, l, 3*i, 3, 100, 1700000000000+3*i)
 		}
 		if err := l.Close(); err != nil {
 			t.Fatal(err)

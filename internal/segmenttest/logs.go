@@ -50,16 +50,23 @@ func WriteWithRestart(t *testing.T, interval int64, n, size int, restartAt int64
 				t.Fatal(err)
 			}
 		}
-		b, err := segment.BuildSizedBatch(i, 1, size, 1700000000000+i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Append(b); err != nil {
-			t.Fatal(err)
-		}
+		AppendSized(t, l, i, 1, size, 1700000000000+i)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// AppendSized appends one batch of segment.BuildSizedBatch(base, records, size, maxTimestamp)
+// to l, as one append; a failure fails t.
+func AppendSized(t testing.TB, l *segment.Log, base int64, records, size int, maxTimestamp int64) {
+	t.Helper()
+	b, err := segment.BuildSizedBatch(base, records, size, maxTimestamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(b); err != nil {
+		t.Fatal(err)
+	}
 }
