@@ -218,10 +218,10 @@ func (w *segmentWalk) streamIndex(path string, c indexCapacity, logSize int64) {
 		size = st.Size()
 	}
 	untrimmed := size%segment.OffsetIndexEntrySize == 0 && slots > c.valid && last != nil && binary.BigEndian.Uint64(last) == 0
-	if size < 0 || untrimmed {
-		return
+	if size < 0 || untrimmed || last == nil {
+		return // the file changed under a running broker, or its tail is for checkTail
 	}
-	if off := base + int64(int32(binary.BigEndian.Uint32(last))); last != nil && off < base {
+	if off := base + int64(int32(binary.BigEndian.Uint32(last))); off < base {
 		r.add(Finding{File: path, Pos: (slots - 1) * segment.OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIndexSanity,
 			Message: fmt.Sprintf("Corrupt index found, index file (%s) has non-zero size but the last offset is %d which is less than the base offset %d", segment.KafkaPath(path), off, base)})
 	} else if size%segment.OffsetIndexEntrySize != 0 {
