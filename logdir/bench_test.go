@@ -54,3 +54,26 @@ func TestMain(m *testing.M) {
 	segmenttest.RemoveBenchSegment()
 	os.Exit(code)
 }
+
+// benchBogusIndex: issue 27's hostile case, a 1 GiB .index of random bytes beside a
+// 20,000-byte .log; the targets are at most 10 s and 500 MB each, findings capped.
+func benchBogusIndex(b *testing.B, deep bool) {
+	part := segmenttest.BogusIndexPartition(b, b.TempDir(), 1<<30)
+	var problems int
+	for b.Loop() {
+		r, err := Verify([]string{part}, VerifyOptions{Deep: deep, MaxFindings: 20})
+		if err != nil {
+			b.Fatal(err)
+		}
+		problems = r.Problems()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/verify")
+	b.ReportMetric(segmenttest.PeakRSSMB(), "peak-RSS-MB")
+	b.ReportMetric(float64(problems), "problems")
+}
+
+// BenchmarkVerifyBogusIndex1GiB: plain verify of the hostile partition.
+func BenchmarkVerifyBogusIndex1GiB(b *testing.B) { benchBogusIndex(b, false) }
+
+// BenchmarkVerifyBogusIndex1GiBDeep: verify --deep of it.
+func BenchmarkVerifyBogusIndex1GiBDeep(b *testing.B) { benchBogusIndex(b, true) }

@@ -120,10 +120,14 @@ func unansweredEntries(dc *DirCheckpoints, seen map[string]bool) []Finding {
 
 // listSome is the first n names, then how many more.
 func listSome(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
+	some := make([]string, 0, min(n, len(names)))
+	for _, name := range names[:min(n, len(names))] {
+		some = append(some, FileValue(name)) // names read from a checkpoint's lines
 	}
-	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+	if len(names) <= n {
+		return strings.Join(some, ", ")
+	}
+	return strings.Join(some, ", ") + fmt.Sprintf(" and %d more", len(names)-n)
 }
 
 // SortPartitionNames sorts "topic-partition" names naturally: by topic, then by partition

@@ -27,6 +27,10 @@ type Finding struct {
 	// Count, when above 1, is how many findings of this kind in this file this one stands for
 	// (an explained mismatch is reported once per kind, with the first one's file and byte).
 	Count int `json:"count,omitempty"`
+	// More, when above 0, makes this a summary line: More further findings of this check and
+	// severity in this file, past the first VerifyOptions.MaxFindings listed, counted and not
+	// listed (none of them built). It counts as More findings, not one.
+	More int `json:"more,omitempty"`
 	// Kafka says what a broker's next start does about it (the log-directory checks).
 	Kafka KafkaAction `json:"kafka,omitempty"`
 }
@@ -42,18 +46,27 @@ const (
 	KafkaIgnores KafkaAction = "ignores"
 )
 
-func (f Finding) String() string {
-	// file:byte: like a compiler's file:line; a finding about a whole file has no byte.
-	where := f.File
-	if f.Pos >= 0 {
-		where = fmt.Sprintf("%s:%d", f.File, f.Pos)
+// Weight is how many findings f stands for: More for a summary line, else 1.
+func (f Finding) Weight() int {
+	if f.More > 0 {
+		return f.More
 	}
-	s := fmt.Sprintf("%s: %s: %s: %s", where, f.Severity, f.Check, f.Message)
+	return 1
+}
+
+func (f Finding) String() string {
+	// file:byte: like a compiler's file:line; a finding about a whole file has no byte. A name
+	// with a control character is quoted, so that it cannot fake a line of its own.
+	where := QuoteName(f.File)
+	if f.Pos >= 0 {
+		where = fmt.Sprintf("%s:%d", where, f.Pos)
+	}
+	s := fmt.Sprintf("%s: %s: %s: %s", where, f.Severity, f.Check, escapeControl(f.Message))
 	if f.Expected != "" {
-		s += " (expected " + f.Expected + ")"
+		s += " (expected " + escapeControl(f.Expected) + ")"
 	}
 	if f.Explanation != "" {
-		s += ": " + f.Explanation
+		s += ": " + escapeControl(f.Explanation)
 	}
 	if f.Kafka != "" {
 		s += " [Kafka " + string(f.Kafka) + "]"
@@ -76,6 +89,7 @@ const (
 	CheckIndexSanity         = "index-sanity"           // OffsetIndex/TimeIndex.sanityCheck on a trimmed file
 	CheckIndexMismatch       = "index-mismatch"         // DumpLogSegments.dumpIndex
 	CheckIndexPastLog        = "index-past-log"         // entry position beyond the .log
+	CheckIndexCapacity       = "index-capacity"         // more entries than the .log has room for batches
 	CheckIndexOrder          = "index-order"            // StrictlyIncreasing
 	CheckIndexBoundary       = "index-boundary"         // EntriesAtBatchBoundaries
 	CheckFirstBatchIndexed   = "first-batch-indexed"    // FirstBatchNeverIndexed

@@ -32,6 +32,10 @@ type VerifyOptions struct {
 	// Visit, if set, is asked for a visitor of each segment's walk, so that other figures are
 	// computed in the same pass over the headers (analyze's lookup costs).
 	Visit func(sf segment.SegmentFiles, seg *segment.Segment) SegmentVisitor
+	// MaxFindings caps the findings listed per file, check and severity (--max-findings): the
+	// first MaxFindings are listed with their file and byte, the rest counted in one summary
+	// line (Finding.More) and never built. 0 lists every one.
+	MaxFindings int
 }
 
 // A SegmentVisitor follows one segment's walk in Verify: Batch sees every batch in file
@@ -57,6 +61,17 @@ type VerifyReport struct {
 	TimeMismatches  map[string][][2]int64 `json:"-"`
 	TimeOutOfOrder  map[string][][2]int64 `json:"-"`
 	TimeNotFound    map[string][][2]int64 `json:"-"`
+	// The cap on listed findings (VerifyOptions.MaxFindings) and what it held back.
+	maxFindings int
+	listed      map[findingKind]int
+	omitted     map[findingKind]int
+	omitOrder   []findingKind
+}
+
+// findingKind is what the cap counts by: one check of one severity in one file.
+type findingKind struct {
+	file, check string
+	severity    Severity
 }
 
 // PartitionVerdict is what verify makes of one partition directory.
@@ -102,18 +117,68 @@ type SegmentVerdict struct {
 // EraSet is the set of eras that explain the segment's files.
 func (v *SegmentVerdict) EraSet() EraSet { return v.eras }
 
-// Problems counts findings of severity error or warning.
+// Problems counts findings of severity error or warning, those a summary line stands for
+// included.
 func (r *VerifyReport) Problems() int {
 	n := 0
 	for _, f := range r.Findings {
 		if f.Severity != SeverityInfo {
-			n++
+			n += f.Weight()
 		}
 	}
 	return n
 }
 
-func (r *VerifyReport) add(f Finding) { r.Findings = append(r.Findings, f) }
+// add lists f, or counts it past the cap.
+func (r *VerifyReport) add(f Finding) {
+	if r.room(f.File, f.Check, f.Severity) {
+		r.Findings = append(r.Findings, f)
+	}
+}
+
+// room says whether a finding of this kind is listed. It counts it either way: past the cap
+// it is only counted, so a caller with a finding per index entry asks first and builds the
+// finding (its Sprintf) only when it is listed.
+func (r *VerifyReport) room(file, check string, sev Severity) bool {
+	if r.maxFindings <= 0 {
+		return true
+	}
+	k := findingKind{file, check, sev}
+	if r.listed[k] < r.maxFindings {
+		r.listed[k]++
+		return true
+	}
+	r.omit(k, 1)
+	return false
+}
+
+// omit counts n findings of kind k that are not listed.
+func (r *VerifyReport) omit(k findingKind, n int) {
+	if r.omitted[k] == 0 {
+		r.omitOrder = append(r.omitOrder, k)
+	}
+	r.omitted[k] += n
+}
+
+// flushOmitted writes one summary line per kind the cap held findings back of, after the
+// listed ones (at the end of each segment, and of the report).
+func (r *VerifyReport) flushOmitted() {
+	for _, k := range r.omitOrder {
+		n := r.omitted[k]
+		r.Findings = append(r.Findings, Finding{File: k.file, Pos: -1, Severity: k.severity, Check: k.check, More: n,
+			Message: fmt.Sprintf("and %d more like the %s above, not listed (--max-findings %d: the first %d of a kind are listed)", n, k.check, r.maxFindings, r.maxFindings)})
+		delete(r.omitted, k)
+	}
+	r.omitOrder = r.omitOrder[:0]
+}
+
+// newVerifyReport is an empty report with the options' cap.
+func newVerifyReport(opts VerifyOptions) *VerifyReport {
+	return &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{}, LogDirs: []LogDirState{},
+		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
+		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{},
+		maxFindings: max(opts.MaxFindings, 0), listed: map[findingKind]int{}, omitted: map[findingKind]int{}}
+}
 
 // Verify checks files, segment sets (any of .log/.index/.timeindex names the set) and
 // directories (a partition or a whole log directory). Every file is opened O_RDONLY. Problems
@@ -123,9 +188,7 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 5242880
 	}
-	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{}, LogDirs: []LogDirState{},
-		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
-		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
+	r := newVerifyReport(opts)
 	cps := NewCheckpoints()
 	judge := NewBrokerJudge(cps)
 	// Files named one by one are grouped into their partition directories.
@@ -142,7 +205,9 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 			if err != nil {
 				return nil, err
 			}
-			r.Findings = append(r.Findings, ds.Findings...)
+			for _, f := range ds.Findings {
+				r.add(f)
+			}
 			verifyStateFiles(r, ds.RootFiles)
 			judge.AddScan(ds)
 			for i := range ds.Partitions {
@@ -150,7 +215,9 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 				if key := segment.KafkaPath(pd.Path); !seen[key] {
 					seen[key] = true
 					verifyPartition(r, pd, cps, opts)
-					r.Findings = append(r.Findings, judge.Partition(pd, &r.Partitions[len(r.Partitions)-1])...)
+					for _, f := range judge.Partition(pd, &r.Partitions[len(r.Partitions)-1]) {
+						r.add(f)
+					}
 				}
 			}
 			continue
@@ -177,7 +244,10 @@ func Verify(paths []string, opts VerifyOptions) (*VerifyReport, error) {
 	}
 	var top []Finding
 	r.LogDirs, top = judge.Finish()
-	r.Findings = append(r.Findings, top...)
+	for _, f := range top {
+		r.add(f)
+	}
+	r.flushOmitted()
 	return r, nil
 }
 
@@ -187,10 +257,9 @@ func VerifyPartition(pd *PartitionDir, cps *Checkpoints, opts VerifyOptions) *Ve
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 5242880
 	}
-	r := &VerifyReport{Findings: []Finding{}, Partitions: []PartitionVerdict{}, LogDirs: []LogDirState{},
-		IndexMismatches: map[string][][2]int64{}, TimeMismatches: map[string][][2]int64{},
-		TimeOutOfOrder: map[string][][2]int64{}, TimeNotFound: map[string][][2]int64{}}
+	r := newVerifyReport(opts)
 	verifyPartition(r, pd, cps, opts)
+	r.flushOmitted()
 	return r
 }
 
@@ -234,6 +303,9 @@ type partitionCtx struct {
 	snapshots     []snapshotMark
 	recoveryPoint *int64 // recovery-point-offset-checkpoint's (nil: none)
 	cleanerOffset *int64 // cleaner-offset-checkpoint's (nil: none)
+	// capacity is each .index's streamed count, for those with more slots than their .log
+	// has room for entries (capacityOf).
+	capacity map[string]indexCapacity
 }
 
 func verifyPartition(r *VerifyReport, pd *PartitionDir, cps *Checkpoints, opts VerifyOptions) {
@@ -248,7 +320,7 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, cps *Checkpoints, opts V
 	if opts.HaveInterval {
 		ctx.interval, ctx.intervalKnown = opts.IndexIntervalBytes, true
 		pv.IntervalGiven = true
-	} else if bound, ok := intervalBound(pd); ok {
+	} else if bound, ok := intervalBound(pd, ctx); ok {
 		ctx.interval, ctx.intervalKnown = bound, true
 	}
 	pv.Interval, pv.IntervalKnown = ctx.interval, ctx.intervalKnown
@@ -316,11 +388,14 @@ func reportOrphans(r *VerifyReport, s segment.SegmentFiles) {
 // entry lies more than the interval after the previous one (or after the segment's start),
 // under every era's rule (the counter only grows between entries, and restarts only delay
 // them). False when no segment has an entry.
-func intervalBound(pd *PartitionDir) (int64, bool) {
+func intervalBound(pd *PartitionDir, ctx *partitionCtx) (int64, bool) {
 	bound, ok := int64(-1), false
 	for _, s := range pd.Segments {
 		if s.Log == "" || s.Index == "" {
 			continue
+		}
+		if _, over := ctx.capacityOf(s); over {
+			continue // no Kafka release wrote it: it says nothing of the interval, and is not loaded
 		}
 		x, err := segment.OpenOffsetIndex(s.Index, s.BaseOffset)
 		if err != nil {

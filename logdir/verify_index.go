@@ -29,8 +29,8 @@ func (w *segmentWalk) checkIndexFiles(newest bool) {
 		w.entries = x.Entries(x.ValidLen())
 		for i := 1; i < len(w.entries); i++ {
 			e, p := w.entries[i], w.entries[i-1]
-			if e.Offset <= p.Offset || e.Position <= p.Position {
-				r.add(Finding{File: x.Path, Pos: int64(i) * segment.OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIndexOrder,
+			if (e.Offset <= p.Offset || e.Position <= p.Position) && r.room(x.Path, CheckIndexOrder, SeverityError) {
+				r.Findings = append(r.Findings, Finding{File: x.Path, Pos: int64(i) * segment.OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIndexOrder,
 					Message:  fmt.Sprintf("entry %d (offset %d, position %d) does not follow (offset %d, position %d)", i, e.Offset, e.Position, p.Offset, p.Position),
 					Expected: "offsets and positions strictly increasing"})
 			}
@@ -47,15 +47,16 @@ func (w *segmentWalk) checkIndexFiles(newest bool) {
 		ap := segment.KafkaPath(x.Path)
 		for i, e := range w.times {
 			at := int64(i) * segment.TimeIndexEntrySize
-			if e.Offset < prevOff {
-				r.add(Finding{File: x.Path, Pos: at + 8, Severity: SeverityError, Check: CheckIndexOrder,
+			if e.Offset < prevOff && r.room(x.Path, CheckIndexOrder, SeverityError) {
+				r.Findings = append(r.Findings, Finding{File: x.Path, Pos: at + 8, Severity: SeverityError, Check: CheckIndexOrder,
 					Message: fmt.Sprintf("entry %d offset %d is below the previous entry's %d", i, e.Offset, prevOff), Expected: "offsets never decrease"})
 			}
 			// DumpLogSegments: out of order when the previous timestamp is >= this one
 			// (TimeIndex.maybeAppend appends only a strictly larger timestamp).
-			if prevTs >= e.Timestamp {
+			if prevTs >= e.Timestamp && r.room(x.Path, CheckTimeIndexOutOfOrder, SeverityError) {
+				// DumpLogSegments' summary lists the pairs of the listed findings.
 				r.TimeOutOfOrder[ap] = append(r.TimeOutOfOrder[ap], [2]int64{e.Timestamp, prevTs})
-				r.add(Finding{File: x.Path, Pos: at, Severity: SeverityError, Check: CheckTimeIndexOutOfOrder,
+				r.Findings = append(r.Findings, Finding{File: x.Path, Pos: at, Severity: SeverityError, Check: CheckTimeIndexOutOfOrder,
 					Message: fmt.Sprintf("Index timestamp: %d, Previously indexed timestamp: %d", e.Timestamp, prevTs), Expected: "timestamps strictly increasing"})
 			}
 			prevTs, prevOff = e.Timestamp, max(prevOff, e.Offset)
@@ -180,6 +181,10 @@ func (w *segmentWalk) entriesAt(b segment.BatchInfo, first, last int64) int {
 			break
 		}
 		w.ep++
+		if e.Position < 0 {
+			w.outsideLog(slot, e) // a negative position precedes every batch, in no batch
+			continue
+		}
 		if e.Position < b.Position {
 			w.offBoundary(slot, e)
 			continue
@@ -263,13 +268,28 @@ func (w *segmentWalk) resolvePending(b segment.BatchInfo, last int64) {
 	}
 }
 
+// outsideLog reports an entry whose position lies outside the .log (negative, or at or past
+// its end).
+func (w *segmentWalk) outsideLog(slot int, e segment.IndexEntry) {
+	x, size := w.seg.Index, w.seg.Log.Size()
+	if !w.r.room(x.Path, CheckIndexPastLog, SeverityError) {
+		return // counted, not built
+	}
+	w.r.Findings = append(w.r.Findings, Finding{File: x.Path, Pos: int64(slot)*segment.OffsetIndexEntrySize + 4, Severity: SeverityError, Check: CheckIndexPastLog,
+		Message: fmt.Sprintf("entry %d position %d is outside the log (%d bytes)", slot, e.Position, size), Expected: fmt.Sprintf("position < %d", size)})
+}
+
 // offBoundary judges an entry that points inside a batch, reading there as DumpLogSegments
 // does (the first batch of slice(position, maxMessageSize)).
 func (w *segmentWalk) offBoundary(slot int, e segment.IndexEntry) {
 	x, lf := w.seg.Index, w.seg.Log
 	at := int64(slot) * segment.OffsetIndexEntrySize
-	w.r.add(Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexBoundary,
-		Message: fmt.Sprintf("entry %d position %d is not the start of a batch in the walk from 0", slot, e.Position), Expected: "a batch boundary"})
+	if w.r.room(x.Path, CheckIndexBoundary, SeverityError) {
+		w.r.Findings = append(w.r.Findings, Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexBoundary,
+			Message: fmt.Sprintf("entry %d position %d is not the start of a batch in the walk from 0", slot, e.Position), Expected: "a batch boundary"})
+	}
+	// Read even past the cap: what it finds is counted. Such entries lie inside the .log, so
+	// there are at most as many as the .log has room for batches (guardIndex).
 	w.dlsRead(slot, e, at, lf)
 }
 
@@ -282,11 +302,14 @@ func (w *segmentWalk) dlsRead(slot int, e segment.IndexEntry, at int64, lf *segm
 	defer lf.SetReadAhead(old)
 	b, err := lf.NextBatch(e.Position, min(lf.Size(), e.Position+w.ctx.opts.MaxMessageSize))
 	if err != nil {
+		if !w.r.room(x.Path, CheckIndexMismatch, SeverityError) {
+			return
+		}
 		msg := "no batch readable at this position (DumpLogSegments would throw NoSuchElementException)"
 		if err != segment.ErrNoBatch {
 			msg = err.Error()
 		}
-		w.r.add(Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexMismatch, Message: msg, Expected: fmt.Sprintf("a batch ending at offset %d at position %d", e.Offset, e.Position)})
+		w.r.Findings = append(w.r.Findings, Finding{File: x.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexMismatch, Message: msg, Expected: fmt.Sprintf("a batch ending at offset %d at position %d", e.Offset, e.Position)})
 		return
 	}
 	if b.LastOffset() != e.Offset {

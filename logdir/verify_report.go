@@ -53,7 +53,7 @@ func (r *VerifyReport) WriteTextWith(w io.Writer, all bool) {
 			fmt.Fprintln(w, f.String())
 		}
 		for _, p := range r.Partitions {
-			fmt.Fprintf(w, "partition %s: %s\n", p.Path, p.summary())
+			fmt.Fprintf(w, "partition %s: %s\n", QuoteName(p.Path), p.summary())
 		}
 		fmt.Fprintln(w, r.total())
 		return
@@ -63,7 +63,7 @@ func (r *VerifyReport) WriteTextWith(w io.Writer, all bool) {
 	problems := 0
 	for _, f := range r.Findings {
 		if f.Severity == SeverityInfo {
-			notes[f.Check]++
+			notes[f.Check] += f.Weight()
 			continue
 		}
 		if problems == 0 {
@@ -73,7 +73,7 @@ func (r *VerifyReport) WriteTextWith(w io.Writer, all bool) {
 		fmt.Fprintf(w, "  %s\n", f)
 	}
 	for _, d := range r.LogDirs {
-		fmt.Fprintf(w, "log directory %s: %s\n", d.Path, d.NextStart.Summary)
+		fmt.Fprintf(w, "log directory %s: %s\n", QuoteName(d.Path), d.NextStart.Summary)
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(w, "notes (info, not problems): %s; --all lists every finding and partition\n", NoteSummary(notes))
@@ -94,9 +94,9 @@ func (r *VerifyReport) Verdict() string {
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case SeverityError:
-			errs++
+			errs += f.Weight()
 		case SeverityWarning:
-			warns++
+			warns += f.Weight()
 		default:
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 
 	"kidx/segment"
@@ -98,7 +99,7 @@ func (w *segmentWalk) observe(o observation) {
 		w.groups = append(w.groups, g)
 	}
 	g.count++
-	if len(g.first) < obsKeep {
+	if keep := w.r.maxFindings; len(g.first) < obsKeep && (keep == 0 || len(g.first) < keep) {
 		g.first = append(g.first, o)
 	}
 }
@@ -133,11 +134,24 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	}
 	// Only the files the scan kept are opened: one it set aside has its finding already, and
 	// a failure here names the file that failed (issue 11, defect 4).
-	seg, err := segment.OpenSegmentFiles(sf, access)
+	// What Kafka cannot hold is found before the work it would make expensive: a .log past
+	// an int32 position is not walked, an .index over its .log's capacity not loaded.
+	if st, err := os.Stat(sf.Log); err == nil && st.Size() > maxSegmentBytes {
+		r.add(oversizeLog(sf.Log, st.Size()))
+		r.flushOmitted()
+		return v
+	}
+	opened := sf
+	capacity, streamed := ctx.capacityOf(sf)
+	if streamed {
+		opened.Index = ""
+		v.IndexEntries = int(capacity.valid)
+	}
+	seg, err := segment.OpenSegmentFiles(opened, access)
 	var oe *segment.OpenError
 	if err != nil && access == segment.AccessMmap && errors.As(err, &oe) && oe.Path == sf.Log {
 		// Some filesystems cannot map (FUSE, some network mounts): read instead.
-		seg, err = segment.OpenSegmentFiles(sf, segment.AccessPread)
+		seg, err = segment.OpenSegmentFiles(opened, segment.AccessPread)
 	}
 	if err != nil {
 		f := Finding{File: sf.Log, Pos: -1, Severity: SeverityError, Check: CheckUnreadable, Message: err.Error()}
@@ -152,6 +166,9 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 		lastTimeTs: segment.NoTimestamp, maxTsSoFar: segment.NoTimestamp, unpairedTime: -1, lastEntryOffset: -1}
 	firstFinding := len(r.Findings)
 	w.checkIndexFiles(newest)
+	if streamed {
+		w.streamIndex(sf.Index, capacity, seg.Log.Size())
+	}
 	// Producer snapshots strictly inside the segment mark clean shutdowns (a snapshot at the
 	// base offset is the roll's).
 	var marks []snapshotMark
@@ -197,6 +214,7 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	if seg.TimeIndex != nil {
 		v.TimeIndexEntries = seg.TimeIndex.ValidLen()
 	}
+	r.flushOmitted()
 	return v
 }
 
@@ -245,6 +263,8 @@ func findingFromErr(path string, sev Severity, check string, err error) Finding 
 	if errors.As(err, &fe) {
 		f.Pos, f.Message = fe.Pos, fe.Msg
 	}
+	// A parser's message may echo the file's content (a checkpoint's garbage line): bounded.
+	f.Message = BoundedText(f.Message)
 	return f
 }
 
@@ -281,8 +301,8 @@ func (w *segmentWalk) walk() {
 			w.namesFirst = w.namesFirst || e.Offset == first && first < last
 		}
 		marks := w.shutdownMarks()
-		if d := w.life.batch(b.Position, first, b.MaxTimestamp(), indexed, marks); d >= 0 {
-			w.r.add(Finding{File: w.seg.Index.Path, Pos: int64(slot) * segment.OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIntervalRule,
+		if d := w.life.batch(b.Position, first, b.MaxTimestamp(), indexed, marks); d >= 0 && w.r.room(w.seg.Index.Path, CheckIntervalRule, SeverityError) {
+			w.r.Findings = append(w.r.Findings, Finding{File: w.seg.Index.Path, Pos: int64(slot) * segment.OffsetIndexEntrySize, Severity: SeverityError, Check: CheckIntervalRule,
 				Message:  fmt.Sprintf("the entry at position %d lies %d bytes after the previous entry (or the segment's start): index.interval.bytes=%d adds an entry only after more than %d bytes (LogSegment.append: bytesSinceLastIndexEntry > indexIntervalBytes)", b.Position, d, w.ctx.interval, w.ctx.interval),
 				Expected: fmt.Sprintf("more than %d bytes between entries", w.ctx.interval)})
 		}
@@ -405,11 +425,13 @@ func (w *segmentWalk) endOfLog(res segment.WalkResult) {
 		e := w.entries[slot]
 		at := int64(slot) * segment.OffsetIndexEntrySize
 		if e.Position < 0 || e.Position >= lf.Size() {
-			r.add(Finding{File: w.seg.Index.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexPastLog,
-				Message: fmt.Sprintf("entry %d position %d is outside the log (%d bytes)", slot, e.Position, lf.Size()), Expected: fmt.Sprintf("position < %d", lf.Size())})
+			w.outsideLog(slot, e)
 			continue
 		}
-		r.add(Finding{File: w.seg.Index.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexPastLog,
+		if !r.room(w.seg.Index.Path, CheckIndexPastLog, SeverityError) {
+			continue // counted, not built
+		}
+		r.Findings = append(r.Findings, Finding{File: w.seg.Index.Path, Pos: at + 4, Severity: SeverityError, Check: CheckIndexPastLog,
 			Message: fmt.Sprintf("entry %d position %d is past the last whole batch (which ends at byte %d)", slot, e.Position, res.ValidBytes), Expected: fmt.Sprintf("position < %d", res.ValidBytes)})
 	}
 	for ; w.tp < len(w.byOffset); w.tp++ {
@@ -482,6 +504,9 @@ func (w *segmentWalk) judge() {
 		for _, o := range g.first {
 			f := o.f
 			f.Severity = SeverityError
+			if !w.r.room(f.File, f.Check, f.Severity) {
+				continue // counted: DumpLogSegments' summary lists the listed ones only
+			}
 			if given != nil && !explained.Empty() {
 				f.Explanation = fmt.Sprintf("not what %s writes (%s would: %s)", given, explained, g.key.why)
 			}
@@ -494,12 +519,11 @@ func (w *segmentWalk) judge() {
 			case "time-mismatch":
 				w.r.TimeMismatches[ap] = append(w.r.TimeMismatches[ap], o.pair)
 			}
-			w.r.add(f)
+			w.r.Findings = append(w.r.Findings, f)
 		}
 		if more := g.count - len(g.first); more > 0 {
-			last := g.first[len(g.first)-1].f
-			w.r.add(Finding{File: last.File, Pos: -1, Severity: SeverityError, Check: last.Check, Count: more,
-				Message: fmt.Sprintf("%s more like the last (kidx lists the first %d of a kind)", plural(more, "finding"), obsKeep)})
+			// Past obsKeep (or the cap) the observations were counted, not kept.
+			w.r.omit(findingKind{g.key.file, g.key.check, SeverityError}, more)
 		}
 	}
 	if mixed && given == nil {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -130,6 +131,9 @@ type PartitionReport struct {
 	// nil when no log directory was named (a partition directory given alone).
 	NextStart       *logdir.EraWork
 	Recommendations []string
+	// unsearched: a segment's .index holds more entries than its .log has room for, and
+	// its lookups were not figured (unsearchedWalk).
+	unsearched bool
 }
 
 // LiveReport is a live segment of a partition (preallocated indexes: the active segment of a
@@ -188,7 +192,7 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 			}
 			a.Findings = append(a.Findings, f)
 			if f.Severity != logdir.SeverityInfo {
-				a.Problems++
+				a.Problems += f.Weight()
 			}
 		}
 		for i := range ds.Partitions {
@@ -215,7 +219,7 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 	for _, f := range top {
 		a.Findings = append(a.Findings, f)
 		if f.Severity != logdir.SeverityInfo {
-			a.Problems++
+			a.Problems += f.Weight()
 		}
 	}
 	sortWorst(a.Partitions)
@@ -339,8 +343,9 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 		}
 	}
 	type walked struct {
-		sf  segment.SegmentFiles
-		fig *segmentFigures
+		sf         segment.SegmentFiles
+		fig        *segmentFigures
+		unsearched bool // an index verify did not load (unsearchedWalk)
 	}
 	var walks []walked // in segment order
 	// Segments without a .index are walked after verify, with the index recovery would build
@@ -353,9 +358,18 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 			walks = append(walks, walked{sf: sf})
 			return nil
 		}
+		if seg.Index == nil {
+			// Verify did not load the .index: more entries than the .log has room for
+			// (logdir's index-capacity finding). No Kafka release wrote it, so lookups through
+			// it mean nothing: the batches are counted, the scan figures skipped.
+			uw := &unsearchedWalk{}
+			uw.fig.skipped = "the offset index holds more entries than its .log has room for (index-capacity): no lookup figures are computed over an index no Kafka release wrote"
+			walks = append(walks, walked{sf, &uw.fig, true})
+			return uw
+		}
 		cw := newCostWalk(seg, addRun)
 		cw.progress = opts.Progress
-		walks = append(walks, walked{sf, &cw.fig})
+		walks = append(walks, walked{sf: sf, fig: &cw.fig})
 		return cw
 	}
 	report := logdir.VerifyPartition(pd, cps, judge)
@@ -378,6 +392,13 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 			pr.Eras = pv.Segments[n-1].Eras
 		}
 		for i := range walks {
+			if v := verdicts[walks[i].sf.BaseOffset]; walks[i].unsearched && v != nil {
+				pr.unsearched = true
+				walks[i].fig.entries = v.IndexEntries // as verify counted them, streaming
+				if st, err := os.Stat(walks[i].sf.Index); err == nil {
+					walks[i].fig.indexFileSize = st.Size()
+				}
+			}
 			if walks[i].fig == nil {
 				walks[i].fig = pr.rebuildAndWalk(walks[i].sf, verdicts[walks[i].sf.BaseOffset], opts, rebuilt, addRun)
 			}
@@ -406,7 +427,10 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 		pr.TimeIndexEntries += int64(fig.timeEntries)
 		pr.IndexFileBytes += fig.indexFileSize
 		pr.TimeIndexFileBytes += fig.timeFileSize
-		pr.MaxEntries = max(pr.MaxEntries, fig.entries)
+		if !wk.unsearched {
+			// Phase 1 is figured on the fullest index searched (phase1For builds one that size).
+			pr.MaxEntries = max(pr.MaxEntries, fig.entries)
+		}
 		pr.MaxLastBatchPos = max(pr.MaxLastBatchPos, fig.lastBatchPos)
 		last = fig
 	}
@@ -458,13 +482,31 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 	pr.Phase1 = phase1For(pr.MaxEntries)
 	for _, f := range pr.Findings {
 		if f.Severity != logdir.SeverityInfo {
-			pr.Problems++
+			pr.Problems += f.Weight()
 		}
 		if f.Severity == logdir.SeverityError {
-			pr.Errors++
+			pr.Errors += f.Weight()
 		}
 	}
 	return pr
+}
+
+// unsearchedWalk counts a segment's batches without looking offsets up: its index is not one
+// to search.
+type unsearchedWalk struct{ fig segmentFigures }
+
+func (u *unsearchedWalk) Batch(b segment.BatchInfo, first, last int64) bool {
+	u.fig.batches++
+	u.fig.maxBatch = max(u.fig.maxBatch, b.Size)
+	u.fig.lastBatchPos = b.Position
+	return true
+}
+
+func (u *unsearchedWalk) End(seg *segment.Segment, res segment.WalkResult) {
+	u.fig.logBytes = res.ValidBytes
+	if seg.TimeIndex != nil {
+		u.fig.timeEntries, u.fig.timeFileSize = seg.TimeIndex.ValidLen(), seg.TimeIndex.FileSize
+	}
 }
 
 // restartCosts sums, per restart, the cost of the offsets whose lookups cross it: those in
@@ -503,6 +545,9 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 	var out []string
 	if pr.Batches == 0 {
 		return []string{"No batches: nothing to tune."}
+	}
+	if pr.unsearched {
+		return []string{fmt.Sprintf("An offset index here holds more entries than its .log has room for (index-capacity): no Kafka release wrote it, so no density or lookup advice is drawn from it; %s (see findings).", plural(int64(pr.Problems), "verify problem"))}
 	}
 	// The densest index the append rule allows: every batch but the first of each segment and
 	// the first after each byte-counter restart.

@@ -20,7 +20,7 @@ func (a *Analysis) WriteHTML(w io.Writer, figs []Figure) error {
 	fmt.Fprintf(w, "<p class=\"%s\">%s</p>\n", class, html.EscapeString(a.Verdict.Text))
 	fmt.Fprintf(w, "<pre>%s</pre>\n", html.EscapeString(a.headline()))
 	if fs := a.allFindings(true); len(fs) > 0 {
-		fmt.Fprintf(w, "<h2>Problems (%d)</h2>\n<ul class=\"problems\">\n", len(fs))
+		fmt.Fprintf(w, "<h2>Problems (%d)</h2>\n<ul class=\"problems\">\n", weightOf(fs))
 		for _, f := range fs {
 			fmt.Fprintf(w, "<li><code>%s</code></li>\n", html.EscapeString(f.String()))
 		}

@@ -239,3 +239,13 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
+
+// weightOf is how many findings fs stand for: a summary line of the --max-findings cap
+// stands for the findings it counts (logdir.Finding.Weight).
+func weightOf(fs []logdir.Finding) int {
+	n := 0
+	for _, f := range fs {
+		n += f.Weight()
+	}
+	return n
+}

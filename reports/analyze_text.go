@@ -190,7 +190,7 @@ func (a *Analysis) writeLayout(w io.Writer, o RenderOptions, markdown bool) erro
 		writeWrapped(w, "", "", a.Verdict.Text, TextWidth)
 	}
 	if fs := a.allFindings(true); len(fs) > 0 {
-		p.heading(fmt.Sprintf("Problems (%d)", len(fs)))
+		p.heading(fmt.Sprintf("Problems (%d)", weightOf(fs)))
 		for _, f := range fs {
 			if markdown {
 				fmt.Fprintf(w, "- `%s`\n", f)

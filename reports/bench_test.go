@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kidx/internal/realdata"
+	"kidx/internal/segmenttest"
 	"kidx/logdir"
 	"kidx/segment"
 
@@ -186,4 +187,21 @@ func BenchmarkRealData(b *testing.B) {
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/verify+analyze")
+}
+
+// BenchmarkAnalyzeBogusIndex1GiB: analyze of issue 27's hostile partition (a 1 GiB .index of
+// random bytes beside a 20,000-byte .log); the targets are at most 10 s and 500 MB.
+func BenchmarkAnalyzeBogusIndex1GiB(b *testing.B) {
+	part := segmenttest.BogusIndexPartition(b, b.TempDir(), 1<<30)
+	var problems int
+	for b.Loop() {
+		a, err := AnalyzeDir(part, AnalyzeOptions{Judge: logdir.VerifyOptions{MaxFindings: 20}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		problems = a.Problems
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/analyze")
+	b.ReportMetric(segmenttest.PeakRSSMB(), "peak-RSS-MB")
+	b.ReportMetric(float64(problems), "problems")
 }

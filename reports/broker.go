@@ -130,7 +130,7 @@ func (a *Analysis) countNotes(fs []logdir.Finding) {
 	}
 	for _, f := range fs {
 		if f.Severity == logdir.SeverityInfo {
-			a.NoteCounts[f.Check]++
+			a.NoteCounts[f.Check] += f.Weight()
 		}
 	}
 }
@@ -160,9 +160,9 @@ func (a *Analysis) judgeBroker() {
 	for _, f := range a.Findings {
 		switch f.Severity {
 		case logdir.SeverityError:
-			a.Errors++
+			a.Errors += f.Weight()
 		case logdir.SeverityWarning:
-			a.Warnings++
+			a.Warnings += f.Weight()
 		}
 	}
 	sortTopics(a.Topics)

@@ -18,6 +18,7 @@ type judgeFlags struct {
 	rule         string
 	configs      []string
 	configFile   string
+	maxFindings  int
 	cmd          *cobra.Command // for its stderr (the notes of --config and --config-file)
 }
 
@@ -26,14 +27,23 @@ func (f *judgeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.rule, "rule", "", "judge by one of the two current eras: per-batch (Kafka 3.9.1+, 4.0.1+, 4.1+) or per-append (3.7 to 3.9.0, 4.0.0)")
 	cmd.Flags().StringArrayVar(&f.configs, "config", nil, "config k=v: index.interval.bytes=I (or the broker's log.index.interval.bytes) checks that no entry is closer than I and places byte-counter restarts exactly; the other configs are read from the files")
 	cmd.Flags().StringVar(&f.configFile, "config-file", "", "read configs from a server.properties (Java properties) or kafka-configs.sh --describe [--all] output; --config overrides it")
+	cmd.Flags().IntVar(&f.maxFindings, "max-findings", defaultMaxFindings, "list at most N findings of one check and severity per file, each with its file and byte; the rest are counted in one line \"and M more\" (JSON: \"more\") and still count as problems (0: list every one)")
 	f.cmd = cmd
 }
+
+// defaultMaxFindings is --max-findings' default: enough to see a pattern, bounded however
+// damaged a file is (docs/findings.md, "Bounded findings").
+const defaultMaxFindings = 20
 
 // options resolves the flags into verify's options (era and interval).
 func (f *judgeFlags) options(opts *logdir.VerifyOptions) error {
 	if f.kafkaVersion != "" && f.rule != "" {
 		return usageErr("--rule and --kafka-version both pick the rules: give one")
 	}
+	if f.maxFindings < 0 {
+		return usageErr("--max-findings %d: give a count, or 0 to list every finding", f.maxFindings)
+	}
+	opts.MaxFindings = f.maxFindings
 	if f.kafkaVersion != "" {
 		r, err := logdir.ParseRelease(f.kafkaVersion)
 		if err != nil {
