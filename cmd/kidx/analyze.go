@@ -73,6 +73,7 @@ Exit 0: no problems; 1: verify found problems (the report says which); 2: usage 
 	o.out.register(cmd.Flags())
 	o.out.registerRows(cmd.Flags())
 	o.judge.register(cmd)
+	o.judge.registerFindingsCap(cmd)
 	cmd.Flags().IntVar(&o.top, "top", 0, "show only the N partitions with the worst lookup cost (0: all)")
 	cmd.Flags().Int64Var(&o.maxMapCount, "max-map-count", reports.DefaultMaxMapCount, "vm.max_map_count (default: read from /proc/sys/vm/max_map_count, else 65530)")
 	cmd.Flags().StringVar(&o.broker, "broker", "", "the broker's name in the report (default: the node.id in the log directories' meta.properties, else this host's name)")

@@ -27,8 +27,13 @@ func (f *judgeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.rule, "rule", "", "judge by one of the two current eras: per-batch (Kafka 3.9.1+, 4.0.1+, 4.1+) or per-append (3.7 to 3.9.0, 4.0.0)")
 	cmd.Flags().StringArrayVar(&f.configs, "config", nil, "config k=v: index.interval.bytes=I (or the broker's log.index.interval.bytes) checks that no entry is closer than I and places byte-counter restarts exactly; the other configs are read from the files")
 	cmd.Flags().StringVar(&f.configFile, "config-file", "", "read configs from a server.properties (Java properties) or kafka-configs.sh --describe [--all] output; --config overrides it")
-	cmd.Flags().IntVar(&f.maxFindings, "max-findings", defaultMaxFindings, "list at most N findings of one check and severity per file, each with its file and byte; the rest are counted in one line \"and M more\" (JSON: \"more\") and still count as problems (0: list every one)")
 	f.cmd = cmd
+}
+
+// registerFindingsCap adds --max-findings, for the commands that list findings (verify,
+// analyze; explain lists none).
+func (f *judgeFlags) registerFindingsCap(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&f.maxFindings, "max-findings", defaultMaxFindings, "list at most N findings of one check and severity per file, each with its file and byte; the rest are counted in one line \"and M more\" (JSON: \"more\") and still count as problems (0: list every one)")
 }
 
 // defaultMaxFindings is --max-findings' default: enough to see a pattern, bounded however

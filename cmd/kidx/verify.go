@@ -61,6 +61,7 @@ Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input er
 	cmd.Flags().BoolVar(&o.all, "all", false, "text: every finding and a line per partition (default for a log directory: the verdict, the problems, what the next start does and the notes counted)")
 	cmd.Flags().BoolVar(&o.deep, "deep", false, "validate every batch's CRC-32C (reads every byte) and decode the records the time index names")
 	o.judge.register(cmd)
+	o.judge.registerFindingsCap(cmd)
 	return cmd
 }
 
