@@ -29,6 +29,11 @@ func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, 
 		if errors.As(err, &pe) {
 			return se, err
 		}
+		if oe := (*segment.OversizeLogError)(nil); errors.As(err, &oe) {
+			se.FirstDisagreement = &Disagreement{File: sf.Log, Slot: -1, Found: err.Error(),
+				Meaning: "Kafka refuses to open the segment (FileRecords: positions in a segment are int32), so no broker wrote or loads it: nothing is read"}
+			return se, nil
+		}
 		se.FirstDisagreement = &Disagreement{File: sf.Log, Slot: -1, Found: err.Error(), Meaning: "the files cannot be read as Kafka's"}
 		return se, nil
 	}

@@ -55,6 +55,11 @@ type exSegment struct {
 }
 
 func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (*exSegment, error) {
+	// A .log Kafka would not open is refused from its size, before a walk of it costs a read
+	// per batch (issue 27).
+	if err := segment.CheckLogSize(sf.Log); err != nil {
+		return nil, err
+	}
 	s := &exSegment{files: sf, newest: newest, idxJunk: -1, timeJunk: -1, timeMemo: map[timeKey]timeResult{}, fitMemo: map[fitKey]fitResult{}}
 	// The indexes first: an entry near the middle lets a second core read half the headers.
 	if sf.Index != "" {
