@@ -278,14 +278,14 @@ type replayStream struct {
 	r         *LogDirReplay
 	check     bool
 	dropRolls bool // the files' boundaries are not roll steps (LogDirReplay.DropRolls)
-	seg   int // the segment being walked (-1 before the first)
-	lf    *segment.LogFile
-	pos   int64 // the next batch's position in lf
-	j     int   // the next batch's ordinal in the segment
-	si    int   // the next append start (plan.starts)
-	open  *model.Step
-	queue []model.Step
-	done  bool
+	seg       int  // the segment being walked (-1 before the first)
+	lf        *segment.LogFile
+	pos       int64 // the next batch's position in lf
+	j         int   // the next batch's ordinal in the segment
+	si        int   // the next append start (plan.starts)
+	open      *model.Step
+	queue     []model.Step
+	done      bool
 	// prevLast is the last offset of the batches so far, prevFile the .log holding it.
 	prevLast, prevFirst int64
 	prevFile            string
