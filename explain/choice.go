@@ -38,7 +38,7 @@ func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, 
 		return se, nil
 	}
 	defer s.lf.Close()
-	se.Batches = len(s.batches)
+	se.Batches = s.batches.len()
 	se.Live = newest && (s.idxLive || s.timeLive)
 	se.OffsetEntries, se.TimeEntries = len(s.entries), len(s.times)
 	if s.logErr != nil {
@@ -53,7 +53,7 @@ func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, 
 		se.Restarts = s.snapshotRestarts()
 		return se, nil
 	}
-	if !s.hasIndex && len(s.batches) > 0 {
+	if !s.hasIndex && s.batches.len() > 0 {
 		se.FirstDisagreement = &Disagreement{File: sf.Log, Slot: -1, Found: "no .index file beside a .timeindex",
 			Meaning: "a broker writes both: the offset index was deleted (Kafka rebuilds it at load)"}
 		return se, nil
@@ -164,9 +164,9 @@ type appendEvidence int
 
 func (s *exSegment) appendEvidence() appendEvidence {
 	ev := evidenceNone
-	for i := range s.batches {
-		b := &s.batches[i]
-		if i > 0 && b.base > s.batches[i-1].last+1 || (i == 0 && b.base > s.files.BaseOffset) {
+	for i := range s.batches.len() {
+		b := s.batches.at(i)
+		if i > 0 && b.base > s.batches.at(i-1).last+1 || (i == 0 && b.base > s.files.BaseOffset) {
 			return evidenceGaps
 		}
 		if b.legacy() && !b.wrapper() {
@@ -230,10 +230,10 @@ func latestDisagreement(cands []candidate) *Disagreement {
 // restarts turns the fit's restarts and the marks into reported restarts.
 func (s *exSegment) restarts(c *candidate) []Restart {
 	at := func(j int) (int64, int64) {
-		if j >= len(s.batches) {
-			return s.logEnd, s.batches[len(s.batches)-1].last + 1
+		if j >= s.batches.len() {
+			return s.logEnd, s.batches.at(s.batches.len()-1).last + 1
 		}
-		return s.batches[j].pos, s.batches[j].base
+		return s.batches.at(j).pos, s.batches.at(j).base
 	}
 	var out []Restart
 	for _, j := range c.fixed {
@@ -259,7 +259,7 @@ func (s *exSegment) restarts(c *candidate) []Restart {
 	for _, mk := range c.marks {
 		covered := false
 		for _, r := range out {
-			if j := s.batchAtPos(r.Position); (j >= mk.lo && j <= mk.hi) || (r.Position == s.logEnd && mk.hi >= len(s.batches)) {
+			if j := s.batchAtPos(r.Position); (j >= mk.lo && j <= mk.hi) || (r.Position == s.logEnd && mk.hi >= s.batches.len()) {
 				covered = true
 			}
 		}
@@ -280,10 +280,10 @@ func (s *exSegment) snapshotRestarts() []Restart {
 	var out []Restart
 	for _, sn := range s.snaps {
 		j := s.batchFrom(sn.offset)
-		if j <= 0 || j >= len(s.batches) {
+		if j <= 0 || j >= s.batches.len() {
 			continue
 		}
-		b := s.batches[j]
+		b := s.batches.at(j)
 		out = append(out, Restart{Position: b.pos, Offset: b.base, EarliestPosition: b.pos, EarliestOffset: b.base, Evidence: "producer-snapshot", Snapshot: sn.path})
 	}
 	return out
