@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"kidx/internal/segmenttest"
 	"kidx/internal/testfiles"
@@ -384,5 +385,65 @@ func TestExplainGoesOnPastVanishedFile(t *testing.T) {
 				t.Error("the partition counts as reproduced with a segment unread")
 			}
 		})
+	}
+}
+
+// Issue 27, item 3: a .log over 2^31-1 bytes is refused from its size, in FileRecords' words,
+// before any read (a 10 GiB sparse file, refused well under a second).
+func TestOversizeLogRefusedFromItsSize(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "big-0")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "00000000000000000000.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(10 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	t0 := time.Now()
+	parts, err := Dirs([]string{dir}, Options{Interval: -1})
+	if err != nil || len(parts) != 1 || len(parts[0].Segments) != 1 {
+		t.Fatalf("%v %+v", err, parts)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("refused after %v", d)
+	}
+	se := parts[0].Segments[0]
+	want := "The size of segment " + log + " (10737418240) is larger than the maximum allowed segment size of 2147483647"
+	if se.Reproduced || se.FirstDisagreement == nil || se.FirstDisagreement.Found != want {
+		t.Fatalf("got %+v, want the disagreement %q", se.FirstDisagreement, want)
+	}
+}
+
+// Issue 27, item 2: batchTable gives back every field as added, in chunks, with a chunk whose
+// offsets do not fit 4-byte deltas kept in full; sizes come from the next position.
+func TestBatchTableRoundTrip(t *testing.T) {
+	tb := batchTable{segBase: 1000}
+	var want []exBatch
+	pos := int64(0)
+	for j := range chunkLen + 3 {
+		b := exBatch{pos: pos, size: 61 + int64(j%7), base: 1000 + int64(j)*2, maxTs: int64(j) - 1, flags: batchExact}
+		b.last = b.base + 1
+		if j == chunkLen+1 {
+			b.base, b.last = 1000+1<<40, 1000+1<<40+5 // past a 4-byte delta: the second chunk is wide
+		}
+		if j == 5 {
+			b.magic1, b.flags = true, batchLegacy
+		}
+		want = append(want, b)
+		tb.add(b)
+		pos += b.size
+	}
+	if tb.len() != len(want) || tb.chunks[0].wide != nil || tb.chunks[1].wide == nil {
+		t.Fatalf("len %d, wide chunks %v %v", tb.len(), tb.chunks[0].wide != nil, tb.chunks[1].wide != nil)
+	}
+	for j, w := range want {
+		if got := tb.at(j); got != w {
+			t.Fatalf("batch %d: got %+v, want %+v", j, got, w)
+		}
 	}
 }

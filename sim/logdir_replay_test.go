@@ -169,3 +169,26 @@ func heldSteps(t *testing.T, src Source) []model.Step {
 		}
 	}
 }
+
+// Issue 27, item 3: the replay refuses a .log over 2^31-1 bytes, naming it in FileRecords'
+// words, before explain or the replay walks it.
+func TestReplayRefusesOversizeLog(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "big-0")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "00000000000000000000.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1<<31 + 5); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = ReplayLogDir(dir, "", -1, ReplayOptions{Interval: -1})
+	want := "The size of segment " + log + " (2147483653) is larger than the maximum allowed segment size of 2147483647"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
