@@ -11,8 +11,20 @@ import (
 	"kidx/segment"
 )
 
-// explainSegment reads a segment and tries every candidate.
+// explainSegment reads a segment and tries every candidate. A huge segment's table lowered
+// the garbage collector's target while it was live (holdHugeTable): that is given back here,
+// once nothing refers to the table, so that the collection it makes frees it.
 func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, opts Options) (SegmentExplanation, error) {
+	var release func()
+	se, err := explainSegmentFiles(sf, snaps, newest, opts, &release)
+	if release != nil {
+		release()
+	}
+	return se, err
+}
+
+// explainSegmentFiles is explainSegment's work; *release gets what a huge table took.
+func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, opts Options, release *func()) (SegmentExplanation, error) {
 	se := SegmentExplanation{BaseOffset: sf.BaseOffset, Log: sf.Log}
 	s, err := readExSegment(sf, snaps, newest)
 	if err != nil {
@@ -38,6 +50,7 @@ func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, 
 		return se, nil
 	}
 	defer s.lf.Close()
+	defer func() { *release = s.batches.release }()
 	se.Batches = s.batches.len()
 	se.Live = newest && (s.idxLive || s.timeLive)
 	se.OffsetEntries, se.TimeEntries = len(s.entries), len(s.times)

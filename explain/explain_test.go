@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -434,6 +435,9 @@ func TestBatchTableRoundTrip(t *testing.T) {
 		if j == 5 {
 			b.magic1, b.flags = true, batchLegacy
 		}
+		if j == chunkLen+2 {
+			b.maxTs = 1 << 40 // 2^40 ms past the chunk's first timestamp: past a 4-byte delta
+		}
 		want = append(want, b)
 		tb.add(b)
 		pos += b.size
@@ -441,9 +445,59 @@ func TestBatchTableRoundTrip(t *testing.T) {
 	if tb.len() != len(want) || tb.chunks[0].wide != nil || tb.chunks[1].wide == nil {
 		t.Fatalf("len %d, wide chunks %v %v", tb.len(), tb.chunks[0].wide != nil, tb.chunks[1].wide != nil)
 	}
+	if tb.chunks[0].wideTs != nil || tb.chunks[1].wideTs == nil {
+		t.Fatalf("wide timestamps: chunk 0 %v, chunk 1 %v (want only chunk 1)", tb.chunks[0].wideTs != nil, tb.chunks[1].wideTs != nil)
+	}
 	for j, w := range want {
 		if got := tb.at(j); got != w {
 			t.Fatalf("batch %d: got %+v, want %+v", j, got, w)
 		}
 	}
+}
+
+// Issue 27, item 2: while a huge table is live the garbage collector runs at GOGC 10; the
+// setting comes back when the last huge table goes, and a GOGC already lower is left alone.
+func TestHugeTableLowersGOGC(t *testing.T) {
+	gogc := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	r1 := holdHugeTable()
+	r2 := holdHugeTable()
+	if got := gogc(); got != 10 {
+		t.Fatalf("two huge tables live: GOGC %d, want 10", got)
+	}
+	r1()
+	r1() // a second call changes nothing
+	if got := gogc(); got != 10 {
+		t.Fatalf("one huge table live: GOGC %d, want 10", got)
+	}
+	r2()
+	if got := gogc(); got != 100 {
+		t.Fatalf("no huge table live: GOGC %d, want 100 back", got)
+	}
+	debug.SetGCPercent(5)
+	r3 := holdHugeTable()
+	if got := gogc(); got != 5 {
+		t.Fatalf("GOGC 5 before: %d while a huge table is live, want 5 kept", got)
+	}
+	r3()
+	if got := gogc(); got != 5 {
+		t.Fatalf("GOGC 5 before: %d after, want 5", got)
+	}
+}
+
+// The table of a segment past hugeTableChunks chunks holds the GOGC setting until
+// explainSegment gives it back.
+func TestHugeTableHeldFromItsChunk(t *testing.T) {
+	tb := batchTable{segBase: 0}
+	for j := range hugeTableChunks * chunkLen {
+		tb.add(exBatch{pos: int64(j) * 68, size: 68, base: int64(j), last: int64(j)})
+	}
+	if tb.release != nil {
+		t.Fatalf("%d chunks: the table holds GOGC already", hugeTableChunks)
+	}
+	tb.add(exBatch{pos: int64(hugeTableChunks*chunkLen) * 68, size: 68, base: hugeTableChunks * chunkLen, last: hugeTableChunks * chunkLen})
+	if tb.release == nil {
+		t.Fatalf("%d chunks and one batch: the table does not hold GOGC", hugeTableChunks)
+	}
+	tb.release()
 }

@@ -132,7 +132,9 @@ func (s *exSegment) timeIndexPresence(era logdir.Era) (d *Disagreement, done boo
 // timeEvents is what may append a time-index entry, in order: each moment, each producer
 // snapshot's restart (fixed), and the close of a segment that was closed.
 func (s *exSegment) timeEvents(ms []moment, fixed []int) []timeEvent {
-	var evs []timeEvent
+	// One event per moment and restart, sized once: a 2 GiB segment has half a million
+	// entries, and doubling left ~300 MB of garbage behind (issue 27).
+	evs := make([]timeEvent, 0, len(ms)+len(fixed)+1)
 	fi := 0
 	for i, m := range ms {
 		for fi < len(fixed) && fixed[fi] <= m.first {
