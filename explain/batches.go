@@ -108,8 +108,6 @@ func holdHugeTable() func() {
 	}
 }
 
-
-
 // add appends a batch; its position must be where the previous batch ends.
 func (t *batchTable) add(b exBatch) {
 	if t.n&(chunkLen-1) == 0 {
