@@ -77,10 +77,10 @@ func (s *exSegment) mapEntries(era logdir.Era, shape AppendShape) ([]moment, str
 	j := 0 // entries ascend, so the batch at each one is found walking forward
 	for i, e := range s.entries {
 		slotByte := int64(i * segment.OffsetIndexEntrySize)
-		for j < len(s.batches) && s.batches[j].pos < e.Position {
+		for j < s.batches.len() && s.batches.at(j).pos < e.Position {
 			j++
 		}
-		if j >= len(s.batches) || s.batches[j].pos != e.Position || j <= prevEnd {
+		if j >= s.batches.len() || s.batches.at(j).pos != e.Position || j <= prevEnd {
 			j = s.batchAtPos(e.Position)
 			what := "no batch starts there"
 			if e.Position >= s.logEnd {
@@ -92,7 +92,7 @@ func (s *exSegment) mapEntries(era logdir.Era, shape AppendShape) ([]moment, str
 				Found:   fmt.Sprintf("offset %d at byte %d", e.Offset, e.Position),
 				Meaning: "the entry points " + what + ": no append rule writes that (damage, or an index of other data)"}
 		}
-		b := &s.batches[j]
+		b := s.batches.at(j)
 		m := moment{slot: i, first: j, last: j, lastMax: j}
 		want, rule := b.last, "the batch's last offset"
 		switch era.OffsetEntry {
@@ -104,10 +104,10 @@ func (s *exSegment) mapEntries(era logdir.Era, shape AppendShape) ([]moment, str
 		case logdir.EntryAppendLast:
 			if shape == SeveralBatchesPerAppend {
 				k := j
-				for k < len(s.batches) && s.batches[k].last < e.Offset {
+				for k < s.batches.len() && s.batches.at(k).last < e.Offset {
 					k++
 				}
-				if k < len(s.batches) && s.batches[k].last == e.Offset {
+				if k < s.batches.len() && s.batches.at(k).last == e.Offset {
 					want, m.last, m.lastMax = e.Offset, k, k
 				}
 				rule = "the last offset of an append starting there"
@@ -125,7 +125,7 @@ func (s *exSegment) mapEntries(era logdir.Era, shape AppendShape) ([]moment, str
 	// Appends whose end the index does not pin may run to the batch before the next entry.
 	for i := range ms {
 		if shape == SeveralBatchesPerAppend && era.OffsetEntry == logdir.EntryAppendFirst {
-			ms[i].lastMax = len(s.batches) - 1
+			ms[i].lastMax = s.batches.len() - 1
 			if i+1 < len(ms) {
 				ms[i].lastMax = ms[i+1].first - 1
 			}
@@ -178,7 +178,7 @@ func (s *exSegment) fixedRestarts(ms []moment) ([]int, []string) {
 	var notes []string
 	for _, sn := range s.snaps {
 		j := s.batchFrom(sn.offset)
-		if j <= 0 || j >= len(s.batches) {
+		if j <= 0 || j >= s.batches.len() {
 			continue
 		}
 		if entryAt(j) {
@@ -199,7 +199,7 @@ func everyBatchChecked(era logdir.Era, shape AppendShape) bool {
 // stretches cuts the batches at the anchors: entries, the fixed restarts, and the append
 // starts the shape makes check points.
 func (s *exSegment) stretches(era logdir.Era, ms []moment, fixed []int, marks []timeMark, shape AppendShape) []stretch {
-	n := len(s.batches)
+	n := s.batches.len()
 	// The check points of all stretches share two backing arrays.
 	checks := make([]int64, 0, n)
 	checkIdx := make([]int, 0, n)
@@ -254,7 +254,7 @@ func (s *exSegment) quickBounds(era logdir.Era, ms []moment, fixed []int, shape 
 // valid during the call only.
 func (s *exSegment) walkStretches(era logdir.Era, ms []moment, fixed []int, shape AppendShape, fn func(*stretch)) {
 	every := everyBatchChecked(era, shape)
-	n := len(s.batches)
+	n := s.batches.len()
 	var checks []int64
 	var checkIdx []int
 	cur := stretch{anchor: 0, anchorIdx: 0, entry: -1, entryIdx: -1, markLo: -1, markHi: -1}
@@ -270,7 +270,7 @@ func (s *exSegment) walkStretches(era logdir.Era, ms []moment, fixed []int, shap
 	forced := -1 // the batch after such an append is one (several-batch shape)
 	mi, fi := 0, 0
 	for j := 1; j < n; j++ {
-		b := &s.batches[j]
+		b := s.batches.at(j)
 		if mi < len(ms) && ms[mi].first == j {
 			m := &ms[mi]
 			mi++
@@ -389,8 +389,8 @@ func (s *exSegment) originOf(ms []moment, leader bool) string {
 func (s *exSegment) exactMatters(ms []moment) bool {
 	for _, t := range s.times {
 		j := s.batchWithLastOrHolding(t.Offset)
-		if j >= 0 && s.batches[j].exactEligible() && s.batches[j].last != s.batches[j].base {
-			if off, err := s.exactOffset(j); err == nil && off != s.batches[j].last {
+		if j >= 0 && s.batches.at(j).exactEligible() && s.batches.at(j).last != s.batches.at(j).base {
+			if off, err := s.exactOffset(j); err == nil && off != s.batches.at(j).last {
 				return true
 			}
 		}
@@ -399,8 +399,8 @@ func (s *exSegment) exactMatters(ms []moment) bool {
 }
 
 func (s *exSegment) batchWithLastOrHolding(off int64) int {
-	i := sort.Search(len(s.batches), func(i int) bool { return s.batches[i].last >= off })
-	if i < len(s.batches) && s.batches[i].base <= off {
+	i := sort.Search(s.batches.len(), func(i int) bool { return s.batches.at(i).last >= off })
+	if i < s.batches.len() && s.batches.at(i).base <= off {
 		return i
 	}
 	return -1

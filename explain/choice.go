@@ -11,8 +11,20 @@ import (
 	"kidx/segment"
 )
 
-// explainSegment reads a segment and tries every candidate.
+// explainSegment reads a segment and tries every candidate. A huge segment's table lowered
+// the garbage collector's target while it was live (holdHugeTable): that is given back here,
+// once nothing refers to the table, so that the collection it makes frees it.
 func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, opts Options) (SegmentExplanation, error) {
+	var release func()
+	se, err := explainSegmentFiles(sf, snaps, newest, opts, &release)
+	if release != nil {
+		release()
+	}
+	return se, err
+}
+
+// explainSegmentFiles is explainSegment's work; *release gets what a huge table took.
+func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, opts Options, release *func()) (SegmentExplanation, error) {
 	se := SegmentExplanation{BaseOffset: sf.BaseOffset, Log: sf.Log}
 	s, err := readExSegment(sf, snaps, newest)
 	if err != nil {
@@ -29,11 +41,17 @@ func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, 
 		if errors.As(err, &pe) {
 			return se, err
 		}
+		if oe := (*segment.OversizeLogError)(nil); errors.As(err, &oe) {
+			se.FirstDisagreement = &Disagreement{File: sf.Log, Slot: -1, Found: err.Error(),
+				Meaning: "Kafka refuses to open the segment (FileRecords: positions in a segment are int32), so no broker wrote or loads it: nothing is read"}
+			return se, nil
+		}
 		se.FirstDisagreement = &Disagreement{File: sf.Log, Slot: -1, Found: err.Error(), Meaning: "the files cannot be read as Kafka's"}
 		return se, nil
 	}
 	defer s.lf.Close()
-	se.Batches = len(s.batches)
+	defer func() { *release = s.batches.release }()
+	se.Batches = s.batches.len()
 	se.Live = newest && (s.idxLive || s.timeLive)
 	se.OffsetEntries, se.TimeEntries = len(s.entries), len(s.times)
 	if s.logErr != nil {
@@ -48,7 +66,7 @@ func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, 
 		se.Restarts = s.snapshotRestarts()
 		return se, nil
 	}
-	if !s.hasIndex && len(s.batches) > 0 {
+	if !s.hasIndex && s.batches.len() > 0 {
 		se.FirstDisagreement = &Disagreement{File: sf.Log, Slot: -1, Found: "no .index file beside a .timeindex",
 			Meaning: "a broker writes both: the offset index was deleted (Kafka rebuilds it at load)"}
 		return se, nil
@@ -159,9 +177,9 @@ type appendEvidence int
 
 func (s *exSegment) appendEvidence() appendEvidence {
 	ev := evidenceNone
-	for i := range s.batches {
-		b := &s.batches[i]
-		if i > 0 && b.base > s.batches[i-1].last+1 || (i == 0 && b.base > s.files.BaseOffset) {
+	for i := range s.batches.len() {
+		b := s.batches.at(i)
+		if i > 0 && b.base > s.batches.at(i-1).last+1 || (i == 0 && b.base > s.files.BaseOffset) {
 			return evidenceGaps
 		}
 		if b.legacy() && !b.wrapper() {
@@ -225,10 +243,10 @@ func latestDisagreement(cands []candidate) *Disagreement {
 // restarts turns the fit's restarts and the marks into reported restarts.
 func (s *exSegment) restarts(c *candidate) []Restart {
 	at := func(j int) (int64, int64) {
-		if j >= len(s.batches) {
-			return s.logEnd, s.batches[len(s.batches)-1].last + 1
+		if j >= s.batches.len() {
+			return s.logEnd, s.batches.at(s.batches.len()-1).last + 1
 		}
-		return s.batches[j].pos, s.batches[j].base
+		return s.batches.at(j).pos, s.batches.at(j).base
 	}
 	var out []Restart
 	for _, j := range c.fixed {
@@ -254,7 +272,7 @@ func (s *exSegment) restarts(c *candidate) []Restart {
 	for _, mk := range c.marks {
 		covered := false
 		for _, r := range out {
-			if j := s.batchAtPos(r.Position); (j >= mk.lo && j <= mk.hi) || (r.Position == s.logEnd && mk.hi >= len(s.batches)) {
+			if j := s.batchAtPos(r.Position); (j >= mk.lo && j <= mk.hi) || (r.Position == s.logEnd && mk.hi >= s.batches.len()) {
 				covered = true
 			}
 		}
@@ -275,10 +293,10 @@ func (s *exSegment) snapshotRestarts() []Restart {
 	var out []Restart
 	for _, sn := range s.snaps {
 		j := s.batchFrom(sn.offset)
-		if j <= 0 || j >= len(s.batches) {
+		if j <= 0 || j >= s.batches.len() {
 			continue
 		}
-		b := s.batches[j]
+		b := s.batches.at(j)
 		out = append(out, Restart{Position: b.pos, Offset: b.base, EarliestPosition: b.pos, EarliestOffset: b.base, Evidence: "producer-snapshot", Snapshot: sn.path})
 	}
 	return out

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"encoding/binary"
+	"math"
 	"runtime"
 	"sync"
 
@@ -15,7 +16,7 @@ import (
 func (s *exSegment) prefetchExact(js []int) {
 	var todo []int
 	for _, j := range js {
-		if s.exact[j] < 0 {
+		if _, ok := s.knownExact(j); !ok {
 			todo = append(todo, j)
 		}
 	}
@@ -23,6 +24,7 @@ func (s *exSegment) prefetchExact(js []int) {
 	if len(todo) < 256 || workers < 2 {
 		return
 	}
+	s.exactMemo() // allocated before the workers share it
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -31,14 +33,14 @@ func (s *exSegment) prefetchExact(js []int) {
 			view := s.lf.PreadView()
 			for i := w; i < len(todo); i += workers {
 				j := todo[i]
-				b := &s.batches[j]
+				b := s.batches.at(j)
 				n := int(b.size)
 				if b.flags&batchBaseIsMax != 0 {
 					n = min(n, segment.RecordBatchOverhead+32)
 				}
 				if data, err := view.ReadBytes(b.pos, n); err == nil {
 					if off, ok := firstMaxRecord(data, b.base, b.maxTs, n < int(b.size)); ok {
-						s.exact[j] = off // each worker owns its ordinals
+						s.keepExact(j, b.base, off) // each worker owns its ordinals
 					}
 				}
 			}
@@ -50,10 +52,10 @@ func (s *exSegment) prefetchExact(js []int) {
 // exactOffset is the offset of batch j's first record holding its max timestamp (strict >,
 // as LogValidator keeps it).
 func (s *exSegment) exactOffset(j int) (int64, error) {
-	if off := s.exact[j]; off >= 0 {
+	if off, ok := s.knownExact(j); ok {
 		return off, nil
 	}
-	b := &s.batches[j]
+	b := s.batches.at(j)
 	// Most producers stamp a batch's records alike: the first record then holds the max, and
 	// its header (a few bytes past the batch's) says so.
 	n := int(b.size)
@@ -63,7 +65,7 @@ func (s *exSegment) exactOffset(j int) (int64, error) {
 	data, err := s.lf.ReadBytes(b.pos, n)
 	if err == nil {
 		if off, ok := firstMaxRecord(data, b.base, b.maxTs, n < int(b.size)); ok {
-			s.exact[j] = off
+			s.keepExact(j, b.base, off)
 			return off, nil
 		}
 	}
@@ -82,8 +84,37 @@ func (s *exSegment) exactOffset(j int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	s.exact[j] = off
+	s.keepExact(j, b.base, off)
 	return off, nil
+}
+
+// exactMemo is the memo of exact offsets, allocated at its first use: a segment whose time
+// index never names a record inside a batch (one-record batches, eras that name the last
+// offset) keeps none.
+func (s *exSegment) exactMemo() []int32 {
+	if s.exact == nil {
+		s.exact = make([]int32, s.batches.len())
+		for i := range s.exact {
+			s.exact[i] = -1
+		}
+	}
+	return s.exact
+}
+
+// knownExact is batch j's exact offset, if read already.
+func (s *exSegment) knownExact(j int) (int64, bool) {
+	if s.exact == nil || s.exact[j] < 0 {
+		return 0, false
+	}
+	return s.batches.at(j).base + int64(s.exact[j]), true
+}
+
+// keepExact remembers batch j's exact offset (a record's offset delta is an int32; one that
+// does not fit, in a damaged batch, is read again when asked).
+func (s *exSegment) keepExact(j int, base, off int64) {
+	if d := off - base; d >= 0 && d <= math.MaxInt32 {
+		s.exactMemo()[j] = int32(d)
+	}
 }
 
 // firstMaxRecord scans an uncompressed v2 batch's records (length, attributes,

@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"kidx/internal/segmenttest"
 	"kidx/internal/testfiles"
@@ -385,4 +387,117 @@ func TestExplainGoesOnPastVanishedFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Issue 27, item 3: a .log over 2^31-1 bytes is refused from its size, in FileRecords' words,
+// before any read (a 10 GiB sparse file, refused well under a second).
+func TestOversizeLogRefusedFromItsSize(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "big-0")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "00000000000000000000.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(10 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	t0 := time.Now()
+	parts, err := Dirs([]string{dir}, Options{Interval: -1})
+	if err != nil || len(parts) != 1 || len(parts[0].Segments) != 1 {
+		t.Fatalf("%v %+v", err, parts)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("refused after %v", d)
+	}
+	se := parts[0].Segments[0]
+	want := "The size of segment " + log + " (10737418240) is larger than the maximum allowed segment size of 2147483647"
+	if se.Reproduced || se.FirstDisagreement == nil || se.FirstDisagreement.Found != want {
+		t.Fatalf("got %+v, want the disagreement %q", se.FirstDisagreement, want)
+	}
+}
+
+// Issue 27, item 2: batchTable gives back every field as added, in chunks, with a chunk whose
+// offsets do not fit 4-byte deltas kept in full; sizes come from the next position.
+func TestBatchTableRoundTrip(t *testing.T) {
+	tb := batchTable{segBase: 1000}
+	var want []exBatch
+	pos := int64(0)
+	for j := range chunkLen + 3 {
+		b := exBatch{pos: pos, size: 61 + int64(j%7), base: 1000 + int64(j)*2, maxTs: int64(j) - 1, flags: batchExact}
+		b.last = b.base + 1
+		if j == chunkLen+1 {
+			b.base, b.last = 1000+1<<40, 1000+1<<40+5 // past a 4-byte delta: the second chunk is wide
+		}
+		if j == 5 {
+			b.magic1, b.flags = true, batchLegacy
+		}
+		if j == chunkLen+2 {
+			b.maxTs = 1 << 40 // 2^40 ms past the chunk's first timestamp: past a 4-byte delta
+		}
+		want = append(want, b)
+		tb.add(b)
+		pos += b.size
+	}
+	if tb.len() != len(want) || tb.chunks[0].wide != nil || tb.chunks[1].wide == nil {
+		t.Fatalf("len %d, wide chunks %v %v", tb.len(), tb.chunks[0].wide != nil, tb.chunks[1].wide != nil)
+	}
+	if tb.chunks[0].wideTs != nil || tb.chunks[1].wideTs == nil {
+		t.Fatalf("wide timestamps: chunk 0 %v, chunk 1 %v (want only chunk 1)", tb.chunks[0].wideTs != nil, tb.chunks[1].wideTs != nil)
+	}
+	for j, w := range want {
+		if got := tb.at(j); got != w {
+			t.Fatalf("batch %d: got %+v, want %+v", j, got, w)
+		}
+	}
+}
+
+// Issue 27, item 2: while a huge table is live the garbage collector runs at GOGC 10; the
+// setting comes back when the last huge table goes, and a GOGC already lower is left alone.
+func TestHugeTableLowersGOGC(t *testing.T) {
+	gogc := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	r1 := holdHugeTable()
+	r2 := holdHugeTable()
+	if got := gogc(); got != 10 {
+		t.Fatalf("two huge tables live: GOGC %d, want 10", got)
+	}
+	r1()
+	r1() // a second call changes nothing
+	if got := gogc(); got != 10 {
+		t.Fatalf("one huge table live: GOGC %d, want 10", got)
+	}
+	r2()
+	if got := gogc(); got != 100 {
+		t.Fatalf("no huge table live: GOGC %d, want 100 back", got)
+	}
+	debug.SetGCPercent(5)
+	r3 := holdHugeTable()
+	if got := gogc(); got != 5 {
+		t.Fatalf("GOGC 5 before: %d while a huge table is live, want 5 kept", got)
+	}
+	r3()
+	if got := gogc(); got != 5 {
+		t.Fatalf("GOGC 5 before: %d after, want 5", got)
+	}
+}
+
+// The table of a segment past hugeTableChunks chunks holds the GOGC setting until
+// explainSegment gives it back.
+func TestHugeTableHeldFromItsChunk(t *testing.T) {
+	tb := batchTable{segBase: 0}
+	for j := range hugeTableChunks * chunkLen {
+		tb.add(exBatch{pos: int64(j) * 68, size: 68, base: int64(j), last: int64(j)})
+	}
+	if tb.release != nil {
+		t.Fatalf("%d chunks: the table holds GOGC already", hugeTableChunks)
+	}
+	tb.add(exBatch{pos: int64(hugeTableChunks*chunkLen) * 68, size: 68, base: hugeTableChunks * chunkLen, last: hugeTableChunks * chunkLen})
+	if tb.release == nil {
+		t.Fatalf("%d chunks and one batch: the table does not hold GOGC", hugeTableChunks)
+	}
+	tb.release()
 }

@@ -14,7 +14,7 @@ import (
 // compares the bytes with the files: "reproduced" means this replay gives back the files'
 // bytes (up to a live index's zero tail), not just that the constraints were met.
 func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
-	n := len(s.batches)
+	n := s.batches.len()
 	if n == 0 {
 		if len(s.entries) > 0 || len(s.times) > 0 {
 			return &Disagreement{File: s.files.Index, Slot: 0, Found: "entries for an empty .log", Meaning: "an index with nothing to index"}
@@ -70,12 +70,12 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 		lastTs = maxTs
 	}
 	see := func(j int) {
-		if s.batches[j].maxTs > maxTs {
-			maxTs, maxBatch = s.batches[j].maxTs, j
+		if s.batches.at(j).maxTs > maxTs {
+			maxTs, maxBatch = s.batches.at(j).maxTs, j
 		}
 	}
 	var counter int64
-	for _, a := range appends {
+	step := func(a [2]int) {
 		if restartAt[a[0]] {
 			if closes[a[0]] {
 				timeAppend() // close() at the shutdown
@@ -86,29 +86,37 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 			for j := a[0]; j <= a[1]; j++ {
 				see(j)
 				if counter > interval {
-					idx = append(idx, segment.IndexEntry{Offset: s.batches[j].last, Position: s.batches[j].pos})
+					idx = append(idx, segment.IndexEntry{Offset: s.batches.at(j).last, Position: s.batches.at(j).pos})
 					timeAppend()
 					counter = 0
 				}
-				counter += s.batches[j].size
+				counter += s.batches.at(j).size
 			}
-			continue
+			return
 		}
 		for j := a[0]; j <= a[1]; j++ {
 			see(j)
 		}
 		if counter > interval {
-			off := s.batches[a[1]].last
+			off := s.batches.at(a[1]).last
 			if era.OffsetEntry == logdir.EntryAppendFirst && !wrapperAt[a[0]] {
-				off = s.batches[a[0]].base
+				off = s.batches.at(a[0]).base
 			} else if era.OffsetEntry == logdir.EntryAppendFirst {
-				off = s.batches[a[0]].last
+				off = s.batches.at(a[0]).last
 			}
-			idx = append(idx, segment.IndexEntry{Offset: off, Position: s.batches[a[0]].pos})
+			idx = append(idx, segment.IndexEntry{Offset: off, Position: s.batches.at(a[0]).pos})
 			timeAppend()
 			counter = 0
 		}
-		counter += s.batches[a[1]].pos + s.batches[a[1]].size - s.batches[a[0]].pos
+		counter += s.batches.at(a[1]).pos + s.batches.at(a[1]).size - s.batches.at(a[0]).pos
+	}
+	if appends == nil { // one batch per append
+		for j := range n {
+			step([2]int{j, j})
+		}
+	}
+	for _, a := range appends {
+		step(a)
 	}
 	if restartAt[n] {
 		timeAppend()
@@ -151,16 +159,14 @@ func (s *exSegment) regenerate(c *candidate, live bool) *Disagreement {
 	return nil
 }
 
-// appendsOf groups the batches into appends as the explanation has them: one batch each, or
-// the appends that carry entries with what lies between them as one append, cut at restarts.
+// appendsOf groups the batches into appends as the explanation has them: nil for one batch
+// each, or the appends that carry entries with what lies between them as one append, cut at
+// restarts.
 func (s *exSegment) appendsOf(c *candidate, restartAt map[int]bool) [][2]int {
-	n := len(s.batches)
+	n := s.batches.len()
 	var out [][2]int
 	if everyBatchChecked(c.era, c.shape) {
-		for j := 0; j < n; j++ {
-			out = append(out, [2]int{j, j})
-		}
-		return out
+		return nil // one batch each: not held, a batch at a time (issue 27)
 	}
 	cut := func(lo, hi int) {
 		for lo <= hi {

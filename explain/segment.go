@@ -7,8 +7,8 @@ import (
 	"kidx/segment"
 )
 
-// exBatch is one batch as explain needs it (48 bytes: a 1 GiB segment of 16 KiB batches
-// holds 3 MB of them).
+// exBatch is one batch as explain needs it; the segment keeps its batches compact
+// (batchTable) and hands them out as exBatch values.
 type exBatch struct {
 	pos, size, base, last, maxTs int64
 	flags                        uint8
@@ -23,17 +23,19 @@ const (
 	batchExact
 	// batchBaseIsMax: the header's base timestamp is its max timestamp.
 	batchBaseIsMax
+	// batchMagic1: a v1 message (batchTable's flags; exBatch has magic1).
+	batchMagic1
 )
 
-func (b *exBatch) legacy() bool        { return b.flags&batchLegacy != 0 }
-func (b *exBatch) wrapper() bool       { return b.flags&batchWrapper != 0 }
-func (b *exBatch) exactEligible() bool { return b.flags&batchExact != 0 }
+func (b exBatch) legacy() bool        { return b.flags&batchLegacy != 0 }
+func (b exBatch) wrapper() bool       { return b.flags&batchWrapper != 0 }
+func (b exBatch) exactEligible() bool { return b.flags&batchExact != 0 }
 
 // exSegment is a segment's files, read for explain.
 type exSegment struct {
 	files    segment.SegmentFiles
 	lf       *segment.LogFile
-	batches  []exBatch
+	batches  batchTable
 	logEnd   int64 // the bytes the walk accepted
 	logErr   error // the walk stopped at corruption
 	newest   bool
@@ -47,14 +49,21 @@ type exSegment struct {
 	timeLive bool
 	timeJunk int
 	snaps    []snapshotFile // producer snapshots at offsets inside the segment
-	exact    []int64        // batch ordinal -> offset of its first record holding the max (-1: not read yet)
-	pm       *prefixMax
+	// exact maps a batch ordinal to the offset of its first record holding the max, as a delta
+	// from the batch's base offset (-1: not read yet); allocated when first needed.
+	exact []int32
+	pm    *prefixMax
 	// timeMemo holds time-index checks by what decides them: equal moments give equal results.
 	timeMemo map[timeKey]timeResult
 	fitMemo  map[fitKey]fitResult
 }
 
 func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (*exSegment, error) {
+	// A .log Kafka would not open is refused from its size, before a walk of it costs a read
+	// per batch (issue 27).
+	if err := segment.CheckLogSize(sf.Log); err != nil {
+		return nil, err
+	}
 	s := &exSegment{files: sf, newest: newest, idxJunk: -1, timeJunk: -1, timeMemo: map[timeKey]timeResult{}, fitMemo: map[fitKey]fitResult{}}
 	// The indexes first: an entry near the middle lets a second core read half the headers.
 	if sf.Index != "" {
@@ -82,8 +91,7 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 		return nil, err
 	}
 	s.lf = lf
-	// A guess from the index (its entries are spread over the file); grown as needed.
-	s.batches = make([]exBatch, 0, min(lf.Size()/1024+16, 2*int64(len(s.entries))+1024))
+	s.batches.segBase = sf.BaseOffset
 	var berr error
 	res := lf.WalkSplit(0, 0, segment.SplitHint(s.entries, nil, lf.Size()), func(b segment.BatchInfo) bool {
 		eb := exBatch{pos: b.Position, size: b.Size, base: b.BaseOffset(), last: b.LastOffset(), maxTs: b.MaxTimestamp()}
@@ -102,7 +110,7 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 				eb.flags |= batchBaseIsMax
 			}
 		}
-		s.batches = append(s.batches, eb)
+		s.batches.add(eb)
 		return true
 	})
 	s.logEnd = res.ValidBytes
@@ -112,13 +120,9 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 	case res.Err != nil:
 		s.logErr = res.Err
 	}
-	s.exact = make([]int64, len(s.batches))
-	for i := range s.exact {
-		s.exact[i] = -1
-	}
 	var first, end int64 = sf.BaseOffset, sf.BaseOffset
-	if n := len(s.batches); n > 0 {
-		first, end = s.batches[0].base, s.batches[n-1].last
+	if n := s.batches.len(); n > 0 {
+		first, end = s.batches.at(0).base, s.batches.at(n-1).last
 	}
 	for _, sn := range snaps {
 		if sn.offset > first && sn.offset <= end+1 {
@@ -130,8 +134,8 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 
 // batchAtPos is the ordinal of the batch starting at pos, or -1.
 func (s *exSegment) batchAtPos(pos int64) int {
-	i := sort.Search(len(s.batches), func(i int) bool { return s.batches[i].pos >= pos })
-	if i < len(s.batches) && s.batches[i].pos == pos {
+	i := sort.Search(s.batches.len(), func(i int) bool { return s.batches.posOf(i) >= pos })
+	if i < s.batches.len() && s.batches.posOf(i) == pos {
 		return i
 	}
 	return -1
@@ -139,14 +143,14 @@ func (s *exSegment) batchAtPos(pos int64) int {
 
 // batchFrom is the first batch whose base offset is >= off (len(batches) when none).
 func (s *exSegment) batchFrom(off int64) int {
-	return sort.Search(len(s.batches), func(i int) bool { return s.batches[i].base >= off })
+	return sort.Search(s.batches.len(), func(i int) bool { return s.batches.at(i).base >= off })
 }
 
 // maxMagic is the newest message format among the batches.
 func (s *exSegment) maxMagic() int {
 	m := 0
-	for i := range s.batches {
-		b := &s.batches[i]
+	for i := range s.batches.len() {
+		b := s.batches.at(i)
 		switch {
 		case !b.legacy():
 			return 2

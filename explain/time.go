@@ -18,25 +18,39 @@ import (
 // [lo, hi] (len(batches): after the last batch).
 type timeMark struct{ lo, hi int }
 
-// prefixMax is the running max timestamp: ts[c] over the first c batches, and the ordinal of
-// the first batch reaching it (strict >, as LogSegment keeps maxTimestampSoFar), -1 for none.
+// prefixMax is the running max timestamp over the first c batches: the ordinal of the first
+// batch reaching it (strict >, as LogSegment keeps maxTimestampSoFar), -1 for none, and that
+// batch's max timestamp (-1 for none). 4 bytes a batch (issue 27): the timestamp is read off
+// the batch.
 type prefixMax struct {
-	ts    []int64
-	batch []int
+	first   []int32
+	batches *batchTable
+}
+
+// batch is the ordinal of the batch holding the max of the first c batches, -1 for none.
+func (pm *prefixMax) batch(c int) int { return int(pm.first[c]) }
+
+// ts is the max timestamp of the first c batches, -1 for none.
+func (pm *prefixMax) ts(c int) int64 {
+	if b := pm.first[c]; b >= 0 {
+		return pm.batches.at(int(b)).maxTs
+	}
+	return -1
 }
 
 func (s *exSegment) prefixMax() *prefixMax {
 	if s.pm != nil {
 		return s.pm
 	}
-	n := len(s.batches)
-	pm := &prefixMax{ts: make([]int64, n+1), batch: make([]int, n+1)}
+	n := s.batches.len()
+	pm := &prefixMax{first: make([]int32, n+1), batches: &s.batches}
 	s.pm = pm
-	pm.ts[0], pm.batch[0] = -1, -1
+	pm.first[0] = -1
+	maxTs := int64(-1)
 	for j := 0; j < n; j++ {
-		pm.ts[j+1], pm.batch[j+1] = pm.ts[j], pm.batch[j]
-		if s.batches[j].maxTs > pm.ts[j] {
-			pm.ts[j+1], pm.batch[j+1] = s.batches[j].maxTs, j
+		pm.first[j+1] = pm.first[j]
+		if ts := s.batches.at(j).maxTs; ts > maxTs {
+			maxTs, pm.first[j+1] = ts, int32(j)
 		}
 	}
 	return pm
@@ -44,7 +58,7 @@ func (s *exSegment) prefixMax() *prefixMax {
 
 // timeName is the offset the era time-indexes batch j's max timestamp at.
 func (s *exSegment) timeName(era logdir.Era, leader bool, j int) (int64, error) {
-	b := &s.batches[j]
+	b := s.batches.at(j)
 	if era.TimeEntry == logdir.TimeExactRecord && leader && b.exactEligible() && b.base != b.last {
 		return s.exactOffset(j)
 	}
@@ -83,7 +97,7 @@ func (s *exSegment) checkTimeIndex(era logdir.Era, leader bool, ms []moment, fix
 		}
 	}
 	for tc.ptr < len(s.times) {
-		ok, err := tc.mark(tc.lastC, len(s.batches))
+		ok, err := tc.mark(tc.lastC, s.batches.len())
 		if err != nil {
 			return nil, tc.readErr(err)
 		}
@@ -118,7 +132,9 @@ func (s *exSegment) timeIndexPresence(era logdir.Era) (d *Disagreement, done boo
 // timeEvents is what may append a time-index entry, in order: each moment, each producer
 // snapshot's restart (fixed), and the close of a segment that was closed.
 func (s *exSegment) timeEvents(ms []moment, fixed []int) []timeEvent {
-	var evs []timeEvent
+	// One event per moment and restart, sized once: a 2 GiB segment has half a million
+	// entries, and doubling left ~300 MB of garbage behind (issue 27).
+	evs := make([]timeEvent, 0, len(ms)+len(fixed)+1)
 	fi := 0
 	for i, m := range ms {
 		for fi < len(fixed) && fixed[fi] <= m.first {
@@ -131,7 +147,7 @@ func (s *exSegment) timeEvents(ms []moment, fixed []int) []timeEvent {
 		evs = append(evs, timeEvent{kind: 1, cLo: fixed[fi], cHi: fixed[fi], before: fixed[fi] - 1})
 	}
 	// A rolled segment, and the newest one after a clean shutdown (trimmed), were closed.
-	if n := len(s.batches); !s.newest || !s.timeLive {
+	if n := s.batches.len(); !s.newest || !s.timeLive {
 		evs = append(evs, timeEvent{kind: 2, cLo: n, cHi: n, before: n})
 	}
 	return evs
@@ -158,7 +174,7 @@ func (tc *timeCheck) prefetch(from int) {
 	s := tc.s
 	js := make([]int, 0, len(tc.ms)-from+1)
 	for _, m := range tc.ms[from:] {
-		if b := tc.pm.batch[m.last+1]; b >= 0 && s.batches[b].exactEligible() && s.batches[b].base != s.batches[b].last {
+		if b := tc.pm.batch(m.last + 1); b >= 0 && s.batches.at(b).exactEligible() && s.batches.at(b).base != s.batches.at(b).last {
 			js = append(js, b)
 		}
 	}
@@ -183,11 +199,11 @@ func (tc *timeCheck) readErr(err error) *Disagreement {
 
 // expect is the entry the state of the first c batches appends, if any.
 func (tc *timeCheck) expect(c int) (segment.TimeIndexEntry, bool, error) {
-	if tc.pm.ts[c] <= tc.lastTs {
+	if tc.pm.ts(c) <= tc.lastTs {
 		return segment.TimeIndexEntry{}, false, nil
 	}
-	off, err := tc.s.timeName(tc.era, tc.leader, tc.pm.batch[c])
-	return segment.TimeIndexEntry{Timestamp: tc.pm.ts[c], Offset: off}, true, err
+	off, err := tc.s.timeName(tc.era, tc.leader, tc.pm.batch(c))
+	return segment.TimeIndexEntry{Timestamp: tc.pm.ts(c), Offset: off}, true, err
 }
 
 func (tc *timeCheck) matches(e segment.TimeIndexEntry) bool {
@@ -202,12 +218,12 @@ func (tc *timeCheck) mark(lo, hi int) (bool, error) {
 		return false, nil
 	}
 	pm := tc.pm
-	c := lo + sort.Search(hi-lo+1, func(i int) bool { return pm.ts[lo+i] >= t.Timestamp })
-	if c > hi || pm.ts[c] != t.Timestamp {
+	c := lo + sort.Search(hi-lo+1, func(i int) bool { return pm.ts(lo+i) >= t.Timestamp })
+	if c > hi || pm.ts(c) != t.Timestamp {
 		return false, nil
 	}
-	end := c + sort.Search(hi-c+1, func(i int) bool { return pm.ts[c+i] > t.Timestamp }) - 1
-	off, err := tc.s.timeName(tc.era, tc.leader, pm.batch[c])
+	end := c + sort.Search(hi-c+1, func(i int) bool { return pm.ts(c+i) > t.Timestamp }) - 1
+	off, err := tc.s.timeName(tc.era, tc.leader, pm.batch(c))
 	if err != nil || off != t.Offset {
 		return false, err
 	}

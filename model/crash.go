@@ -89,6 +89,9 @@ var crashLoadsFrom = release(2, 3, 0)
 // An invalid crash (one that does not describe this log) is an error. An index that fills
 // during a rebuild is an overflow event, as in Recover: the log stops, unchanged.
 func (l *Log) Crash(c Crash) error {
+	if l.opts.ForgetBatches {
+		return errForgotten("a crash (the truncation and LogSegment.recover)")
+	}
 	step, err := l.startStep()
 	if errors.Is(err, ErrStopped) {
 		return fmt.Errorf("a crash step cannot follow the index overflow that stopped the log (Kafka threw there; the model does not guess what the broker did next): %w", ErrStopped)

@@ -20,7 +20,8 @@
 //     trim, truncate).
 //   - offsetindex.go, timeindex.go: OffsetIndex and TimeIndex, in-memory twins of Kafka's
 //     classes with the same preconditions, capacity and lookup.
-//   - segment.go: Segment, the LogSegment.append loop under both rules, and recover().
+//   - segment.go: Segment, the LogSegment.append loop under both rules, and recover(); with
+//     LogOptions.ForgetBatches it keeps only the last append's batches (issue 27).
 //   - log.go: Log, the UnifiedLog role: roll conditions, oversize rejection, restart and
 //     recover steps, events.
 //   - lookup.go: phase 1 + phase 2 lookups by offset and by timestamp.

@@ -65,6 +65,17 @@ type LogOptions struct {
 	// ForgetRolled keeps not even a summary of a rolled segment (Summaries then has only the
 	// active one): for streamed runs whose OnSegmentDone sees every segment.
 	ForgetRolled bool
+	// ForgetBatches keeps only the last append's batches of the active segment, so that a
+	// segment of any length costs the memory of one append and its index entries (issue 27:
+	// a 2 GiB segment of 68-byte batches is 31.6 M batches, 40 bytes each when kept). The
+	// append rule, the roll checks, a clean restart and the scan walk read no earlier batch,
+	// so every figure is the same; what needs them is refused with an error: a recover or a
+	// crash step (LogSegment.recover and the truncation read every batch) and lookups.
+	// Segment.Runs is then not available: OnRun gets the runs as the appends are walked.
+	ForgetBatches bool
+	// OnRun, with ForgetBatches, sees every run of offsets that share one lookup cost, per
+	// append once it succeeded (the same runs Segment.Runs gives, in no particular order).
+	OnRun func(count, scanBytes, hops int64)
 }
 
 // SegmentSummary is what remains of a rolled segment when segments are not kept.
@@ -82,12 +93,15 @@ type SegmentSummary struct {
 
 // Summarize reduces a segment to its summary.
 func (s *Segment) Summarize() SegmentSummary {
-	var maxBatch int64
-	for i := range s.batches {
-		maxBatch = max(maxBatch, s.batches[i].Size)
+	maxBatch := s.maxBatch // ForgetBatches: the batches are gone
+	if !s.forget {
+		maxBatch = 0
+		for i := range s.batches {
+			maxBatch = max(maxBatch, s.batches[i].Size)
+		}
 	}
 	return SegmentSummary{
-		BaseOffset: s.baseOffset, LastOffset: s.LastOffset(), SizeBytes: s.size, BatchCount: len(s.batches),
+		BaseOffset: s.baseOffset, LastOffset: s.LastOffset(), SizeBytes: s.size, BatchCount: s.BatchCount(),
 		OffsetIndexEntries: s.offsetIndex.Entries(), TimeIndexEntries: s.timeIndex.Entries(),
 		MaxBatchBytes: maxBatch, RollReason: s.rollReason, Scan: s.Scan(),
 	}
@@ -134,11 +148,33 @@ func NewLog(cfg Config, rule AppendRule, opts LogOptions) (*Log, error) {
 		era = EraForRule(rule)
 	}
 	decisions := newDecisionRange()
-	active, err := newSegment(opts.StartOffset, cfg, nil, opts.Mutant, &era, decisions)
+	if opts.ForgetBatches && opts.Mutant != Exact {
+		return nil, errors.New("ForgetBatches runs Kafka's exact rules only (a mutant's entry may name an earlier batch)")
+	}
+	l := &Log{cfg: cfg, rule: era.Rule(), era: &era, opts: opts, nextOffset: opts.StartOffset, decisions: decisions}
+	active, err := l.newSegment(opts.StartOffset, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &Log{cfg: cfg, rule: era.Rule(), era: &era, opts: opts, active: active, nextOffset: opts.StartOffset, decisions: decisions}, nil
+	l.active = active
+	return l, nil
+}
+
+// newSegment starts a segment at base with the log's options, reusing recycled's memory.
+func (l *Log) newSegment(base int64, recycled []BatchInfo) (*Segment, error) {
+	s, err := newSegment(base, l.cfg, recycled, l.opts.Mutant, l.era, l.decisions)
+	if err != nil {
+		return nil, err
+	}
+	if l.opts.ForgetBatches {
+		s.forget, s.onRun = true, l.opts.OnRun
+	}
+	return s, nil
+}
+
+// errForgotten refuses what needs the batches a ForgetBatches log let go.
+func errForgotten(what string) error {
+	return fmt.Errorf("%s reads every batch of the segment, which this log does not keep (LogOptions.ForgetBatches)", what)
 }
 
 // IntervalRange is the closed range of index.interval.bytes values under which this run so far
@@ -374,7 +410,7 @@ func (l *Log) roll(reason RollReason, appendFirst int64) error {
 	}
 	old := l.active
 	if old.size == 0 {
-		fresh, err := newSegment(base, l.cfg, old.batches, l.opts.Mutant, l.era, l.decisions)
+		fresh, err := l.newSegment(base, old.batches)
 		if err != nil {
 			return err
 		}
@@ -401,7 +437,7 @@ func (l *Log) roll(reason RollReason, appendFirst int64) error {
 		recycled = old.batches
 	}
 	l.total.Merge(old.Scan())
-	fresh, err := newSegment(base, l.cfg, recycled, l.opts.Mutant, l.era, l.decisions)
+	fresh, err := l.newSegment(base, recycled)
 	if err != nil {
 		return err
 	}
@@ -439,6 +475,9 @@ func (l *Log) Restart() error {
 // Recover is an unclean restart: LogLoader recovers the active segment (LogSegment.recover
 // rebuilds both indexes per batch). An index overflow inside recover is an event.
 func (l *Log) Recover() error {
+	if l.opts.ForgetBatches {
+		return errForgotten("a recover (LogSegment.recover)")
+	}
 	step, err := l.startStep()
 	if err != nil {
 		return err

@@ -33,6 +33,9 @@ func (s *Segment) batchAt(pos int64) int {
 // whose last offset >= target). ok is false when no batch at or after the start holds an
 // offset >= target (the offset lies beyond this segment).
 func (s *Segment) Lookup(target int64) (r LookupResult, ok bool) {
+	if s.forget {
+		panic("model: Segment.Lookup of a log with ForgetBatches")
+	}
 	r.Target, r.SegmentBase = target, s.baseOffset
 	r.Index, r.IndexSlot, r.Phase1 = s.offsetIndex.LookupSlot(target)
 	start := s.batchAt(r.Index.Position)
@@ -88,6 +91,9 @@ type TimeLookupResult struct {
 // base offset: time index, then offset index, then FileRecords.searchForTimestamp's walk to
 // the first batch with maxTimestamp >= target. ok is false when no such batch follows.
 func (s *Segment) LookupTimestamp(target int64) (r TimeLookupResult, ok bool) {
+	if s.forget {
+		panic("model: Segment.LookupTimestamp of a log with ForgetBatches")
+	}
 	r.Target, r.SegmentBase = target, s.baseOffset
 	r.TimeEntry, r.TimeSlot, r.TimeCost = s.timeIndex.LookupSlot(target)
 	r.Index, _, r.IndexCost = s.offsetIndex.LookupSlot(max(r.TimeEntry.Offset, s.baseOffset))

@@ -42,6 +42,19 @@ type Segment struct {
 	scan   ScanStats
 	walker scanWalker
 
+	// forget keeps only the last append's batches (LogOptions.ForgetBatches, issue 27): the
+	// append rule, the roll checks and the scan walk read no earlier batch, so a segment of
+	// any length costs one append. dropped counts the batches let go before batches[0];
+	// droppedLast, firstMaxTs and maxBatch are what the rules and the summary still read of
+	// them; onRun gets each append's runs (appendRuns) once the append succeeded.
+	forget      bool
+	dropped     int
+	droppedLast int64
+	firstMaxTs  int64
+	maxBatch    int64
+	onRun       RunFunc
+	appendRuns  appendRuns
+
 	closed     bool
 	rollReason RollReason
 	mutant     Mutant
@@ -97,21 +110,58 @@ func newSegment(baseOffset int64, cfg Config, recycled []BatchInfo, mutant Mutan
 	}, nil
 }
 
+// appendRuns adds an append's runs to the segment's ScanStats and holds them until the
+// append succeeded: an append Kafka aborts is rolled back, its runs with it.
+type appendRuns struct {
+	scan *ScanStats
+	runs []runCost
+}
+
+type runCost struct{ count, scanBytes, hops int64 }
+
+func (a *appendRuns) Add(count, scanBytes, hops int64) {
+	a.scan.Add(count, scanBytes, hops)
+	if count > 0 {
+		a.runs = append(a.runs, runCost{count, scanBytes, hops})
+	}
+}
+
 // BaseOffset is the first offset the segment may hold (its file name).
 func (s *Segment) BaseOffset() int64 { return s.baseOffset }
 
 // Size is the .log file's size in bytes.
 func (s *Segment) Size() int64 { return s.size }
 
-// Batches are the segment's batches in file order. The slice must not be modified.
+// Batches are the segment's batches in file order. The slice must not be modified. With
+// LogOptions.ForgetBatches it holds only the last append's batches.
 func (s *Segment) Batches() []BatchInfo { return s.batches }
+
+// BatchCount is the number of batches the segment holds (with LogOptions.ForgetBatches,
+// those let go included).
+func (s *Segment) BatchCount() int { return s.dropped + len(s.batches) }
 
 // LastOffset is the last offset the segment holds, or BaseOffset-1 when it is empty.
 func (s *Segment) LastOffset() int64 {
-	if len(s.batches) == 0 {
-		return s.baseOffset - 1
+	switch {
+	case len(s.batches) > 0:
+		return s.batches[len(s.batches)-1].LastOffset
+	case s.dropped > 0:
+		return s.droppedLast
 	}
-	return s.batches[len(s.batches)-1].LastOffset
+	return s.baseOffset - 1
+}
+
+// forgetBatches lets go of the batches before the append about to start (ForgetBatches).
+func (s *Segment) forgetBatches() {
+	if !s.forget || len(s.batches) == 0 {
+		return
+	}
+	if s.dropped == 0 {
+		s.firstMaxTs = s.batches[0].MaxTimestamp
+	}
+	s.droppedLast = s.batches[len(s.batches)-1].LastOffset
+	s.dropped += len(s.batches)
+	s.batches = s.batches[:0]
 }
 
 // OffsetIndex is the segment's offset index.
@@ -145,6 +195,7 @@ type segmentMark struct {
 	rollingTs                         int64
 	hasRollingTs                      bool
 	batches, entries, timeEntries     int
+	maxBatch                          int64
 	scan                              ScanStats
 	walker                            scanWalker
 }
@@ -155,7 +206,7 @@ func (s *Segment) mark() segmentMark {
 		maxTs: s.maxTimestampSoFar, maxTsOffset: s.offsetOfMaxTimestampSoFar,
 		rollingTs: s.rollingBasedTimestamp, hasRollingTs: s.hasRollingBasedTimestamp,
 		batches: len(s.batches), entries: len(s.offsetIndex.entries), timeEntries: len(s.timeIndex.entries),
-		scan: s.scan, walker: s.walker,
+		maxBatch: s.maxBatch, scan: s.scan, walker: s.walker,
 	}
 }
 
@@ -167,7 +218,7 @@ func (s *Segment) rollback(m segmentMark) {
 	s.offsetIndex.entries = s.offsetIndex.entries[:m.entries]
 	s.entryBatch = s.entryBatch[:m.entries]
 	s.timeIndex.entries = s.timeIndex.entries[:m.timeEntries]
-	s.scan, s.walker = m.scan, m.walker
+	s.scan, s.walker, s.maxBatch = m.scan, m.walker, m.maxBatch
 }
 
 // addIndexEntry is the body of LogSegment.append's index check: offsetIndex.append, then
@@ -178,7 +229,7 @@ func (s *Segment) addIndexEntry(offset, position int64, batch int) error {
 	if err := s.offsetIndex.Append(offset, position); err != nil {
 		return err
 	}
-	s.entryBatch = append(s.entryBatch, batch)
+	s.entryBatch = append(s.entryBatch, s.dropped+batch)
 	if !s.era.HasTimeIndex() {
 		return nil
 	}
@@ -223,6 +274,7 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 	var m segmentMark
 	mayThrow := s.offsetIndex.maxEntries-len(s.offsetIndex.entries) < len(batches) ||
 		(s.era.HasTimeIndex() && s.timeIndex.maxEntries-1-len(s.timeIndex.entries) < len(batches))
+	s.forgetBatches()
 	if mayThrow {
 		m = s.mark()
 	}
@@ -239,6 +291,7 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 			appendMaxTs, appendMaxTsOffset = b.MaxTimestamp, s.timeOffset(b, &batches[j-first], origin)
 		}
 		s.size += b.Size
+		s.maxBatch = max(s.maxBatch, b.Size)
 	}
 	largestOffset := s.batches[len(s.batches)-1].LastOffset
 
@@ -262,6 +315,7 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 					if mayThrow {
 						s.rollback(m)
 					}
+					s.appendRuns.runs = s.appendRuns.runs[:0]
 					return err
 				}
 				s.bytesSinceLastIndexEntry = 0
@@ -270,8 +324,9 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 			if s.mutant != MutantIncrementBeforeCheck {
 				s.bytesSinceLastIndexEntry += b.Size
 			}
-			s.walker.step(&s.scan, s.batches, j, entry, entryOffset)
+			s.walk(j, entry, entryOffset)
 		}
+		s.appendDone()
 		return nil
 	}
 
@@ -312,6 +367,7 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 			if mayThrow {
 				s.rollback(m)
 			}
+			s.appendRuns.runs = s.appendRuns.runs[:0]
 			return err
 		}
 		s.bytesSinceLastIndexEntry = 0
@@ -326,12 +382,37 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 	}
 	for j := first; j < len(s.batches); j++ {
 		if j == entryAt {
-			s.walker.step(&s.scan, s.batches, j, entry, entryOffset)
+			s.walk(j, entry, entryOffset)
 		} else {
-			s.walker.step(&s.scan, s.batches, j, -1, 0)
+			s.walk(j, -1, 0)
 		}
 	}
+	s.appendDone()
 	return nil
+}
+
+// walk is the scan walk's step for batch j of the window (entry: the batch the entry naming
+// entryOffset points at, or -1), in the segment's ordinals.
+func (s *Segment) walk(j, entry int, entryOffset int64) {
+	var sink runSink = &s.scan
+	if s.onRun != nil {
+		s.appendRuns.scan = &s.scan
+		sink = &s.appendRuns
+	}
+	entryPos := int64(0)
+	if entry >= 0 {
+		entryPos = s.batches[entry].Position
+		entry += s.dropped
+	}
+	s.walker.step(sink, &s.batches[j], s.dropped+j, entry, entryPos, entryOffset)
+}
+
+// appendDone hands a successful append's runs to onRun.
+func (s *Segment) appendDone() {
+	for _, r := range s.appendRuns.runs {
+		s.onRun(r.count, r.scanBytes, r.hops)
+	}
+	s.appendRuns.runs = s.appendRuns.runs[:0]
 }
 
 // onBecomeInactive is LogSegment.onBecomeInactiveSegment (and the index part of close()):
@@ -434,6 +515,9 @@ func (s *Segment) recomputeScan() {
 // offsets of scanBytes and hops each), in offset order. The runs add up to Scan(); reports use
 // them for exact quantiles.
 func (s *Segment) Runs(fn func(count, scanBytes, hops int64)) {
+	if s.forget {
+		panic("model: Segment.Runs of a log with ForgetBatches, whose runs went to LogOptions.OnRun")
+	}
 	var w scanWalker
 	s.replayScan(RunFunc(fn), &w)
 }
@@ -449,7 +533,11 @@ func (s *Segment) replayScan(sink runSink, w *scanWalker) {
 				e++
 			}
 		}
-		w.step(sink, s.batches, j, entry, entryOffset)
+		entryPos := int64(0)
+		if entry >= 0 {
+			entryPos = s.batches[entry].Position
+		}
+		w.step(sink, &s.batches[j], j, entry, entryPos, entryOffset)
 	}
 }
 
@@ -457,8 +545,12 @@ func (s *Segment) replayScan(sink runSink, w *scanWalker) {
 // rolling timestamp is loaded lazily from the first batch in the file; when it is unknown
 // (-1) Kafka falls back to now - created, which a model without a clock takes as 0.
 func (s *Segment) timeWaitedForRoll(appendMaxTimestamp int64) int64 {
-	if !s.hasRollingBasedTimestamp && len(s.batches) > 0 {
-		s.rollingBasedTimestamp, s.hasRollingBasedTimestamp = s.batches[0].MaxTimestamp, true
+	if !s.hasRollingBasedTimestamp && s.BatchCount() > 0 {
+		first := s.firstMaxTs
+		if s.dropped == 0 {
+			first = s.batches[0].MaxTimestamp
+		}
+		s.rollingBasedTimestamp, s.hasRollingBasedTimestamp = first, true
 	}
 	if s.hasRollingBasedTimestamp && s.rollingBasedTimestamp >= 0 {
 		return appendMaxTimestamp - s.rollingBasedTimestamp

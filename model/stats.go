@@ -119,8 +119,10 @@ func (f RunFunc) Add(count, scanBytes, hops int64) {
 
 // step accounts for batch j. entryBatch is the ordinal of the batch that the entry naming
 // entryOffset (an offset of batch j) points at, or -1 when no entry names an offset of j.
-func (w *scanWalker) step(stats runSink, batches []BatchInfo, j, entryBatch int, entryOffset int64) {
-	b := &batches[j]
+//
+// Ordinals count from the segment's first batch (also when the segment keeps only its last
+// append's batches, LogOptions.ForgetBatches); entryPos is the position of batch entryBatch.
+func (w *scanWalker) step(stats runSink, b *BatchInfo, j, entryBatch int, entryPos, entryOffset int64) {
 	w.earlierMaxReads = max(w.earlierMaxReads, w.lastAsEarlier)
 	w.batches++
 	w.lastLookups = b.LastOffset - b.BaseOffset + 1
@@ -137,7 +139,7 @@ func (w *scanWalker) step(stats runSink, batches []BatchInfo, j, entryBatch int,
 	}
 	before := entryOffset - b.BaseOffset
 	stats.Add(before, scan, hops)
-	w.startPos = batches[entryBatch].Position
+	w.startPos = entryPos
 	w.startBatch = entryBatch
 	after := int64(j - entryBatch + 1)
 	stats.Add(b.LastOffset-entryOffset+1, b.Position-w.startPos, after)

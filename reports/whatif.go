@@ -356,6 +356,7 @@ type sourceShape struct {
 	maxAppendBytes int64
 	multiBatch     bool
 	restarts       int64 // restart, recover and crash steps: the byte counter starts again at each
+	recovers       bool  // some step is a recover or a crash (LogSegment.recover reads every batch)
 }
 
 func probeSource(src sim.Source) (sourceShape, error) {
@@ -378,6 +379,7 @@ func probeSource(src sim.Source) (sourceShape, error) {
 			if s.Restart || s.Recover || s.Crash != nil {
 				sh.restarts++
 			}
+			sh.recovers = sh.recovers || s.Recover || s.Crash != nil
 		}
 		if errors.Is(err, io.EOF) {
 			return sh, nil
@@ -408,7 +410,7 @@ func runGroup(src sim.Source, shape sourceShape, runs []*run, opts WhatIfOptions
 		if shape.fast {
 			n, err = fastPass(src, active, first, opts)
 		} else {
-			n, err = slowPass(src, active, first, opts)
+			n, err = slowPass(src, shape, active, first, opts)
 		}
 		if err != nil {
 			return passes, batches, err
@@ -631,7 +633,7 @@ func (c *runClass) split(at int64, first bool) *runClass {
 }
 
 // slowPass runs each run through sim.Run (the reference model.Log), runs in parallel.
-func slowPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int64, error) {
+func slowPass(src sim.Source, shape sourceShape, runs []*run, first bool, opts WhatIfOptions) (int64, error) {
 	jobs := make(chan *run)
 	errs := make(chan error, len(runs))
 	var batches int64
@@ -643,7 +645,9 @@ func slowPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int6
 			defer wg.Done()
 			for r := range jobs {
 				onRun, flush := r.onRun()
-				ro := sim.RunOptions{OnRun: onRun, Timestamps: true, Era: r.era}
+				// Without a recover or crash step the model keeps one append's batches, not a
+				// segment's (issue 27: a 2 GiB segment of 68-byte batches held 1.26 GB a run).
+				ro := sim.RunOptions{OnRun: onRun, Timestamps: true, Era: r.era, NoRecovers: !shape.recovers}
 				if first {
 					ro.OnSegment = r.agg.add
 				}

@@ -21,6 +21,7 @@
 //     log directory (producer snapshots, .txnindex, checkpoints, KRaft snapshots).
 //
 // Reading:
+//   - logsize.go: a .log past the 2^31-1 bytes Kafka opens (FileRecords), refused from its size.
 //   - logfile.go: .log walk (FileLogInputStream.nextBatch), CRC streaming, the LogFile's
 //     views for other goroutines.
 //   - walk_split.go: the same walk read by concurrent chains from known batch starts (the

@@ -52,30 +52,9 @@ type replaySegment struct {
 	hasIndexFile bool
 }
 
-// replaySegments splits the replay's steps at its roll steps and adds what the index files
-// hold.
-func replaySegments(steps []model.Step, files []segment.SegmentFiles) []replaySegment {
-	segs := []replaySegment{{firstTs: model.NoTimestamp, indexSize: -1, timeSize: -1}}
-	for _, st := range steps {
-		cur := &segs[len(segs)-1]
-		switch {
-		case st.Roll:
-			segs = append(segs, replaySegment{firstTs: model.NoTimestamp, indexSize: -1, timeSize: -1})
-		case len(st.Append) > 0:
-			bytes, maxTs := int64(0), int64(model.NoTimestamp)
-			for _, b := range st.Append {
-				bytes += b.Bytes
-				maxTs = max(maxTs, b.MaxTimestamp)
-			}
-			if cur.size == 0 {
-				cur.firstAppend, cur.firstTs = bytes, st.Append[0].MaxTimestamp
-			} else if cur.firstTs >= 0 && maxTs >= 0 {
-				cur.maxSpan = max(cur.maxSpan, maxTs-cur.firstTs)
-			}
-			cur.beforeLast = cur.size
-			cur.size += bytes
-		}
-	}
+// withIndexFigures adds to the segments' figures (the replay's check pass takes them from the
+// steps as they pass by, replayStream.shape) what the index files hold.
+func withIndexFigures(segs []replaySegment, files []segment.SegmentFiles) []replaySegment {
 	for i := range segs {
 		if i >= len(files) {
 			break
@@ -105,7 +84,7 @@ func replaySegments(steps []model.Step, files []segment.SegmentFiles) []replaySe
 // they can be, and otherwise assumes a value that keeps the model from rolling inside any of
 // the files' segments (the roll steps place the boundaries), saying why.
 func (r *LogDirReplay) inferSettings(files []segment.SegmentFiles) {
-	segs := replaySegments(r.Workload.Steps, files)
+	segs := withIndexFigures(r.shapes, files)
 	indexBytes := inferIndexBytes(segs)
 	r.Settings = []ReplaySetting{r.intervalSetting(), indexBytes, inferSegmentBytes(segs, indexBytes, r.Era), inferSegmentMs(segs)}
 }

@@ -32,6 +32,11 @@ type RunOptions struct {
 	// (model.EraForRule). Eras model.StatStream cannot run (model.StreamSupports) go through
 	// model.Log even for single-batch sources.
 	Era model.Era
+	// NoRecovers says the source has no recover and no crash step, so the reference path's
+	// model keeps only the last append's batches (model.LogOptions.ForgetBatches): its memory
+	// is then one append and the indexes, not a segment's batches (issue 27). A recover or
+	// crash step is then an error.
+	NoRecovers bool
 }
 
 // Result is a source reduced to exact figures.
@@ -126,12 +131,16 @@ func Run(src Source, cfg model.Config, rule model.AppendRule, opts RunOptions) (
 		res.Rejected = ss.Rejected()
 		return res, nil
 	}
-	l, err := model.NewLog(cfg, rule, model.LogOptions{StartOffset: opts.StartOffset, Era: era, ForgetRolled: true, OnSegmentDone: func(s *model.Segment) {
+	lo := model.LogOptions{StartOffset: opts.StartOffset, Era: era, ForgetRolled: true, OnSegmentDone: func(s *model.Segment) {
 		onSegment(s.Summarize())
-		if opts.OnRun != nil {
+		if opts.OnRun != nil && !opts.NoRecovers {
 			s.Runs(opts.OnRun)
 		}
-	}})
+	}}
+	if opts.NoRecovers {
+		lo.ForgetBatches, lo.OnRun = true, opts.OnRun
+	}
+	l, err := model.NewLog(cfg, rule, lo)
 	if err != nil {
 		return nil, err
 	}

@@ -59,13 +59,7 @@ func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bo
 	if err != nil {
 		return nil, nil, usageErr("--from-logdir %s: %v", dir, err)
 	}
-	restarts := 0
-	for _, st := range r.Workload.Steps {
-		if st.Restart {
-			restarts++
-		}
-	}
-	b := &reports.Baseline{Dir: r.Dir, Reproduces: ok && r.Compared > 0, Detail: detail, Era: r.Era.ID, Interval: r.Interval, Restarts: restarts,
+	b := &reports.Baseline{Dir: r.Dir, Reproduces: ok && r.Compared > 0, Detail: detail, Era: r.Era.ID, Interval: r.Interval, Restarts: r.Restarts,
 		Unindexed: len(r.Unindexed), Compared: r.Compared, Notes: r.Notes}
 	for _, st := range r.Settings {
 		given := f.hasConfig(st.Key) || slices.Contains(swept, st.Key)
@@ -81,7 +75,7 @@ func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bo
 		}
 	}
 	if !keepRolls {
-		r.Workload = withoutRolls(r.Workload)
+		r.DropRolls()
 		b.Notes = append(b.Notes, "segment.bytes or segment.ms is set: the segments come from it, not from the files' boundaries (the baseline check above used the files')")
 	}
 	return r, b, nil
@@ -92,17 +86,4 @@ func warnReplay(stderr io.Writer, b *reports.Baseline) {
 	for _, w := range b.Warnings {
 		fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 	}
-}
-
-// withoutRolls drops a replay's roll steps, so that the segments come from the config (the
-// settings the replay inferred stay, under the ones given).
-func withoutRolls(w model.Workload) model.Workload {
-	out := w
-	out.Steps = make([]model.Step, 0, len(w.Steps))
-	for _, st := range w.Steps {
-		if !st.Roll {
-			out.Steps = append(out.Steps, st)
-		}
-	}
-	return out
 }

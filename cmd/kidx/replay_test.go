@@ -113,7 +113,7 @@ func equalEntries(a, b [][2]int64) bool {
 
 // Every real partition directory replays to its own indexes, and the report says so; the
 // known gaps (realdata.GapReplay) do not today, and are pinned so: the overlaps stop the replay
-// (exit 2), the others run and say "no".
+// (exit 2, naming the two files), the others run and say "no".
 func TestRealDataWhatIfBaseline(t *testing.T) {
 	root := realdata.Restore(t)
 	for _, dir := range realdata.PartitionDirs(root) {
@@ -125,6 +125,10 @@ func TestRealDataWhatIfBaseline(t *testing.T) {
 		case known && overlap:
 			if code != 2 {
 				t.Errorf("%s: exit %d; the known gap (issue %d: %s) is gone: remove it from realdata.Gaps", name, code, gap.Issue, gap.What)
+			}
+			// Issue 27, item 7: the refusal names both files, as verify's overlap finding does.
+			if !strings.Contains(errOut, "00000000000000000000.log holds offsets") || !strings.Contains(errOut, "the two segments overlap") {
+				t.Errorf("%s: the refusal names no file: %s", name, errOut)
 			}
 		case code != 0:
 			t.Fatalf("%s: exit %d: %s", name, code, errOut)

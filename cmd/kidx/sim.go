@@ -218,7 +218,7 @@ func (o *simOptions) workload(stderr io.Writer) (simWorkload, error) {
 			return in, err
 		}
 		warnReplay(stderr, b)
-		in.workload, in.baseline, in.source = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it"
+		in.workload, in.baseline, in.source, in.stream = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it", r.Source()
 	case o.gen != "":
 		in.stream, in.source = o.generator, o.generator.Describe()
 	case o.workloadPath != "":

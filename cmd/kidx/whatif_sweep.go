@@ -65,7 +65,7 @@ func (o *whatIfOptions) workload(opts *reports.WhatIfOptions, stderr io.Writer) 
 			return in, err
 		}
 		in.fileConfig, in.fileVersion = r.Workload.Config, r.Workload.KafkaVersion
-		opts.Source = &sim.WorkloadSource{Name: "replay of " + r.Dir + " as kidx explain infers it", Workload: r.Workload}
+		opts.Source = r.Source()
 		opts.Baseline = b
 	default:
 		in.base.SegmentBytes = defaultSimSegment

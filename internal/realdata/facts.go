@@ -157,13 +157,15 @@ var Gaps = map[string]map[string]Gap{
 	K40 + "/__consumer_offsets-25": {
 		GapExplain: {25, "segment 0 is the log cleaner's output: explain does not model the cleaner, applies " +
 			"another segment's restart to it and reports it NOT reproduced"},
-		GapReplay: {27, "the replay stops at the overlap (exit 2) with a replay-step message that names no file"},
+		GapReplay: {25, "the replay refuses the overlap (exit 2), naming the two .log files and the offsets they share " +
+			"(issue 27); replaying a cleaner's output beside its source needs the cleaner modelled"},
 	},
 	K40 + "/__consumer_offsets-45": {
 		GapExplain: {25, "segment 0 is the log cleaner's output (as in -25); segment 507's six restarts that " +
 			"the time index marks fall in one stretch between entries, and explain places one marked restart " +
 			"per stretch, so under one batch per append its interval set starts at 4855, without the broker's 4096"},
-		GapReplay: {27, "the replay stops at the overlap (exit 2) with a replay-step message that names no file"},
+		GapReplay: {25, "the replay refuses the overlap (exit 2), naming the two .log files and the offsets they share " +
+			"(issue 27); replaying a cleaner's output beside its source needs the cleaner modelled"},
 	},
 	RecoveredDir: {
 		GapExplain: {25, "segment 12's indexes were rebuilt by recovery after a restart: explain does not " +

@@ -32,3 +32,33 @@ func WriteUniformSegment(dir string, batches, batchBytes int) (string, error) {
 	}
 	return filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.LogSuffix), nil
 }
+
+// SmallestBatchBytes is the size of a v2 batch of one record with no key, an empty value and
+// no headers: the 61-byte batch header and a 7-byte record (issue 27's 68-byte batches).
+const SmallestBatchBytes = 68
+
+// WriteSmallBatchSegment writes a partition directory dir holding one closed segment of
+// batches one-record batches of SmallestBatchBytes each (one timestamp), as
+// WriteUniformSegment does: 31,580,641 of them make the largest segment Kafka holds
+// (2^31-1 bytes), the most batches a segment can have.
+func WriteSmallBatchSegment(dir string, batches int) (string, error) {
+	cfg := segment.DefaultConfig()
+	cfg.SegmentBytes = 1<<31 - 1
+	l, err := segment.CreateLog(dir, cfg, segment.PerBatch, 0)
+	if err != nil {
+		return "", err
+	}
+	batch, err := segment.BuildSizedBatch(0, 1, SmallestBatchBytes, 1_700_000_000_000)
+	if err != nil {
+		return "", err
+	}
+	for range batches {
+		if _, err := l.Append(batch); err != nil {
+			return "", err
+		}
+	}
+	if err := l.Close(); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.LogSuffix), nil
+}
