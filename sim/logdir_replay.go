@@ -101,6 +101,9 @@ func pickPartition(dir, topic string, partition int) (*logdir.PartitionDir, erro
 			}
 		}
 	}
+	if err := unreadableInScan(scan, pick, topic, partition); err != nil {
+		return nil, err
+	}
 	if pick == nil {
 		return nil, fmt.Errorf("%s: no partition %s-%d with segment files", dir, topic, partition)
 	}

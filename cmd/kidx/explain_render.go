@@ -9,6 +9,7 @@ import (
 
 	"kidx/explain"
 	"kidx/internal/english"
+	"kidx/logdir"
 )
 
 // renderExplain writes explain's answers: JSON, or the text report.
@@ -36,6 +37,7 @@ type (
 		Intervals  [][2]int64           `json:"intervalSet"`
 		Segments   []explainSegmentJSON `json:"segments"`
 		Notes      []string             `json:"notes"`
+		Unreadable []logdir.Finding     `json:"unreadable"`
 	}
 	intervalJSON struct {
 		Min int64 `json:"min"`
@@ -66,6 +68,7 @@ type (
 		Alternatives      []string              `json:"alternatives"`
 		FirstDisagreement *explain.Disagreement `json:"firstDisagreement"`
 		Notes             []string              `json:"notes"`
+		Unreadable        []logdir.Finding      `json:"unreadable"`
 	}
 	eraIntervalJSON struct {
 		Era       string     `json:"era"`
@@ -100,7 +103,8 @@ func explainJSON(parts []explain.PartitionExplanation) any {
 	for i := range parts {
 		p := &parts[i]
 		pj := explainPartitionJSON{Dir: p.Dir, Topic: p.Topic, Partition: p.Partition, Reproduced: p.Reproduced(),
-			Eras: p.Eras.IDs(), ErasText: p.Eras.String(), Segments: []explainSegmentJSON{}, Notes: nonNil(p.Notes)}
+			Eras: p.Eras.IDs(), ErasText: p.Eras.String(), Segments: []explainSegmentJSON{}, Notes: nonNil(p.Notes),
+			Unreadable: nonNilFindings(p.Unreadable)}
 		pj.Interval, pj.Intervals = intervalsJSON(p.Interval)
 		for j := range p.Segments {
 			s := &p.Segments[j]
@@ -108,7 +112,8 @@ func explainJSON(parts []explain.PartitionExplanation) any {
 				NoIndexes: s.NoIndexes, Live: s.Live, Eras: s.Eras.IDs(), ErasText: s.Eras.String(), IntervalExact: s.IntervalExact,
 				Appends: string(s.Appends), Origin: s.Origin, Restarts: []int64{}, RestartDetails: []restartJSON{},
 				OffsetEntries: s.OffsetEntries, TimeEntries: s.TimeEntries, Alternatives: nonNil(s.Alternatives),
-				FirstDisagreement: s.FirstDisagreement, Notes: nonNil(s.Notes), EraIntervals: []eraIntervalJSON{}}
+				FirstDisagreement: s.FirstDisagreement, Notes: nonNil(s.Notes), EraIntervals: []eraIntervalJSON{},
+				Unreadable: nonNilFindings(s.Unreadable)}
 			sj.Interval, sj.Intervals = intervalsJSON(s.Interval)
 			_, sj.OtherShape = intervalsJSON(s.OtherShapeInterval)
 			sj.OtherShapeEras = s.OtherShapeEras.IDs()
@@ -131,6 +136,13 @@ func explainJSON(parts []explain.PartitionExplanation) any {
 	return out
 }
 
+func nonNilFindings(f []logdir.Finding) []logdir.Finding {
+	if f == nil {
+		return []logdir.Finding{}
+	}
+	return f
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -147,6 +159,12 @@ func writeExplainText(w io.Writer, parts []explain.PartitionExplanation) {
 			nothing = nothing && p.Segments[j].NoIndexes
 		}
 		switch {
+		case len(p.Unreadable) > 0:
+			// verify's words: the directory could not be listed, so nothing of it is explained.
+			for _, f := range p.Unreadable {
+				fmt.Fprintf(w, "partition %s: %s: %s: not explained\n", p.Dir, f.Check, f.Message)
+			}
+			continue
 		case !p.Reproduced():
 			verdict = "NOT reproduced"
 		case nothing:
@@ -178,6 +196,13 @@ func writeExplainSegment(w io.Writer, s *explain.SegmentExplanation) {
 	what := []string{plural(s.Batches, "batch"), plural(s.OffsetEntries, "offset-index entry"), plural(s.TimeEntries, "time-index entry")}
 	if s.Live {
 		what = append([]string{"live"}, what...)
+	}
+	if len(s.Unreadable) > 0 {
+		fmt.Fprintf(w, "  segment %d: not explained: %s\n", s.BaseOffset, plural(len(s.Unreadable), "file")+" unreadable")
+		for _, f := range s.Unreadable {
+			fmt.Fprintf(w, "    %s\n", explain.UnreadableText(f))
+		}
+		return
 	}
 	state := "reproduced"
 	switch {
