@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"kidx/internal/printsafe"
 	"kidx/logdir"
 	"kidx/segment"
 )
@@ -83,7 +84,8 @@ func unreadableSegmentFiles(p *logdir.PartitionDir) map[int64][]logdir.Finding {
 }
 
 // UnreadableText is a finding of Unreadable in verify's words without its severity:
-// "FILE: unreadable: open: permission denied".
+// "FILE: unreadable: open: permission denied", the file's name quoted when it would not print
+// as itself (internal/printsafe).
 func UnreadableText(f logdir.Finding) string {
-	return strings.Join([]string{f.File, f.Check, f.Message}, ": ")
+	return strings.Join([]string{printsafe.Name(f.File), f.Check, printsafe.Line(f.Message)}, ": ")
 }

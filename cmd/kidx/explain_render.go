@@ -9,6 +9,7 @@ import (
 
 	"kidx/explain"
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 	"kidx/logdir"
 )
 
@@ -162,7 +163,7 @@ func writeExplainText(w io.Writer, parts []explain.PartitionExplanation) {
 		case len(p.Unreadable) > 0:
 			// verify's words: the directory could not be listed, so nothing of it is explained.
 			for _, f := range p.Unreadable {
-				fmt.Fprintf(w, "partition %s: %s: %s: not explained\n", p.Dir, f.Check, f.Message)
+				fmt.Fprintf(w, "partition %s: %s: %s: not explained\n", printsafe.Name(p.Dir), f.Check, printsafe.Line(f.Message))
 			}
 			continue
 		case !p.Reproduced():
@@ -170,7 +171,7 @@ func writeExplainText(w io.Writer, parts []explain.PartitionExplanation) {
 		case nothing:
 			verdict = "nothing to reproduce (no index files)"
 		}
-		fmt.Fprintf(w, "partition %s: %s (%s)\n", p.Dir, verdict, plural(len(p.Segments), "segment"))
+		fmt.Fprintf(w, "partition %s: %s (%s)\n", printsafe.Name(p.Dir), verdict, plural(len(p.Segments), "segment"))
 		if p.Reproduced() && !nothing {
 			eras := p.Eras.String()
 			if p.Eras.Empty() {
@@ -179,7 +180,7 @@ func writeExplainText(w io.Writer, parts []explain.PartitionExplanation) {
 			fmt.Fprintf(w, "  written by: %s; index.interval.bytes: %s\n", eras, p.Interval)
 		}
 		for _, n := range p.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
+			fmt.Fprintf(w, "  note: %s\n", printsafe.Line(n))
 		}
 		for j := range p.Segments {
 			writeExplainSegment(w, &p.Segments[j])
@@ -238,13 +239,13 @@ func writeExplainSegment(w io.Writer, s *explain.SegmentExplanation) {
 		fmt.Fprintf(w, "    restart: %s\n", restartText(r))
 	}
 	for _, a := range s.Alternatives {
-		fmt.Fprintf(w, "    also: %s\n", a)
+		fmt.Fprintf(w, "    also: %s\n", printsafe.Line(a))
 	}
 	if d := s.FirstDisagreement; d != nil {
-		fmt.Fprintf(w, "    first disagreement: %s\n", d)
+		fmt.Fprintf(w, "    first disagreement: %s\n", printsafe.Line(d.String()))
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "    note: %s\n", n)
+		fmt.Fprintf(w, "    note: %s\n", printsafe.Line(n))
 	}
 }
 
@@ -255,7 +256,7 @@ func restartText(r explain.Restart) string {
 	}
 	switch r.Evidence {
 	case "producer-snapshot":
-		return fmt.Sprintf("%s: a clean restart, as the producer snapshot %s shows", where, filepath.Base(r.Snapshot))
+		return fmt.Sprintf("%s: a clean restart, as the producer snapshot %s shows", where, printsafe.Name(filepath.Base(r.Snapshot)))
 	case "time-index":
 		return fmt.Sprintf("%s: a restart or recovery, as the time-index entry close() appends shows", where)
 	}

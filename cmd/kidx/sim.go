@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/printsafe"
 	"kidx/model"
 	"kidx/reports"
 	"kidx/sim"
@@ -218,7 +219,7 @@ func (o *simOptions) workload(stderr io.Writer) (simWorkload, error) {
 			return in, err
 		}
 		warnReplay(stderr, b)
-		in.workload, in.baseline, in.source = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it"
+		in.workload, in.baseline, in.source = r.Workload, b, "replay of "+printsafe.Name(r.Dir)+" as kidx explain infers it"
 	case o.gen != "":
 		in.stream, in.source = o.generator, o.generator.Describe()
 	case o.workloadPath != "":

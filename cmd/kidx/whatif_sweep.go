@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"kidx/internal/printsafe"
 	"kidx/model"
 	"kidx/reports"
 	"kidx/sim"
@@ -65,7 +66,7 @@ func (o *whatIfOptions) workload(opts *reports.WhatIfOptions, stderr io.Writer) 
 			return in, err
 		}
 		in.fileConfig, in.fileVersion = r.Workload.Config, r.Workload.KafkaVersion
-		opts.Source = &sim.WorkloadSource{Name: "replay of " + r.Dir + " as kidx explain infers it", Workload: r.Workload}
+		opts.Source = &sim.WorkloadSource{Name: "replay of " + printsafe.Name(r.Dir) + " as kidx explain infers it", Workload: r.Workload}
 		opts.Baseline = b
 	default:
 		in.base.SegmentBytes = defaultSimSegment
