@@ -38,7 +38,7 @@ func unprivileged(t *testing.T) func(args ...string) (stdout, stderr string, cod
 	return func(args ...string) (string, string, int) {
 		argv := append(append(append([]string{}, prefix...), os.Args[0]), args...)
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = append(os.Environ(), asKidxEnv+"=1")
+		cmd.Env = asKidxEnviron()
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
