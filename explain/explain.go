@@ -174,7 +174,8 @@ func Dirs(paths []string, opts Options) ([]PartitionExplanation, error) {
 		}
 		// A partition directory the scan could not list is reported, never skipped.
 		first := len(out)
-		out = append(out, unreadableDirs(scan)...)
+		unreadable := unreadableDirs(scan)
+		out = append(out, unreadable...)
 		for i := range scan.Partitions {
 			pe, err := Partition(&scan.Partitions[i], opts)
 			if err != nil {
@@ -182,7 +183,10 @@ func Dirs(paths []string, opts Options) ([]PartitionExplanation, error) {
 			}
 			out = append(out, pe)
 		}
-		sort.SliceStable(out[first:], func(i, j int) bool { return out[first+i].Dir < out[first+j].Dir })
+		if len(unreadable) > 0 {
+			// Each in its place among the others (scan order is otherwise kept as it was).
+			sort.SliceStable(out[first:], func(i, j int) bool { return out[first+i].Dir < out[first+j].Dir })
+		}
 	}
 	return out, nil
 }

@@ -29,6 +29,13 @@ func NeedsQuoting(s string) bool {
 // hasUnprintable: s holds a byte that is not valid UTF-8 or a rune strconv.IsPrint refuses.
 func hasUnprintable(s string) bool {
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII: printable from space to tilde
+			if c < ' ' || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size <= 1 {
 			return true

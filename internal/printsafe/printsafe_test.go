@@ -76,3 +76,25 @@ func TestExcerptIsBounded(t *testing.T) {
 		t.Errorf("Excerpt with ESC: %q", got)
 	}
 }
+
+// BenchmarkNameOfASegmentPath: the check every printed name now pays (a 60-byte path Kafka
+// wrote, nothing to quote).
+func BenchmarkNameOfASegmentPath(b *testing.B) {
+	p := "/var/lib/kafka/data/orders-12/00000000000000004424.timeindex"
+	for b.Loop() {
+		if Name(p) != p {
+			b.Fatal("quoted")
+		}
+	}
+	b.ReportMetric(float64(len(p)), "bytes/name")
+}
+
+// BenchmarkExcerptOf50MiB: a 50 MiB line costs its first 256 bytes, not its length.
+func BenchmarkExcerptOf50MiB(b *testing.B) {
+	line := strings.Repeat("y", 50<<20)
+	var out string
+	for b.Loop() {
+		out = Excerpt(line)
+	}
+	b.ReportMetric(float64(len(out)), "output-bytes")
+}
