@@ -122,7 +122,7 @@ func quotedNames(names []string) []string {
 // exit code that stands for it.
 func reportDumpError(stderr io.Writer, path string, err error) int {
 	c := dumpErrorCode(path, err)
-	fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Line(err.Error()))
+	fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Message(err.Error()))
 	var prob *dump.Problem
 	switch {
 	case errors.As(err, &prob):

@@ -33,12 +33,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Line(ee.err.Error()))
+			fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Message(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown flag, bad value, wrong argument count) are usage errors.
-	fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Line(err.Error()))
+	fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Message(err.Error()))
 	return 2
 }
 

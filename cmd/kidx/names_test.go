@@ -136,6 +136,7 @@ func TestLongInputIsExcerpted(t *testing.T) {
 	epochs := writeFile(t, dir, "leader-epoch-checkpoint", "0\n1\n"+strings.Repeat("y", n)+" 0\n")
 	recovery := writeFile(t, dir, "recovery-point-offset-checkpoint", "0\n1\n"+strings.Repeat("x", n)+" 0\n")
 	props := writeFile(t, dir, "server.properties", "log.segment.bytes="+strings.Repeat("9z", n/2)+"\n")
+	stringBytes := writeFile(t, dir, "w1.json", `{"steps": [{"append": [{"bytes": "`+strings.Repeat("z", 1000000)+`"}]}]}`)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -146,6 +147,8 @@ func TestLongInputIsExcerpted(t *testing.T) {
 		// Two fields where OffsetCheckpointFile wants three: CheckpointFile's malformed line.
 		{[]string{"dump", recovery}, 1, "Malformed line in checkpoint file [" + recovery + "]: " + strings.Repeat("x", 256) + "... (the first 256 of 5242882 bytes)"},
 		{[]string{"sim", "--config-file", props}, 2, `segment.bytes="` + strings.Repeat("9z", 128) + `"... (the first 256 of 5242880 bytes) is not an integer`},
+		// The JSON string as written, quotes included: its first 256 bytes are the quote and 255 z.
+		{[]string{"sim", "--workload", stringBytes}, 2, `expected a number, found the string "` + strings.Repeat("z", 255) + `... (the first 256 of 1000002 bytes)`},
 	} {
 		out, errOut, code := runKidx(t, c.args...)
 		if code != c.code || !strings.Contains(errOut, c.want) {
@@ -154,5 +157,12 @@ func TestLongInputIsExcerpted(t *testing.T) {
 		if len(out)+len(errOut) > 4096 {
 			t.Errorf("kidx %s: %d bytes of output, want a few hundred", strings.Join(c.args, " "), len(out)+len(errOut))
 		}
+	}
+	// Where no maker cut its input (encoding/json's unknown key), the error line is cut at
+	// printsafe.MessageBytes (4096) bytes.
+	unknownKey := writeFile(t, dir, "w2.json", `{"`+strings.Repeat("k", 1000000)+`": 1, "steps": []}`)
+	_, errOut, code := runKidx(t, "sim", "--workload", unknownKey)
+	if code != 2 || len(errOut) > 4096+100 || !strings.Contains(errOut, `unknown key "kkkk`) || !strings.HasSuffix(errOut, " bytes)\n") {
+		t.Errorf("unknown 1 MB key: exit %d, %d bytes: %.100s...%s", code, len(errOut), errOut, errOut[max(len(errOut)-60, 0):])
 	}
 }

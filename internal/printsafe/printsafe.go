@@ -98,6 +98,20 @@ func cutAt(s string, n int) (head string, cut bool) {
 	return s[:k], true
 }
 
+// MessageBytes bounds a whole message (a `kidx: ` error line): far more than any message kidx
+// writes, so only a message carrying input nobody cut is cut.
+const MessageBytes = 4096
+
+// Message is Line of a message, cut to MessageBytes bytes (at a rune boundary) with how long it
+// was: the last guard where an error is printed, whatever input its makers echoed.
+func Message(s string) string {
+	head, cut := cutAt(s, MessageBytes)
+	if !cut {
+		return Line(s)
+	}
+	return Line(head) + cutNote(len(head), len(s))
+}
+
 // Line makes a message one line that redraws nothing: every rune Name would quote for is
 // written as %q writes it inside quotes (\n, \x1b, \u202e, \xff), the rest as it is. For
 // messages built from names kidx could not quote where they were made (an operating system

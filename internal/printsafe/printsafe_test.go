@@ -46,6 +46,18 @@ func TestLineEscapesInPlace(t *testing.T) {
 	}
 }
 
+// Message: a message is escaped like Line and cut past 4096 bytes.
+func TestMessageIsBounded(t *testing.T) {
+	if got := Message("unknown key \"k\n\""); got != `unknown key "k\n"` {
+		t.Errorf("short message: %s", got)
+	}
+	msg := "wl.json: unknown key \"" + strings.Repeat("k", 1000000) + "\""
+	want := "wl.json: unknown key \"" + strings.Repeat("k", 4096-22) + "... (the first 4096 of 1000023 bytes)"
+	if got := Message(msg); got != want {
+		t.Errorf("long message: %d bytes, want %d: %.60s...%s", len(got), len(want), got, got[max(len(got)-50, 0):])
+	}
+}
+
 // Excerpt and QuotedExcerpt: input over ExcerptBytes (256) is cut, at a rune boundary, and
 // says how long it was.
 func TestExcerptIsBounded(t *testing.T) {
