@@ -227,7 +227,7 @@ func (o *simOptions) workload(stderr io.Writer) (simWorkload, error) {
 		if err != nil {
 			return in, err
 		}
-		in.workload, in.source = w, "workload "+o.workloadPath
+		in.workload, in.source = w, "workload "+printsafe.Name(o.workloadPath)
 	default:
 		in.base.SegmentBytes = defaultSimSegment
 		b := &builtinSource{batchBytes: o.batchBytes, batchRecords: o.batchRecords, records: o.records}
