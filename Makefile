@@ -35,7 +35,7 @@ FUZZ_CI_COUNT ?= 2000x
 FUZZ_MINIMIZE ?= 1000x
 BENCHTIME   ?= 1s
 
-.PHONY: all build test test-short lint bench demo fuzz check-long check-html z3 clean
+.PHONY: all build test test-short lint bench demo fuzz check-long check-html z3 strace clean
 
 all: build
 
@@ -45,9 +45,10 @@ build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/kidx
 
 # The CI test command. Race detection covers every package; the exhaustive and
-# long property runs stay in check-long. It needs z3 for the parametric proofs (props/smt):
-# the z3 target installs it first where it can.
-test: z3
+# long property runs stay in check-long. It needs z3 for the parametric proofs (props/smt) and
+# strace for the read-only commands' trace test (cmd/kidx/readonly_trace_test.go): the z3 and
+# strace targets install them first where they can.
+test: z3 strace
 	RAPID_CHECKS=$(RAPID_CHECKS) $(GO) test -race -count=1 ./...
 	@for t in $(FUZZ_TARGETS); do \
 		$(FUZZ_PKG); echo "== $$t ($(FUZZ_CI_COUNT))"; \
@@ -152,6 +153,22 @@ z3:
 	else \
 		echo "== z3 is missing: install it as root with 'apt-get install z3' (or run 'make z3' as root); the parametric proofs' tests skip without it"; \
 		if [ -n "$$CI" ]; then echo "CI is set: failing, the parametric proofs must run in CI"; exit 1; fi; \
+	fi
+
+# strace, for the test that runs the read-only commands under a system-call trace and fails on
+# any open for writing, create, remove, rename, truncate or lock (docs/cli.md, "Read-only
+# commands"): installed with apt-get (Debian's strace package) when missing and run as root,
+# else it says how. Without strace that test skips loudly, except under CI, where it fails:
+# this target then fails first.
+strace:
+	@if command -v strace >/dev/null 2>&1; then \
+		echo "== strace: $$(strace -V | head -1)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "== installing strace (apt-get install strace)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace && strace -V | head -1; \
+	else \
+		echo "== strace is missing: install it as root with 'apt-get install strace' (or run 'make strace' as root); the read-only trace test skips without it"; \
+		if [ -n "$$CI" ]; then echo "CI is set: failing, the read-only trace test must run in CI"; exit 1; fi; \
 	fi
 
 clean:

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"kidx/internal/printsafe"
 	"kidx/segment"
 )
 
@@ -133,7 +134,7 @@ func File(w io.Writer, path string, opts Options) error {
 	if opts.JSON {
 		tw = io.Discard
 	}
-	fmt.Fprintf(tw, "Dumping %s\n", path)
+	fmt.Fprintf(tw, "Dumping %s\n", printsafe.Name(path))
 	name := filepath.Base(path)
 	base, berr := segment.OffsetFromFileName(name)
 	res.BaseOffset = base
@@ -165,7 +166,7 @@ func File(w io.Writer, path string, opts Options) error {
 	default:
 		var known bool
 		if known, err = dumpLogDirFile(tw, path, name, res); !known && opts.Stderr != nil {
-			fmt.Fprintf(opts.Stderr, "Ignoring unknown file %s\n", path)
+			fmt.Fprintf(opts.Stderr, "Ignoring unknown file %s\n", printsafe.Name(path))
 		}
 	}
 	if err != nil {
@@ -189,9 +190,9 @@ func File(w io.Writer, path string, opts Options) error {
 
 func writeDumpSummary(w io.Writer, path string, res *Result) {
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "kidx: note: %s\n", n)
+		fmt.Fprintf(w, "kidx: note: %s\n", printsafe.Line(n))
 	}
-	ap := segment.KafkaPath(path)
+	ap := printsafe.Name(segment.KafkaPath(path))
 	if len(res.IndexMismatches) > 0 {
 		fmt.Fprintf(w, "Mismatches in :%s\n", ap)
 		for i := len(res.IndexMismatches) - 1; i >= 0; i-- {

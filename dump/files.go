@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"kidx/internal/printsafe"
 	"kidx/segment"
 )
 
@@ -54,7 +55,7 @@ func dumpProducerSnapshot(w io.Writer, path string, opts Options, res *Result) e
 	if err != nil {
 		var fe *segment.FormatError
 		if errors.As(err, &fe) && opts.Stderr != nil && !opts.JSON {
-			fmt.Fprintln(opts.Stderr, fe.Msg)
+			fmt.Fprintln(opts.Stderr, printsafe.Line(fe.Msg))
 		}
 		return err
 	}
@@ -169,7 +170,7 @@ func dumpLogDirFile(w io.Writer, path, name string, res *Result) (ok bool, err e
 		return false, nil
 	}
 	res.Kind, res.CheckpointKind, res.DecodedBy = d.kind, d.checkpointKind, "kidx"
-	fmt.Fprintf(w, "kidx: %s: %s; kafka-dump-log does not decode this file\n", name, d.what)
+	fmt.Fprintf(w, "kidx: %s: %s; kafka-dump-log does not decode this file\n", printsafe.Name(name), d.what)
 	data, err := segment.ReadLogDirFile(path, segment.MaxLogDirFile)
 	if err != nil {
 		return true, err
@@ -232,7 +233,7 @@ func dumpLogDirFile(w io.Writer, path, name string, res *Result) (ok bool, err e
 		}
 		fmt.Fprintln(w, b.String())
 		for _, p := range m.Properties {
-			fmt.Fprintf(w, "property: %s=%s\n", p.Key, p.Value)
+			fmt.Fprintf(w, "property: %s=%s\n", printsafe.Excerpt(p.Key), printsafe.Excerpt(p.Value))
 		}
 	case "clean-shutdown":
 		size := int64(len(data))
@@ -243,7 +244,7 @@ func dumpLogDirFile(w io.Writer, path, name string, res *Result) (ok bool, err e
 		case c.Empty:
 			fmt.Fprintln(w, "empty (releases before 3.7 write an empty marker)")
 		case c.Unreadable != "":
-			fmt.Fprintf(w, "content Kafka cannot read (%s): Kafka reads no broker epoch; the shutdown still counts as clean\n", c.Unreadable)
+			fmt.Fprintf(w, "content Kafka cannot read (%s): Kafka reads no broker epoch; the shutdown still counts as clean\n", printsafe.Line(c.Unreadable))
 		default:
 			v := "none"
 			if c.Version != nil {
@@ -288,7 +289,7 @@ func dumpTextCheckpoint(w io.Writer, data []byte, path, kind string, res *Result
 		fmt.Fprintf(w, "epoch: %d startOffset: %d\n", e.Epoch, e.StartOffset)
 	}
 	for _, e := range res.Offsets {
-		fmt.Fprintf(w, "topic: %s partition: %d offset: %d\n", e.Topic, e.Partition, e.Offset)
+		fmt.Fprintf(w, "topic: %s partition: %d offset: %d\n", printsafe.Name(e.Topic), e.Partition, e.Offset)
 	}
 	return nil
 }

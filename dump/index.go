@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 	"kidx/segment"
 )
 
@@ -18,7 +19,7 @@ func dumpIndex(w io.Writer, path string, base int64, opts Options, res *Result) 
 	defer x.Close()
 	if x.Len() == 0 {
 		res.Empty = true
-		fmt.Fprintf(w, "%s is empty.\n", path)
+		fmt.Fprintf(w, "%s is empty.\n", printsafe.Name(path))
 		return nil
 	}
 	if opts.IndexSanityCheck {
@@ -170,6 +171,6 @@ func sanityOnly(w io.Writer, path string, err error, res *Result) error {
 		return &Problem{Err: err, Explain: fmt.Sprintf("%s fails Kafka's index sanity check (sanityCheck throws CorruptIndexException): the file is corrupt", path)}
 	}
 	res.SanityCheck = "passed"
-	fmt.Fprintf(w, "%s passed sanity check.\n", path)
+	fmt.Fprintf(w, "%s passed sanity check.\n", printsafe.Name(path))
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"kidx/internal/printsafe"
 	"kidx/segment"
 )
 
@@ -96,7 +97,7 @@ func dumpLog(w io.Writer, path string, base int64, opts Options, res *Result) er
 	}
 	if tb := lf.Size() - walk.ValidBytes; tb > 0 && opts.MaxBytes <= 0 {
 		res.InvalidBytes = tb
-		fmt.Fprintf(w, "Found %d invalid bytes at the end of %s\n", tb, filepath.Base(path))
+		fmt.Fprintf(w, "Found %d invalid bytes at the end of %s\n", tb, printsafe.Name(filepath.Base(path)))
 	}
 	return joinRecordErrors(recErrs)
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"kidx/logdir"
+	"kidx/segment"
 )
 
 // Explain finds, for every segment of a partition directory, what reproduces its .index and
@@ -47,10 +48,17 @@ type PartitionExplanation struct {
 	Interval IntervalSet
 	// Notes are what the partition's other files say (indexes without a .log).
 	Notes []string
+	// Unreadable: the partition directory could not be listed (verify's "unreadable"
+	// finding); nothing of it is explained.
+	Unreadable []logdir.Finding
 }
 
-// Reproduced reports whether every segment with index files was reproduced.
+// Reproduced reports whether every segment with index files was reproduced (and the
+// partition directory could be read).
 func (p *PartitionExplanation) Reproduced() bool {
+	if len(p.Unreadable) > 0 {
+		return false
+	}
 	for i := range p.Segments {
 		if !p.Segments[i].Reproduced && !p.Segments[i].NoIndexes {
 			return false
@@ -103,6 +111,9 @@ type SegmentExplanation struct {
 	// FirstDisagreement is set when nothing reproduces the files.
 	FirstDisagreement *Disagreement
 	Notes             []string
+	// Unreadable are the segment's files that could not be opened (verify's "unreadable"
+	// findings): the segment is not explained, and not reproduced.
+	Unreadable []logdir.Finding
 }
 
 // EraInterval is the interval set under one era and append shape.
@@ -161,12 +172,20 @@ func Dirs(paths []string, opts Options) ([]PartitionExplanation, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A partition directory the scan could not list is reported, never skipped.
+		first := len(out)
+		unreadable := unreadableDirs(scan)
+		out = append(out, unreadable...)
 		for i := range scan.Partitions {
 			pe, err := Partition(&scan.Partitions[i], opts)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, pe)
+		}
+		if len(unreadable) > 0 {
+			// Each in its place among the others (scan order is otherwise kept as it was).
+			sort.SliceStable(out[first:], func(i, j int) bool { return out[first+i].Dir < out[first+j].Dir })
 		}
 	}
 	return out, nil
@@ -179,13 +198,30 @@ func Partition(p *logdir.PartitionDir, opts Options) (PartitionExplanation, erro
 		opts.Eras = logdir.AllEras
 	}
 	snaps := snapshotFiles(p)
+	unreadable := unreadableSegmentFiles(p)
 	for _, sf := range p.Segments {
+		if sf.Log == "" && unreadable[sf.BaseOffset] != nil {
+			// Its .log is there but cannot be opened: a segment not explained, not one
+			// without a .log.
+			pe.Segments = append(pe.Segments, SegmentExplanation{BaseOffset: sf.BaseOffset, Unreadable: unreadable[sf.BaseOffset]})
+			continue
+		}
 		if sf.Log == "" && (sf.Index != "" || sf.TimeIndex != "") {
 			pe.Notes = append(pe.Notes, fmt.Sprintf("segment %d has indexes but no .log: nothing to reproduce them from (Kafka would not load them)", sf.BaseOffset))
 		}
 	}
+	for base, fs := range unreadable {
+		if !hasSegment(p.Segments, base) {
+			// Every file of the segment is unreadable: the scan kept no set for it.
+			pe.Segments = append(pe.Segments, SegmentExplanation{BaseOffset: base, Unreadable: fs})
+		}
+	}
 	segs := p.LogSegments()
 	for i, sf := range segs {
+		if fs := unreadable[sf.BaseOffset]; fs != nil {
+			pe.Segments = append(pe.Segments, SegmentExplanation{BaseOffset: sf.BaseOffset, Log: sf.Log, Unreadable: fs})
+			continue
+		}
 		se, err := explainSegment(sf, snaps, i == len(segs)-1, opts)
 		if err != nil {
 			return pe, err
@@ -196,7 +232,19 @@ func Partition(p *logdir.PartitionDir, opts Options) (PartitionExplanation, erro
 		}
 		pe.Segments = append(pe.Segments, se)
 	}
+	if unreadable != nil {
+		sort.SliceStable(pe.Segments, func(i, j int) bool { return pe.Segments[i].BaseOffset < pe.Segments[j].BaseOffset })
+	}
 	return pe, nil
+}
+
+func hasSegment(sets []segment.SegmentFiles, base int64) bool {
+	for _, s := range sets {
+		if s.BaseOffset == base {
+			return true
+		}
+	}
+	return false
 }
 
 type snapshotFile struct {

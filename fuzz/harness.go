@@ -65,9 +65,15 @@ type Options struct {
 	NewLog NewFileLog
 }
 
-// TempRoot is /dev/shm when it exists (tmpfs: the harness measures the code, not a disk),
-// else os.TempDir().
-func TempRoot() string {
+// TempRoot is /dev/shm when it is a directory this process can create files in (tmpfs: the
+// harness measures the code, not a disk), else os.TempDir(). The answer is worked out on the
+// first call only, by creating and removing a probe file: so only a run that is about to write
+// scratch files (a real-file case, a --against campaign) ever touches /dev/shm, never a
+// read-only command that merely links this package (issue 27 item 5, docs/fuzz.md "Scratch
+// filesystem").
+func TempRoot() string { return tempRoot() }
+
+var tempRoot = sync.OnceValue(func() string {
 	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 		if f, err := os.CreateTemp("/dev/shm", "kidx-probe-*"); err == nil {
 			f.Close()
@@ -76,7 +82,7 @@ func TempRoot() string {
 		}
 	}
 	return os.TempDir()
-}
+})
 
 // idleMemFS holds in-memory filesystems between cases, empty: Reset keeps their files'
 // arrays, so that the next case writes into memory already allocated. (A sync.Pool would drop
@@ -120,7 +126,7 @@ func (o *Options) caseFS() (fsys vfs.FS, dir string, done func(), err error) {
 	}
 	root := o.TempRoot
 	if root == "" {
-		root = tempRoot
+		root = TempRoot()
 	}
 	dir, err = os.MkdirTemp(root, "kidx-diff-*")
 	if err != nil {
@@ -201,8 +207,6 @@ func Check(w model.Workload, o *Options) (*Divergence, error) {
 	}
 	return nil, nil
 }
-
-var tempRoot = TempRoot()
 
 // runFiles applies the first n steps of sw to a new file log in dir on fsys, then closes it.
 func runFiles(newLog NewFileLog, fsys vfs.FS, dir string, sw *segment.Workload, n int) ([]segment.Event, error) {

@@ -149,7 +149,7 @@ func TestStateMachine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir, err := os.MkdirTemp(tempRoot, "kidx-sm-*")
+		dir, err := os.MkdirTemp(TempRoot(), "kidx-sm-*")
 		if err != nil {
 			t.Fatal(err)
 		}

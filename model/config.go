@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"kidx/internal/printsafe"
 )
 
 // Config holds the topic configs that shape a partition's segments and indexes. Field
@@ -83,7 +85,7 @@ func lookupConfigKey(name string) (configKey, error) {
 			return k, nil
 		}
 	}
-	return configKey{}, fmt.Errorf("unknown config key %q (known: %s)", name, strings.Join(ConfigKeys(), ", "))
+	return configKey{}, fmt.Errorf("unknown config key %s (known: %s)", printsafe.QuotedExcerpt(name), strings.Join(ConfigKeys(), ", "))
 }
 
 // SetInt sets the config named name to v, checking the range Kafka's ConfigDef accepts.
@@ -106,7 +108,7 @@ func (c *Config) Set(name, value string) error {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 	if err != nil {
-		return fmt.Errorf("%s=%q is not an integer", name, value)
+		return fmt.Errorf("%s=%s is not an integer", name, printsafe.QuotedExcerpt(value))
 	}
 	return c.SetInt(name, v)
 }
@@ -252,7 +254,7 @@ func (c *Config) ApplySettings(settings []ConfigSetting) (notes []string, err er
 			}
 		}
 		if topic == "" {
-			return notes, fmt.Errorf("unknown config key %q (topic configs: %s; broker configs: %s)", s.Name,
+			return notes, fmt.Errorf("unknown config key %s (topic configs: %s; broker configs: %s)", printsafe.QuotedExcerpt(s.Name),
 				strings.Join(ConfigKeys(), ", "), strings.Join(BrokerConfigNames(), ", "))
 		}
 		prev, had := chosen[topic]
@@ -270,7 +272,7 @@ func (c *Config) ApplySettings(settings []ConfigSetting) (notes []string, err er
 		ch := chosen[t]
 		v, perr := strconv.ParseInt(strings.TrimSpace(ch.set.Value), 10, 64)
 		if perr != nil {
-			return notes, fmt.Errorf("%s=%q is not an integer", ch.set.Name, ch.set.Value)
+			return notes, fmt.Errorf("%s=%s is not an integer", printsafe.Excerpt(ch.set.Name), printsafe.QuotedExcerpt(ch.set.Value))
 		}
 		if v < ch.min || v > ch.max {
 			return notes, fmt.Errorf("%s=%d is out of Kafka's valid range [%d, %d]", ch.set.Name, v, ch.min, ch.max)

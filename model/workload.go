@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"kidx/internal/jsonwords"
+	"kidx/internal/printsafe"
 )
 
 // RecordBatchOverhead is the size of a v2 record batch with no records
@@ -609,7 +610,7 @@ func locateDecodeError(data []byte, first error) error {
 	if raw.StartOffset != nil {
 		var n json.Number
 		if err := json.Unmarshal(*raw.StartOffset, &n); err != nil {
-			return &WorkloadError{Path: "startOffset", Offset: -1, Err: fmt.Errorf("%s is not a number", bytes.TrimSpace(*raw.StartOffset))}
+			return &WorkloadError{Path: "startOffset", Offset: -1, Err: fmt.Errorf("%s is not a number", printsafe.Excerpt(string(bytes.TrimSpace(*raw.StartOffset))))}
 		}
 	}
 	// numbers decodes one object whose fields are numbers (a batch, a crash segment).
@@ -622,7 +623,7 @@ func locateDecodeError(data []byte, first error) error {
 				for name, v := range fields {
 					var n json.Number
 					if v := bytes.TrimSpace(v); len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &n) != nil {
-						return &WorkloadError{Path: path + "." + name, Offset: -1, Err: fmt.Errorf("expected a number, found the string %s", v)}
+						return &WorkloadError{Path: path + "." + name, Offset: -1, Err: fmt.Errorf("expected a number, found the string %s", printsafe.Excerpt(string(v)))}
 					}
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"kidx/internal/jsonwords"
+	"kidx/internal/printsafe"
 )
 
 // The small text files of a log directory. Each parser reads its file as Kafka's reader does,
@@ -133,7 +134,10 @@ func javaParseInt[T ~string | ~[]byte](s T, bits int) (int64, bool) {
 }
 
 // numberFormat is the message of the NumberFormatException Integer.parseInt/Long.parseLong throw.
-func numberFormat[T ~string | ~[]byte](s T) string { return fmt.Sprintf("For input string: %q", s) }
+// The input is cut to an excerpt (issue 27 item 6): a 50 MB field is not echoed whole.
+func numberFormat[T ~string | ~[]byte](s T) string {
+	return "For input string: " + printsafe.QuotedExcerpt(string(s))
+}
 
 // javaWhitespaceFields is String.split("\\s+") (limit 0) for a line without line terminators,
 // as LeaderEpochCheckpointFile and OffsetCheckpointFile split entry lines: a line that starts
@@ -183,7 +187,7 @@ func readCheckpoint(data []byte, file string, entry func(l textLine, fields [][]
 		return -1, nil
 	}
 	malformed := func(l textLine) error {
-		return lineErr(file, l, "Malformed line in checkpoint file [%s]: %s", file, l)
+		return lineErr(file, l, "Malformed line in checkpoint file [%s]: %s", file, printsafe.Excerpt(l.String()))
 	}
 	if err := l.validUTF8(file); err != nil {
 		return -1, err
@@ -433,9 +437,9 @@ func ParsePartitionMetadata(data []byte, file string) (PartitionMetadata, error)
 	malformed := func(l textLine, cause string) error {
 		if cause != "" {
 			// Kafka attaches the parse failure as the exception's cause.
-			return lineErr(file, l, "Malformed line in partition metadata file [%s]: %s (caused by %s)", file, l.text, cause)
+			return lineErr(file, l, "Malformed line in partition metadata file [%s]: %s (caused by %s)", file, printsafe.Excerpt(l.text), cause)
 		}
-		return lineErr(file, l, "Malformed line in partition metadata file [%s]: %s", file, l.text)
+		return lineErr(file, l, "Malformed line in partition metadata file [%s]: %s", file, printsafe.Excerpt(l.text))
 	}
 	field := func(key string) (string, textLine, error) {
 		l, ok := r.next()
@@ -561,7 +565,7 @@ func ParseMetaProperties(data []byte, file string) (MetaProperties, error) {
 	if hasVersion {
 		var ok bool
 		if version, ok = javaParseInt(strings.TrimFunc(vp.Value, func(c rune) bool { return c <= ' ' }), 32); !ok {
-			return out, fail(vp, "Invalid meta.properties version string '%s'", vp.Value)
+			return out, fail(vp, "Invalid meta.properties version string '%s'", printsafe.Excerpt(vp.Value))
 		}
 		if version < 0 || version > 2 {
 			return out, fail(vp, "Unknown meta.properties version number %d", version)
@@ -805,15 +809,15 @@ func ParseQuorumState(data []byte, file string) (QuorumState, error) {
 	dec.UseNumber()
 	var first json.RawMessage
 	if err := dec.Decode(&first); err != nil {
-		return out, fail("%snot JSON (%v)", wrapped, err)
+		return out, fail("%snot JSON (%v)", wrapped, printsafe.Line(err.Error()))
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(first, &obj) != nil || obj == nil {
-		return out, fail("%sDeserialized node %s is not an object node", wrapped, first)
+		return out, fail("%sDeserialized node %s is not an object node", wrapped, printsafe.Excerpt(string(first)))
 	}
 	dv, ok := obj["data_version"]
 	if !ok {
-		return out, fail("%sDeserialized node %s does not have data_version field", wrapped, first)
+		return out, fail("%sDeserialized node %s does not have data_version field", wrapped, printsafe.Excerpt(string(first)))
 	}
 	var n json.Number
 	if len(dv) > 0 && dv[0] != '"' && json.Unmarshal(dv, &n) == nil {
@@ -844,7 +848,7 @@ func ParseQuorumState(data []byte, file string) (QuorumState, error) {
 				return x, nil
 			}
 		}
-		return 0, fail("quorum-state field '%s' is %s, not an int%d", key, raw, bits)
+		return 0, fail("quorum-state field '%s' is %s, not an int%d", key, printsafe.Excerpt(string(raw)), bits)
 	}
 	stringField := func(key string) (*string, error) {
 		raw, err := mandatory(key)
@@ -853,7 +857,7 @@ func ParseQuorumState(data []byte, file string) (QuorumState, error) {
 		}
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			return nil, fail("quorum-state field '%s' is %s, not a string", key, raw)
+			return nil, fail("quorum-state field '%s' is %s, not a string", key, printsafe.Excerpt(string(raw)))
 		}
 		return &s, nil
 	}
@@ -894,7 +898,7 @@ func ParseQuorumState(data []byte, file string) (QuorumState, error) {
 		if string(raw) != "null" {
 			var voters []map[string]json.RawMessage
 			if json.Unmarshal(raw, &voters) != nil {
-				return out, fail("quorum-state field 'currentVoters' is %s, not an array of voters", raw)
+				return out, fail("quorum-state field 'currentVoters' is %s, not an array of voters", printsafe.Excerpt(string(raw)))
 			}
 			out.CurrentVoters = make([]int32, 0, len(voters))
 			for _, e := range voters {
@@ -908,7 +912,7 @@ func ParseQuorumState(data []byte, file string) (QuorumState, error) {
 					x, perr = strconv.ParseInt(n.String(), 10, 32)
 				}
 				if perr != nil {
-					return out, fail("quorum-state voterId %s is not an int32", id)
+					return out, fail("quorum-state voterId %s is not an int32", printsafe.Excerpt(string(id)))
 				}
 				out.CurrentVoters = append(out.CurrentVoters, int32(x))
 			}

@@ -7,6 +7,7 @@ import (
 
 	"kidx/explain"
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 	"kidx/logdir"
 	"kidx/model"
 	"kidx/segment"
@@ -114,6 +115,9 @@ func pickPartition(dir, topic string, partition int) (*logdir.PartitionDir, erro
 				pick = p
 			}
 		}
+	}
+	if err := unreadableInScan(scan, pick, topic, partition); err != nil {
+		return nil, err
 	}
 	if pick == nil {
 		return nil, fmt.Errorf("%s: no partition %s-%d with segment files", dir, topic, partition)
@@ -258,7 +262,7 @@ type replaySource struct{ r *LogDirReplay }
 
 // Describe implements Source.
 func (s *replaySource) Describe() string {
-	return "replay of " + s.r.Dir + " as kidx explain infers it"
+	return "replay of " + printsafe.Name(s.r.Dir) + " as kidx explain infers it"
 }
 
 // Open implements Source.

@@ -211,8 +211,10 @@ func reportPair(b *testing.B, cats, kidx []processRun, kind string) {
 	b.ReportMetric(median(kidx, wall)/median(cats, wall), "x-"+kind+"-cat-median")
 }
 
-// TestMain removes what the benchmarks wrote (the binary, the segments) after the run.
+// TestMain removes what the benchmarks wrote (the binary, the segments) after the run. With
+// KIDX_TEST_RUN_AS_KIDX=1 the binary is kidx instead (readonly_trace_test.go).
 func TestMain(m *testing.M) {
+	runAsKidxIfAsked()
 	code := m.Run()
 	for _, f := range benchCleanups {
 		f()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/printsafe"
 	"kidx/internal/rapidenv"
 	"kidx/model"
 	"kidx/props"
@@ -334,7 +335,7 @@ func writeCheckText(w io.Writer, seed uint64, r model.AppendRule, results []prop
 		}
 		fmt.Fprintf(w, "  minimal counterexample: %s\n", wl)
 		if out != "" {
-			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", filepath.Join(out, res.Property+".json"))
+			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", printsafe.Name(filepath.Join(out, res.Property+".json")))
 		}
 	}
 }

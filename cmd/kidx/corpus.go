@@ -14,6 +14,7 @@ import (
 
 	"kidx/corpus"
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -117,7 +118,7 @@ func renderCorpus(stdout, stderr io.Writer, out string, res *corpus.Result) {
 		w, _ := json.Marshal(d.Workload)
 		fmt.Fprintf(stderr, "kidx corpus: warning: a drawn workload was skipped because the model and the files disagree (a kidx bug, please report it with this workload): %v\nworkload: %s\n", d, w)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d damaged) to %s\n", english.Plural(int64(res.Cases), "case"), res.Damaged, out)
+	fmt.Fprintf(stdout, "wrote %s (%d damaged) to %s\n", english.Plural(int64(res.Cases), "case"), res.Damaged, printsafe.Name(out))
 }
 
 // corpusRule is the writer's rule for a release, as kidx write picks it (writerRule): a

@@ -14,6 +14,7 @@ import (
 
 	"kidx/fuzz"
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 	"kidx/model"
 )
 
@@ -249,7 +250,7 @@ func renderDiff(w io.Writer, format string, rep diffReport, res *fuzz.CampaignRe
 		rep.Seed, english.Plural(res.Cases, "case"), res.Skipped, res.Elapsed.Round(time.Millisecond), rep.CasesPerSecond,
 		english.Plural(int64(workers), "worker"), english.Plural(int64(len(rep.Divergences)), "divergence"))
 	for _, d := range rep.Divergences {
-		fmt.Fprintf(w, "divergence (%s) at case %d: %s\nreproduction: %s\n", d.Kind, res.FirstCase, d.What, d.File)
+		fmt.Fprintf(w, "divergence (%s) at case %d: %s\nreproduction: %s\n", d.Kind, res.FirstCase, d.What, printsafe.Name(d.File))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"kidx/against"
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 )
 
 // againstFlags are diff's --against options (docs/against.md).
@@ -291,7 +292,7 @@ func renderAgainstDivergence(w io.Writer, rep againstReport, d againstDivergence
 		fmt.Fprintf(w, "\n%s: %s, first case %d\n", what, english.Plural(d.Cases, "case"), d.Case)
 	}
 	if d.Dir != "" && rep.Dir == "" {
-		fmt.Fprintf(w, "  case:    %s\n", d.Dir)
+		fmt.Fprintf(w, "  case:    %s\n", printsafe.Name(d.Dir))
 	}
 	if d.Query != nil {
 		fmt.Fprintf(w, "  query:   segment %s, offset %d\n  kidx:    %s\n", d.Query.Segment, d.Query.Offset, d.Kidx)

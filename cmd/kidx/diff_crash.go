@@ -9,6 +9,7 @@ import (
 
 	"kidx/fuzz"
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 	"kidx/model"
 )
 
@@ -92,7 +93,7 @@ func renderDiffCrash(w io.Writer, format string, rep *fuzz.CrashReport, files []
 		fmt.Fprintf(w, "finding (%s): %s\n  workload: %s\n", f.Kind, f.Message, wl)
 	}
 	for i, d := range rep.Divergences {
-		fmt.Fprintf(w, "divergence (%s): %s\nreproduction: %s\n", d.Kind, d.What, files[i])
+		fmt.Fprintf(w, "divergence (%s): %s\nreproduction: %s\n", d.Kind, d.What, printsafe.Name(files[i]))
 	}
 	return nil
 }

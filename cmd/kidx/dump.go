@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kidx/dump"
+	"kidx/internal/printsafe"
 	"kidx/segment"
 )
 
@@ -108,17 +109,26 @@ func (o *dumpCmdOptions) Run(stdout, stderr io.Writer) error {
 	return nil
 }
 
+// quotedNames is each name as printsafe.Name prints it.
+func quotedNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = printsafe.Name(n)
+	}
+	return out
+}
+
 // reportDumpError says on stderr why path could not be dumped to its end, and returns the
 // exit code that stands for it.
 func reportDumpError(stderr io.Writer, path string, err error) int {
 	c := dumpErrorCode(path, err)
-	fmt.Fprintf(stderr, "kidx: %v\n", err)
+	fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Message(err.Error()))
 	var prob *dump.Problem
 	switch {
 	case errors.As(err, &prob):
-		fmt.Fprintf(stderr, "kidx: %s (a problem found: exit 1)\n", prob.Explain)
+		fmt.Fprintf(stderr, "kidx: %s (a problem found: exit 1)\n", printsafe.Line(prob.Explain))
 	case c == 1:
-		fmt.Fprintf(stderr, "kidx: %s could not be dumped to its end: its content is corrupt (a problem found: exit 1)\n", path)
+		fmt.Fprintf(stderr, "kidx: %s could not be dumped to its end: its content is corrupt (a problem found: exit 1)\n", printsafe.Name(path))
 	}
 	return c
 }
@@ -166,11 +176,11 @@ func dumpPaths(named []string, stderr io.Writer) ([]string, error) {
 		}
 		if len(subdirs) > 0 {
 			fmt.Fprintf(stderr, "kidx: note: %s: skipping %s %s (dump reads the files of one directory: name a partition directory, or the subdirectory itself)\n",
-				p, countNoun(len(subdirs), "subdirectory", "subdirectories"), strings.Join(subdirs, ", "))
+				printsafe.Name(p), countNoun(len(subdirs), "subdirectory", "subdirectories"), strings.Join(quotedNames(subdirs), ", "))
 		}
 		if len(special) > 0 {
 			fmt.Fprintf(stderr, "kidx: note: %s: skipping %s %s (a FIFO, socket or device: no Kafka file, and never opened)\n",
-				p, countNoun(len(special), "non-regular file", "non-regular files"), strings.Join(special, ", "))
+				printsafe.Name(p), countNoun(len(special), "non-regular file", "non-regular files"), strings.Join(quotedNames(special), ", "))
 		}
 		if len(names) == 0 {
 			return nil, usageErr("%s: a directory with no files to dump", p)

@@ -43,7 +43,11 @@ disagrees and what that means: damage, a cleaner's rewrite, or a release kidx do
 --kafka-version (or --rule) tries that release's rules only; --config index.interval.bytes=I
 that value only, and places restarts for it.
 
-Exit 0: every segment with index files is reproduced; 1: one is not; 2: usage or input error.`,
+A partition directory that cannot be listed, or a segment file that cannot be opened, is
+reported in verify's words ("unreadable: open: permission denied") and is not reproduced.
+
+Exit 0: every segment with index files is reproduced; 1: one is not, or cannot be read; 2:
+usage or input error.`,
 		Example: `  kidx explain /var/lib/kafka/data/orders-3
   kidx explain --kafka-version 3.6.1 --config index.interval.bytes=4096 /var/lib/kafka/data
   kidx explain --format json /var/lib/kafka/data/orders-3`,

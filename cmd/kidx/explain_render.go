@@ -9,6 +9,8 @@ import (
 
 	"kidx/explain"
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
+	"kidx/logdir"
 )
 
 // renderExplain writes explain's answers: JSON, or the text report.
@@ -36,6 +38,7 @@ type (
 		Intervals  [][2]int64           `json:"intervalSet"`
 		Segments   []explainSegmentJSON `json:"segments"`
 		Notes      []string             `json:"notes"`
+		Unreadable []logdir.Finding     `json:"unreadable"`
 	}
 	intervalJSON struct {
 		Min int64 `json:"min"`
@@ -66,6 +69,7 @@ type (
 		Alternatives      []string              `json:"alternatives"`
 		FirstDisagreement *explain.Disagreement `json:"firstDisagreement"`
 		Notes             []string              `json:"notes"`
+		Unreadable        []logdir.Finding      `json:"unreadable"`
 	}
 	eraIntervalJSON struct {
 		Era       string     `json:"era"`
@@ -100,7 +104,8 @@ func explainJSON(parts []explain.PartitionExplanation) any {
 	for i := range parts {
 		p := &parts[i]
 		pj := explainPartitionJSON{Dir: p.Dir, Topic: p.Topic, Partition: p.Partition, Reproduced: p.Reproduced(),
-			Eras: p.Eras.IDs(), ErasText: p.Eras.String(), Segments: []explainSegmentJSON{}, Notes: nonNil(p.Notes)}
+			Eras: p.Eras.IDs(), ErasText: p.Eras.String(), Segments: []explainSegmentJSON{}, Notes: nonNil(p.Notes),
+			Unreadable: nonNilFindings(p.Unreadable)}
 		pj.Interval, pj.Intervals = intervalsJSON(p.Interval)
 		for j := range p.Segments {
 			s := &p.Segments[j]
@@ -108,7 +113,8 @@ func explainJSON(parts []explain.PartitionExplanation) any {
 				NoIndexes: s.NoIndexes, Live: s.Live, Eras: s.Eras.IDs(), ErasText: s.Eras.String(), IntervalExact: s.IntervalExact,
 				Appends: string(s.Appends), Origin: s.Origin, Restarts: []int64{}, RestartDetails: []restartJSON{},
 				OffsetEntries: s.OffsetEntries, TimeEntries: s.TimeEntries, Alternatives: nonNil(s.Alternatives),
-				FirstDisagreement: s.FirstDisagreement, Notes: nonNil(s.Notes), EraIntervals: []eraIntervalJSON{}}
+				FirstDisagreement: s.FirstDisagreement, Notes: nonNil(s.Notes), EraIntervals: []eraIntervalJSON{},
+				Unreadable: nonNilFindings(s.Unreadable)}
 			sj.Interval, sj.Intervals = intervalsJSON(s.Interval)
 			_, sj.OtherShape = intervalsJSON(s.OtherShapeInterval)
 			sj.OtherShapeEras = s.OtherShapeEras.IDs()
@@ -131,6 +137,13 @@ func explainJSON(parts []explain.PartitionExplanation) any {
 	return out
 }
 
+func nonNilFindings(f []logdir.Finding) []logdir.Finding {
+	if f == nil {
+		return []logdir.Finding{}
+	}
+	return f
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -147,12 +160,18 @@ func writeExplainText(w io.Writer, parts []explain.PartitionExplanation) {
 			nothing = nothing && p.Segments[j].NoIndexes
 		}
 		switch {
+		case len(p.Unreadable) > 0:
+			// verify's words: the directory could not be listed, so nothing of it is explained.
+			for _, f := range p.Unreadable {
+				fmt.Fprintf(w, "partition %s: %s: %s: not explained\n", printsafe.Name(p.Dir), f.Check, printsafe.Line(f.Message))
+			}
+			continue
 		case !p.Reproduced():
 			verdict = "NOT reproduced"
 		case nothing:
 			verdict = "nothing to reproduce (no index files)"
 		}
-		fmt.Fprintf(w, "partition %s: %s (%s)\n", p.Dir, verdict, plural(len(p.Segments), "segment"))
+		fmt.Fprintf(w, "partition %s: %s (%s)\n", printsafe.Name(p.Dir), verdict, plural(len(p.Segments), "segment"))
 		if p.Reproduced() && !nothing {
 			eras := p.Eras.String()
 			if p.Eras.Empty() {
@@ -161,7 +180,7 @@ func writeExplainText(w io.Writer, parts []explain.PartitionExplanation) {
 			fmt.Fprintf(w, "  written by: %s; index.interval.bytes: %s\n", eras, p.Interval)
 		}
 		for _, n := range p.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
+			fmt.Fprintf(w, "  note: %s\n", printsafe.Line(n))
 		}
 		for j := range p.Segments {
 			writeExplainSegment(w, &p.Segments[j])
@@ -178,6 +197,13 @@ func writeExplainSegment(w io.Writer, s *explain.SegmentExplanation) {
 	what := []string{plural(s.Batches, "batch"), plural(s.OffsetEntries, "offset-index entry"), plural(s.TimeEntries, "time-index entry")}
 	if s.Live {
 		what = append([]string{"live"}, what...)
+	}
+	if len(s.Unreadable) > 0 {
+		fmt.Fprintf(w, "  segment %d: not explained: %s\n", s.BaseOffset, plural(len(s.Unreadable), "file")+" unreadable")
+		for _, f := range s.Unreadable {
+			fmt.Fprintf(w, "    %s\n", explain.UnreadableText(f))
+		}
+		return
 	}
 	state := "reproduced"
 	switch {
@@ -213,13 +239,13 @@ func writeExplainSegment(w io.Writer, s *explain.SegmentExplanation) {
 		fmt.Fprintf(w, "    restart: %s\n", restartText(r))
 	}
 	for _, a := range s.Alternatives {
-		fmt.Fprintf(w, "    also: %s\n", a)
+		fmt.Fprintf(w, "    also: %s\n", printsafe.Line(a))
 	}
 	if d := s.FirstDisagreement; d != nil {
-		fmt.Fprintf(w, "    first disagreement: %s\n", d)
+		fmt.Fprintf(w, "    first disagreement: %s\n", printsafe.Line(d.String()))
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "    note: %s\n", n)
+		fmt.Fprintf(w, "    note: %s\n", printsafe.Line(n))
 	}
 }
 
@@ -230,7 +256,7 @@ func restartText(r explain.Restart) string {
 	}
 	switch r.Evidence {
 	case "producer-snapshot":
-		return fmt.Sprintf("%s: a clean restart, as the producer snapshot %s shows", where, filepath.Base(r.Snapshot))
+		return fmt.Sprintf("%s: a clean restart, as the producer snapshot %s shows", where, printsafe.Name(filepath.Base(r.Snapshot)))
 	case "time-index":
 		return fmt.Sprintf("%s: a restart or recovery, as the time-index entry close() appends shows", where)
 	}

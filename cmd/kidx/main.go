@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"kidx/internal/printsafe"
 	"kidx/internal/rapidenv" // before pgregory.net/rapid initializes: see its package doc
 )
 
@@ -27,15 +28,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	// One line, whatever the names in it hold: an operating system's error names its file as
+	// it is (docs/cli.md, "Names and input in the output").
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "kidx: %v\n", ee.err)
+			fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Message(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown flag, bad value, wrong argument count) are usage errors.
-	fmt.Fprintf(stderr, "kidx: %v\n", err)
+	fmt.Fprintf(stderr, "kidx: %s\n", printsafe.Message(err.Error()))
 	return 2
 }
 

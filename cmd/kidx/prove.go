@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 	"kidx/model"
 	"kidx/props"
 )
@@ -321,7 +322,7 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 		fmt.Fprintf(w, "\n%s %s (%s, the shortest): %s\n", strings.ToUpper(r.Result), r.Property.Name, english.Plural(int64(len(c.Workload.Steps)), "step"), c.Explanation)
 		fmt.Fprintf(w, "  workload: %s\n", wl)
 		if out != "" {
-			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", filepath.Join(out, proofFileName(r.Property.Name, pf.Options.Rule)))
+			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", printsafe.Name(filepath.Join(out, proofFileName(r.Property.Name, pf.Options.Rule))))
 		}
 	}
 }

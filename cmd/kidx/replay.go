@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"kidx/internal/printsafe"
 	"kidx/model"
 	"kidx/reports"
 	"kidx/sim"
@@ -77,6 +78,12 @@ func (f *modelFlags) logDirReplay(dir, topic string, partition int, keepRolls bo
 	if !keepRolls {
 		r.DropRolls()
 		b.Notes = append(b.Notes, "segment.bytes or segment.ms is set: the segments come from it, not from the files' boundaries (the baseline check above used the files')")
+	}
+	// The detail and notes name the partition's files: one line each, whatever the names hold
+	// (issue 27 item 6; docs/cli.md, "Names and input in the output").
+	b.Detail = printsafe.Line(b.Detail)
+	for i := range b.Notes {
+		b.Notes[i] = printsafe.Line(b.Notes[i])
 	}
 	return r, b, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/printsafe"
 	"kidx/model"
 	"kidx/reports"
 	"kidx/sim"
@@ -218,7 +219,7 @@ func (o *simOptions) workload(stderr io.Writer) (simWorkload, error) {
 			return in, err
 		}
 		warnReplay(stderr, b)
-		in.workload, in.baseline, in.source, in.stream = r.Workload, b, "replay of "+r.Dir+" as kidx explain infers it", r.Source()
+		in.workload, in.baseline, in.source, in.stream = r.Workload, b, r.Source().Describe(), r.Source()
 	case o.gen != "":
 		in.stream, in.source = o.generator, o.generator.Describe()
 	case o.workloadPath != "":
@@ -226,7 +227,7 @@ func (o *simOptions) workload(stderr io.Writer) (simWorkload, error) {
 		if err != nil {
 			return in, err
 		}
-		in.workload, in.source = w, "workload "+o.workloadPath
+		in.workload, in.source = w, "workload "+printsafe.Name(o.workloadPath)
 	default:
 		in.base.SegmentBytes = defaultSimSegment
 		b := &builtinSource{batchBytes: o.batchBytes, batchRecords: o.batchRecords, records: o.records}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"kidx/internal/printsafe"
 	"kidx/model"
 	"kidx/reports"
 	"kidx/sim"
@@ -58,7 +59,7 @@ func (o *whatIfOptions) workload(opts *reports.WhatIfOptions, stderr io.Writer) 
 			return in, err
 		}
 		in.fileConfig, in.fileRule, in.fileVersion = w.Config, w.Rule, w.KafkaVersion
-		opts.Source = &sim.WorkloadSource{Name: o.workloadPath, Workload: w}
+		opts.Source = &sim.WorkloadSource{Name: printsafe.Name(o.workloadPath), Workload: w}
 	case o.from.logDir != "":
 		r, b, err := o.replay(stderr)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kidx/internal/english"
+	"kidx/internal/printsafe"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -99,7 +100,7 @@ func renderWrite(w io.Writer, format, dir string, res *segment.WriteResult) erro
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	fmt.Fprintf(w, "wrote %s to %s, next offset %d\n", english.Plural(int64(len(res.Segments)), "segment"), dir, res.NextOffset)
+	fmt.Fprintf(w, "wrote %s to %s, next offset %d\n", english.Plural(int64(len(res.Segments)), "segment"), printsafe.Name(dir), res.NextOffset)
 	for _, b := range res.Segments {
 		fmt.Fprintf(w, "  %s.log\n", segment.FilenamePrefixFromOffset(b))
 	}
