@@ -122,7 +122,7 @@ func unansweredEntries(dc *DirCheckpoints, seen map[string]bool) []Finding {
 func listSome(names []string, n int) string {
 	some := make([]string, 0, min(n, len(names)))
 	for _, name := range names[:min(n, len(names))] {
-		some = append(some, FileValue(name)) // names read from a checkpoint's lines
+		some = append(some, fileValue(name)) // names read from a checkpoint's lines
 	}
 	if len(names) <= n {
 		return strings.Join(some, ", ")

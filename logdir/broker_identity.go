@@ -52,7 +52,7 @@ func (j *BrokerJudge) identityFindings() []Finding {
 			if cluster == nil {
 				cluster = a
 			} else if cluster.state.ClusterID != *m.ClusterID {
-				refuse(fmt.Sprintf("Invalid cluster.id in: %s. Expected %s, but read %s (MetaPropertiesEnsemble.verify: the broker refuses to start)", path, FileValue(cluster.state.ClusterID), FileValue(*m.ClusterID)))
+				refuse(fmt.Sprintf("Invalid cluster.id in: %s. Expected %s, but read %s (MetaPropertiesEnsemble.verify: the broker refuses to start)", path, fileValue(cluster.state.ClusterID), fileValue(*m.ClusterID)))
 			}
 		}
 		if m.NodeID != nil {

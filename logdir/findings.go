@@ -1,6 +1,10 @@
 package logdir
 
-import "fmt"
+import (
+	"fmt"
+
+	"kidx/internal/printsafe"
+)
 
 // Severity of a finding.
 type Severity string
@@ -57,16 +61,16 @@ func (f Finding) Weight() int {
 func (f Finding) String() string {
 	// file:byte: like a compiler's file:line; a finding about a whole file has no byte. A name
 	// with a control character is quoted, so that it cannot fake a line of its own.
-	where := QuoteName(f.File)
+	where := printsafe.Name(f.File)
 	if f.Pos >= 0 {
 		where = fmt.Sprintf("%s:%d", where, f.Pos)
 	}
-	s := fmt.Sprintf("%s: %s: %s: %s", where, f.Severity, f.Check, escapeControl(f.Message))
+	s := fmt.Sprintf("%s: %s: %s: %s", where, f.Severity, f.Check, printsafe.Line(f.Message))
 	if f.Expected != "" {
-		s += " (expected " + escapeControl(f.Expected) + ")"
+		s += " (expected " + printsafe.Line(f.Expected) + ")"
 	}
 	if f.Explanation != "" {
-		s += ": " + escapeControl(f.Explanation)
+		s += ": " + printsafe.Line(f.Explanation)
 	}
 	if f.Kafka != "" {
 		s += " [Kafka " + string(f.Kafka) + "]"

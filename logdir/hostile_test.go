@@ -177,19 +177,17 @@ func TestCheckpointGarbageLineIsBounded(t *testing.T) {
 	}
 }
 
-// Excerpt and QuoteName, worked by hand.
-func TestQuoting(t *testing.T) {
-	if got := QuoteName("t-0/00000000000000000000.log"); got != "t-0/00000000000000000000.log" {
-		t.Fatalf("a plain name is quoted: %s", got)
+// A value read from a file is shown as it is when short and printable, else quoted and cut
+// (printsafe's own rules are tested in internal/printsafe).
+func TestFileValue(t *testing.T) {
+	if got := fileValue("t-0"); got != "t-0" {
+		t.Fatalf("a plain value is quoted: %s", got)
 	}
-	if got := QuoteName("a\tb"); got != `"a\tb"` {
-		t.Fatalf("QuoteName(a\\tb) = %s", got)
+	if got := fileValue("a\tb"); got != `"a\tb"` {
+		t.Fatalf("fileValue(a\\tb) = %s", got)
 	}
-	long := strings.Repeat("ab", 50) // 100 bytes
-	if got, want := Excerpt(long), `"`+strings.Repeat("ab", 32)+`"… (100 bytes)`; got != want {
-		t.Fatalf("Excerpt = %s, want %s", got, want)
-	}
-	if got := BoundedText(strings.Repeat("y", 600)); got != strings.Repeat("y", 512)+"… (600 bytes)" {
-		t.Fatalf("BoundedText cut: %s", got)
+	long := strings.Repeat("ab", 150) // 300 bytes
+	if got, want := fileValue(long), `"`+strings.Repeat("ab", 128)+`"... (the first 256 of 300 bytes)`; got != want {
+		t.Fatalf("fileValue = %s, want %s", got, want)
 	}
 }

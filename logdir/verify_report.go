@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"kidx/internal/printsafe"
 )
 
 // WriteKafkaSummary prints the mismatch summaries as DumpLogSegments prints them on stderr at
@@ -53,7 +55,7 @@ func (r *VerifyReport) WriteTextWith(w io.Writer, all bool) {
 			fmt.Fprintln(w, f.String())
 		}
 		for _, p := range r.Partitions {
-			fmt.Fprintf(w, "partition %s: %s\n", QuoteName(p.Path), p.summary())
+			fmt.Fprintf(w, "partition %s: %s\n", printsafe.Name(p.Path), p.summary())
 		}
 		fmt.Fprintln(w, r.total())
 		return
@@ -73,7 +75,7 @@ func (r *VerifyReport) WriteTextWith(w io.Writer, all bool) {
 		fmt.Fprintf(w, "  %s\n", f)
 	}
 	for _, d := range r.LogDirs {
-		fmt.Fprintf(w, "log directory %s: %s\n", QuoteName(d.Path), d.NextStart.Summary)
+		fmt.Fprintf(w, "log directory %s: %s\n", printsafe.Name(d.Path), d.NextStart.Summary)
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(w, "notes (info, not problems): %s; --all lists every finding and partition\n", NoteSummary(notes))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"kidx/internal/printsafe"
 	"kidx/segment"
 )
 
@@ -264,7 +265,7 @@ func findingFromErr(path string, sev Severity, check string, err error) Finding 
 		f.Pos, f.Message = fe.Pos, fe.Msg
 	}
 	// A parser's message may echo the file's content (a checkpoint's garbage line): bounded.
-	f.Message = BoundedText(f.Message)
+	f.Message = printsafe.Message(f.Message)
 	return f
 }
 
