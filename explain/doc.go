@@ -8,6 +8,7 @@
 //
 //   - explain.go: Dirs and Partition, Options, the explanations and their JSON.
 //   - segment.go: a segment's batches and entries as explain reads them (exSegment).
+//   - capacity.go: a .timeindex with more entries than its .log has batches, refused unread.
 //   - exact.go: the offset of the record holding a batch's max timestamp (0.11-3.6 leaders).
 //   - candidates.go: one way of writing the segment (an era, an append shape, an origin): the
 //     entries mapped onto batches, the stretches between entries, the interval they allow.
