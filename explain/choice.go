@@ -57,6 +57,10 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 	if s.logErr != nil {
 		se.Notes = append(se.Notes, fmt.Sprintf("the .log is explained up to byte %d: %v", s.logEnd, s.logErr))
 	}
+	if s.timeOver != nil {
+		se.TimeEntries, se.FirstDisagreement = s.timeOverEntries, s.timeOver
+		return se, nil
+	}
 	if !s.hasIndex && !s.hasTime {
 		// Nothing a broker wrote to explain: Kafka rebuilds a missing offset index at load
 		// (LogSegment.recover), and a test harness writes none. The producer snapshots inside

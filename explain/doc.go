@@ -10,6 +10,7 @@
 //   - segment.go: a segment's batches and entries as explain reads them (exSegment).
 //   - batches.go: batchTable, the batches in compact columns (17 bytes a batch), and GOGC
 //     lowered while a huge table is live (issue 27).
+//   - capacity.go: a .timeindex with more entries than its .log has batches, refused unread.
 //   - exact.go: the offset of the record holding a batch's max timestamp (0.11-3.6 leaders).
 //   - candidates.go: one way of writing the segment (an era, an append shape, an origin): the
 //     entries mapped onto batches, the stretches between entries, the interval they allow.

@@ -56,6 +56,11 @@ type exSegment struct {
 	// timeMemo holds time-index checks by what decides them: equal moments give equal results.
 	timeMemo map[timeKey]timeResult
 	fitMemo  map[fitKey]fitResult
+
+	// timeOver: the .timeindex holds more entries than the .log has room for; it is not
+	// loaded (timeOverCapacity), timeOverEntries counts them.
+	timeOver        *Disagreement
+	timeOverEntries int
 }
 
 func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (*exSegment, error) {
@@ -75,7 +80,9 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 		s.entries = x.Entries(x.ValidLen())
 		s.idxLive, s.idxJunk = x.Untrimmed(), x.TailGarbage()
 	}
-	if sf.TimeIndex != "" {
+	if s.timeOver, s.timeOverEntries = timeOverCapacity(sf); s.timeOver != nil {
+		s.hasTime = true
+	} else if sf.TimeIndex != "" {
 		x, err := segment.OpenTimeIndex(sf.TimeIndex, sf.BaseOffset)
 		if err != nil {
 			return nil, err

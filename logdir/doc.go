@@ -16,6 +16,8 @@
 //   - verify_index.go: the offset index against the walk (entries at batch boundaries, the
 //     interval rule, zero tails, DumpLogSegments' reads).
 //   - verify_time.go: the time index against the batches' timestamps.
+//   - verify_bounds.go, verify_time_bounds.go: what Kafka cannot hold (a .log past an int32
+//     position, an index with more entries than its .log has batches), found before it is read.
 //   - verify_state.go: the checkpoint, snapshot and metadata files of a log directory.
 //   - verify_report.go: the text report and DumpLogSegments' summary lines.
 //   - crc_parallel.go: --deep's CRCs on every core.

@@ -11,9 +11,9 @@ import (
 )
 
 // What Kafka can hold bounds what verify reads (docs/findings.md, "Bounded findings"): a .log
-// past what an int32 position reaches is refused before it is walked, and an offset index with
-// more entries than its .log has room for batches is judged in one pass over bounded chunks,
-// never loaded.
+// past what an int32 position reaches is refused before it is walked, and an offset index (or
+// time index, verify_time_bounds.go) with more entries than its .log has room for batches is
+// judged in one pass over bounded chunks, never loaded.
 
 // maxSegmentBytes is the largest .log Kafka opens: positions are int32, and FileRecords'
 // constructor refuses a larger file (Integer.MAX_VALUE).
@@ -41,31 +41,50 @@ func oversizeLog(path string, size int64) Finding {
 		Expected: fmt.Sprintf("at most %d bytes (segment.bytes is at most Integer.MAX_VALUE)", maxSegmentBytes)}
 }
 
-// indexCapacity is what a streamed count of an offset index found.
+// indexCapacity is what a streamed count of an offset or time index found.
 type indexCapacity struct {
-	valid int64 // entries before the zero tail (segment.OffsetIndex.ValidLen's rule)
+	valid int64 // entries before the zero tail (segment's validSlots rule)
 	limit int64 // maxEntriesFor the .log
 }
+
+// An indexLayout is where an index kind keeps its relative offset: the offset index's entry
+// is (relative offset, position), 8 bytes; the time index's (timestamp, relative offset), 12.
+type indexLayout struct {
+	entrySize, relOffsetAt int
+}
+
+var (
+	offsetIndexLayout = indexLayout{segment.OffsetIndexEntrySize, 0}
+	timeIndexLayout   = indexLayout{segment.TimeIndexEntrySize, 8}
+)
 
 // overCapacity counts the valid entries of the .index at path, in chunks, when the file has
 // more slots than the .log of logSize bytes has room for entries; ok is true when the valid
 // entries are more than that too. Any failure leaves the index to the ordinary open, which
 // reports it.
 func overCapacity(path string, logSize int64) (indexCapacity, bool) {
+	return overCapacityOf(path, logSize, offsetIndexLayout)
+}
+
+// overCapacityOf is overCapacity for either index kind. The valid entries are those
+// segment.OffsetIndex.ValidLen and TimeIndex.ValidLen count: a slot after slot 0 whose
+// relative offset is 0 ends them, and an all-zero slot 0 followed by one is no entry.
+func overCapacityOf(path string, logSize int64, l indexLayout) (indexCapacity, bool) {
 	limit := maxEntriesFor(logSize)
 	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() || st.Size()/segment.OffsetIndexEntrySize <= limit {
+	es := int64(l.entrySize)
+	if err != nil || !st.Mode().IsRegular() || st.Size()/es <= limit {
 		return indexCapacity{}, false
 	}
 	valid := int64(-1)
 	slot0Zero := false
-	slots := st.Size() / segment.OffsetIndexEntrySize
-	err = eachChunk(path, slots, func(first int64, chunk []byte) bool {
-		for j := 0; j < len(chunk); j += segment.OffsetIndexEntrySize {
-			switch i := first + int64(j/segment.OffsetIndexEntrySize); {
+	slots := st.Size() / es
+	err = eachChunk(path, slots, l.entrySize, func(first int64, chunk []byte) bool {
+		for j := 0; j < len(chunk); j += l.entrySize {
+			switch i := first + int64(j/l.entrySize); {
 			case i == 0:
-				slot0Zero = binary.BigEndian.Uint64(chunk[j:]) == 0
-			case binary.BigEndian.Uint32(chunk[j:]) == 0:
+				slot0Zero = allZero(chunk[:l.entrySize])
+			case binary.BigEndian.Uint32(chunk[j+l.relOffsetAt:]) == 0:
 				valid = i // a relative offset of 0 after slot 0 ends the entries (validSlots)
 				return false
 			}
@@ -82,6 +101,24 @@ func overCapacity(path string, logSize int64) (indexCapacity, bool) {
 		valid = 0
 	}
 	return indexCapacity{valid: valid, limit: limit}, valid > limit
+}
+
+// TimeIndexOverCapacity reports whether the .timeindex at path holds more valid entries than
+// a .log of logSize bytes has room for (docs/findings.md, "Bounded findings"), counting them
+// in bounded reads: valid is its entries before the zero tail, limit the most a .log of that
+// size holds. explain refuses such a file before loading it.
+func TimeIndexOverCapacity(path string, logSize int64) (valid, limit int64, over bool) {
+	c, over := overCapacityOf(path, logSize, timeIndexLayout)
+	return c.valid, c.limit, over
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // capacityOf is overCapacity of a segment's .index, each file counted once per partition.
@@ -104,20 +141,22 @@ func (ctx *partitionCtx) capacityOf(sf segment.SegmentFiles) (indexCapacity, boo
 	return c, over
 }
 
-// eachChunk calls fn with the 8-byte slots [0, n) of the file at path, read in streamChunk
-// pieces (first is the first slot's number), until fn returns false.
-func eachChunk(path string, n int64, fn func(first int64, slots []byte) bool) error {
+// eachChunk calls fn with the slots [0, n) of entrySize bytes of the file at path, read in
+// pieces of at most streamChunk bytes (first is the first slot's number), until fn returns
+// false.
+func eachChunk(path string, n int64, entrySize int, fn func(first int64, slots []byte) bool) error {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	buf := make([]byte, streamChunk)
+	es := int64(entrySize)
+	buf := make([]byte, streamChunk/es*es)
 	for i := int64(0); i < n; {
-		k := min(n-i, streamChunk/segment.OffsetIndexEntrySize)
-		got, err := f.ReadAt(buf[:k*segment.OffsetIndexEntrySize], i*segment.OffsetIndexEntrySize)
-		k = min(k, int64(got)/segment.OffsetIndexEntrySize)
-		if k > 0 && !fn(i, buf[:k*segment.OffsetIndexEntrySize]) {
+		k := min(n-i, streamChunk/es)
+		got, err := f.ReadAt(buf[:k*es], i*es)
+		k = min(k, int64(got)/es)
+		if k > 0 && !fn(i, buf[:k*es]) {
 			return nil
 		}
 		if err != nil {
@@ -176,7 +215,7 @@ func (w *segmentWalk) streamIndex(path string, c indexCapacity, logSize int64) {
 	inLog := int64(0)
 	order := kindCount{r: r, k: findingKind{path, CheckIndexOrder, SeverityError}}
 	outside := kindCount{r: r, k: findingKind{path, CheckIndexPastLog, SeverityError}}
-	_ = eachChunk(path, slots, func(first int64, chunk []byte) bool {
+	_ = eachChunk(path, slots, segment.OffsetIndexEntrySize, func(first int64, chunk []byte) bool {
 		if end := first + int64(len(chunk)/segment.OffsetIndexEntrySize); end == slots {
 			last = append(last[:0], chunk[len(chunk)-segment.OffsetIndexEntrySize:]...)
 		}

@@ -68,6 +68,7 @@ type segmentWalk struct {
 	nextLog         string
 	overlap         *overlap // the batches at or past nextBase, for the finding the walk's end writes
 	compaction      compactionMarks
+	firstBatch      [2]int64 // the first batch's first and last offsets (streamTimeIndex)
 }
 
 // An obsGroup gathers the observations of one kind (check, file, allowed eras, rule): a
@@ -136,7 +137,8 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	// Only the files the scan kept are opened: one it set aside has its finding already, and
 	// a failure here names the file that failed (issue 11, defect 4).
 	// What Kafka cannot hold is found before the work it would make expensive: a .log past
-	// an int32 position is not walked, an .index over its .log's capacity not loaded.
+	// an int32 position is not walked, an .index or .timeindex over its .log's capacity not
+	// loaded (the time index is judged after the walk, which gives the offsets the .log holds).
 	if st, err := os.Stat(sf.Log); err == nil && st.Size() > maxSegmentBytes {
 		r.add(oversizeLog(sf.Log, st.Size()))
 		r.flushOmitted()
@@ -147,6 +149,11 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	if streamed {
 		opened.Index = ""
 		v.IndexEntries = int(capacity.valid)
+	}
+	timeCapacity, timeStreamed := timeCapacityOf(sf)
+	if timeStreamed {
+		opened.TimeIndex = ""
+		v.TimeIndexEntries = int(timeCapacity.valid)
 	}
 	seg, err := segment.OpenSegmentFiles(opened, access)
 	var oe *segment.OpenError
@@ -188,6 +195,9 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 		w.visitor = ctx.opts.Visit(sf, seg)
 	}
 	w.walk()
+	if timeStreamed {
+		w.streamTimeIndex(sf.TimeIndex, timeCapacity, seg.Log.Size())
+	}
 	w.judge()
 	w.staleTail(firstFinding)
 	w.uncleanStart()
@@ -286,6 +296,9 @@ func (w *segmentWalk) walk() {
 		w.r.Batches++
 		w.verdict.Batches++
 		first, last := w.batchOffsets(lf, b)
+		if w.verdict.Batches == 1 {
+			w.firstBatch = [2]int64{first, last}
+		}
 		if w.visitor != nil {
 			w.visitor.Batch(b, first, last)
 		}

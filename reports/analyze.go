@@ -346,6 +346,9 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 		sf         segment.SegmentFiles
 		fig        *segmentFigures
 		unsearched bool // an index verify did not load (unsearchedWalk)
+		// timeUnloaded: verify judged the .timeindex streaming, over its .log's capacity
+		// (logdir's index-capacity finding); its entry count is verify's.
+		timeUnloaded bool
 	}
 	var walks []walked // in segment order
 	// Segments without a .index are walked after verify, with the index recovery would build
@@ -364,12 +367,12 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 			// it mean nothing: the batches are counted, the scan figures skipped.
 			uw := &unsearchedWalk{}
 			uw.fig.skipped = "the offset index holds more entries than its .log has room for (index-capacity): no lookup figures are computed over an index no Kafka release wrote"
-			walks = append(walks, walked{sf, &uw.fig, true})
+			walks = append(walks, walked{sf, &uw.fig, true, sf.TimeIndex != "" && seg.TimeIndex == nil})
 			return uw
 		}
 		cw := newCostWalk(seg, addRun)
 		cw.progress = opts.Progress
-		walks = append(walks, walked{sf: sf, fig: &cw.fig})
+		walks = append(walks, walked{sf: sf, fig: &cw.fig, timeUnloaded: sf.TimeIndex != "" && seg.TimeIndex == nil})
 		return cw
 	}
 	report := logdir.VerifyPartition(pd, cps, judge)
@@ -397,6 +400,12 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 				walks[i].fig.entries = v.IndexEntries // as verify counted them, streaming
 				if st, err := os.Stat(walks[i].sf.Index); err == nil {
 					walks[i].fig.indexFileSize = st.Size()
+				}
+			}
+			if v := verdicts[walks[i].sf.BaseOffset]; walks[i].timeUnloaded && v != nil {
+				walks[i].fig.timeEntries = v.TimeIndexEntries // as verify counted them, streaming
+				if st, err := os.Stat(walks[i].sf.TimeIndex); err == nil {
+					walks[i].fig.timeFileSize = st.Size()
 				}
 			}
 			if walks[i].fig == nil {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"os"
 	"sort"
 
 	"kidx/logdir"
@@ -115,6 +116,10 @@ func segmentRuns(files segment.SegmentFiles, fn func(costRun)) (segmentFigures, 
 // segmentRunsWith is segmentRuns with index standing for the segment's own offset index when
 // not nil (the index recovery rebuilds for a segment without one).
 func segmentRunsWith(files segment.SegmentFiles, index *segment.OffsetIndex, fn func(costRun)) (segmentFigures, error) {
+	// No caller needs the time index's entries (a rebuild counts its own): it is not loaded,
+	// so a .timeindex of any size costs nothing here (issue 27), and only its size is kept.
+	timePath := files.TimeIndex
+	files.TimeIndex = ""
 	seg, err := segment.OpenSegmentFiles(files, segment.AccessPread)
 	if err != nil {
 		return segmentFigures{}, err
@@ -139,6 +144,9 @@ func segmentRunsWith(files segment.SegmentFiles, index *segment.OffsetIndex, fn 
 		return cw.Batch(b, first, b.LastOffset())
 	})
 	cw.End(seg, res)
+	if st, err := os.Stat(timePath); timePath != "" && err == nil {
+		cw.fig.timeFileSize = st.Size()
+	}
 	return cw.fig, nil
 }
 
