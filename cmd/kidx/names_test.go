@@ -102,7 +102,7 @@ func TestHostileNamesStayOnOneLine(t *testing.T) {
 				t.Fatalf("whatif --from-logdir %q: exit %d:\n%s%s", c.dir, code, out, errOut)
 			}
 			checkShapeless(t, "whatif", out+errOut)
-			want := "source: workload replay of " + c.quoted + " as kidx explain infers it (79 steps)\n"
+			want := "source: replay of " + c.quoted + " as kidx explain infers it\n"
 			if !strings.Contains(out, want) || countPrefix(out, "source: ") != 1 {
 				t.Errorf("whatif: want one source line %q:\n%s", want, out)
 			}
