@@ -55,3 +55,36 @@ func TestExplainFourBatchPartition(t *testing.T) {
 		t.Fatalf("not reproduced: %v", s.FirstDisagreement)
 	}
 }
+
+// The same for the offset index: a .index of 771 entries (offsets and positions rising)
+// beside the 20000-byte .log is refused unread at slot 770, byte 770*8 = 6160; one of 770 is
+// loaded and compared (and disagrees elsewhere).
+func TestExplainRefusesOffsetIndexOverCapacity(t *testing.T) {
+	for _, n := range []int{770, 771} {
+		part := segmenttest.FourBatchPartition(t, t.TempDir())
+		path := filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.IndexSuffix)
+		var idx []byte
+		for i := range n {
+			idx = binary.BigEndian.AppendUint32(idx, uint32(i+1))
+			idx = binary.BigEndian.AppendUint32(idx, uint32(i*26))
+		}
+		testfiles.MustWrite(t, path, idx)
+		parts, err := Dirs([]string{part}, Options{Interval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := parts[0].Segments[0]
+		d := s.FirstDisagreement
+		if s.Reproduced || d == nil {
+			t.Fatalf("%d entries: reproduced %v, disagreement %v", n, s.Reproduced, d)
+		}
+		refused := d.File == path && d.Slot == 770 && d.Byte == 6160 && d.Found == "771 entries before the zero tail" &&
+			strings.HasPrefix(d.Expected, "at most 770, the most a .log of 20000 bytes has room for")
+		if refused != (n == 771) {
+			t.Fatalf("%d entries: disagreement %v", n, d)
+		}
+		if s.OffsetEntries != n || s.Batches != 4 {
+			t.Fatalf("%d entries: counted %d offset entries, %d batches; want %d, 4", n, s.OffsetEntries, s.Batches, n)
+		}
+	}
+}

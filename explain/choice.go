@@ -57,6 +57,10 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 	if s.logErr != nil {
 		se.Notes = append(se.Notes, fmt.Sprintf("the .log is explained up to byte %d: %v", s.logEnd, s.logErr))
 	}
+	if s.idxOver != nil {
+		se.OffsetEntries, se.FirstDisagreement = s.idxOverEntries, s.idxOver
+		return se, nil
+	}
 	if s.timeOver != nil {
 		se.TimeEntries, se.FirstDisagreement = s.timeOverEntries, s.timeOver
 		return se, nil

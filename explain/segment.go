@@ -57,8 +57,10 @@ type exSegment struct {
 	timeMemo map[timeKey]timeResult
 	fitMemo  map[fitKey]fitResult
 
-	// timeOver: the .timeindex holds more entries than the .log has room for; it is not
-	// loaded (timeOverCapacity), timeOverEntries counts them.
+	// idxOver, timeOver: the .index or .timeindex holds more entries than the .log has room
+	// for; it is not loaded (overCapacity), idxOverEntries and timeOverEntries count them.
+	idxOver         *Disagreement
+	idxOverEntries  int
 	timeOver        *Disagreement
 	timeOverEntries int
 }
@@ -71,7 +73,9 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 	}
 	s := &exSegment{files: sf, newest: newest, idxJunk: -1, timeJunk: -1, timeMemo: map[timeKey]timeResult{}, fitMemo: map[fitKey]fitResult{}}
 	// The indexes first: an entry near the middle lets a second core read half the headers.
-	if sf.Index != "" {
+	if s.idxOver, s.idxOverEntries = overCapacity(sf, false); s.idxOver != nil {
+		s.hasIndex = true
+	} else if sf.Index != "" {
 		x, err := segment.OpenOffsetIndex(sf.Index, sf.BaseOffset)
 		if err != nil {
 			return nil, err
@@ -80,7 +84,7 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 		s.entries = x.Entries(x.ValidLen())
 		s.idxLive, s.idxJunk = x.Untrimmed(), x.TailGarbage()
 	}
-	if s.timeOver, s.timeOverEntries = timeOverCapacity(sf); s.timeOver != nil {
+	if s.timeOver, s.timeOverEntries = overCapacity(sf, true); s.timeOver != nil {
 		s.hasTime = true
 	} else if sf.TimeIndex != "" {
 		x, err := segment.OpenTimeIndex(sf.TimeIndex, sf.BaseOffset)

@@ -3,7 +3,6 @@ package logdir
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"syscall"
 
@@ -14,10 +13,6 @@ import (
 // past what an int32 position reaches is refused before it is walked, and an offset index (or
 // time index, verify_time_bounds.go) with more entries than its .log has room for batches is
 // judged in one pass over bounded chunks, never loaded.
-
-// maxSegmentBytes is the largest .log Kafka opens: positions are int32, and FileRecords'
-// constructor refuses a larger file (Integer.MAX_VALUE).
-const maxSegmentBytes = math.MaxInt32
 
 // minBatchBytes is the smallest batch a .log can hold: a magic-0 message with no key and an
 // empty value, LegacyRecord.RECORD_OVERHEAD_V0 (14) after Records.LOG_OVERHEAD (12). A v2
@@ -32,13 +27,14 @@ func maxEntriesFor(logSize int64) int64 { return logSize/minBatchBytes + 1 }
 // streamChunk is what one read of a streamed index fetches.
 const streamChunk = 1 << 20
 
-// oversizeLog is the finding for a .log past maxSegmentBytes, in FileRecords' words: Kafka
-// cannot open it (LogSegment.open, FileRecords.open), so nothing in it is walked.
+// oversizeLog is the finding for a .log past segment.MaxSegmentBytes, in FileRecords' words
+// (segment.OversizeLogError): Kafka cannot open it (LogSegment.open, FileRecords.open), so
+// nothing in it is walked.
 func oversizeLog(path string, size int64) Finding {
-	return Finding{File: path, Pos: maxSegmentBytes, Severity: SeverityError, Check: CheckLogCorrupt,
-		Message: fmt.Sprintf("The size of segment %s (%d) is larger than the maximum allowed segment size of %d (FileRecords: positions are int32, and Kafka refuses to open the segment, so the log directory does not load); kidx does not walk it",
-			segment.KafkaPath(path), size, maxSegmentBytes),
-		Expected: fmt.Sprintf("at most %d bytes (segment.bytes is at most Integer.MAX_VALUE)", maxSegmentBytes)}
+	kafka := &segment.OversizeLogError{Path: segment.KafkaPath(path), Size: size}
+	return Finding{File: path, Pos: segment.MaxSegmentBytes, Severity: SeverityError, Check: CheckLogCorrupt,
+		Message:  kafka.Error() + " (FileRecords: positions are int32, and Kafka refuses to open the segment, so the log directory does not load); kidx does not walk it",
+		Expected: fmt.Sprintf("at most %d bytes (segment.bytes is at most Integer.MAX_VALUE)", segment.MaxSegmentBytes)}
 }
 
 // indexCapacity is what a streamed count of an offset or time index found.
@@ -101,6 +97,15 @@ func overCapacityOf(path string, logSize int64, l indexLayout) (indexCapacity, b
 		valid = 0
 	}
 	return indexCapacity{valid: valid, limit: limit}, valid > limit
+}
+
+// OffsetIndexOverCapacity reports whether the .index at path holds more valid entries than a
+// .log of logSize bytes has room for (one entry per batch at most, LogSegment.append),
+// counting them in bounded reads as TimeIndexOverCapacity does. explain and the replay refuse
+// such a file before loading it.
+func OffsetIndexOverCapacity(path string, logSize int64) (valid, limit int64, over bool) {
+	c, over := overCapacityOf(path, logSize, offsetIndexLayout)
+	return c.valid, c.limit, over
 }
 
 // TimeIndexOverCapacity reports whether the .timeindex at path holds more valid entries than

@@ -139,7 +139,7 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	// What Kafka cannot hold is found before the work it would make expensive: a .log past
 	// an int32 position is not walked, an .index or .timeindex over its .log's capacity not
 	// loaded (the time index is judged after the walk, which gives the offsets the .log holds).
-	if st, err := os.Stat(sf.Log); err == nil && st.Size() > maxSegmentBytes {
+	if st, err := os.Stat(sf.Log); err == nil && st.Size() > segment.MaxSegmentBytes {
 		r.add(oversizeLog(sf.Log, st.Size()))
 		r.flushOmitted()
 		return v

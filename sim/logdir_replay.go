@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"kidx/explain"
 	"kidx/internal/english"
@@ -127,8 +128,13 @@ func pickPartition(dir, topic string, partition int) (*logdir.PartitionDir, erro
 	}
 	// A .log Kafka would not open is refused from its size, before explain and the replay
 	// walk it (issue 27).
+	// So is an index with more entries than its .log has room for batches (verify's
+	// index-capacity): explain does not load it, and the replay would (docs/explain.md).
 	for _, sf := range pick.LogSegments() {
 		if err := segment.CheckLogSize(sf.Log); err != nil {
+			return nil, err
+		}
+		if err := indexOverCapacity(sf); err != nil {
 			return nil, err
 		}
 	}
@@ -612,4 +618,27 @@ func compareSegment(s *model.Segment, sf segment.SegmentFiles) string {
 		}
 	}
 	return ""
+}
+
+// indexOverCapacity refuses a segment whose .index or .timeindex holds more valid entries than
+// its .log has room for batches (Kafka writes at most one of each per batch), counted in
+// bounded reads before anything would load the file.
+func indexOverCapacity(sf segment.SegmentFiles) error {
+	st, err := os.Stat(sf.Log)
+	if err != nil {
+		return nil // the walk reports it
+	}
+	for _, x := range []struct {
+		path  string
+		count func(string, int64) (int64, int64, bool)
+	}{{sf.Index, logdir.OffsetIndexOverCapacity}, {sf.TimeIndex, logdir.TimeIndexOverCapacity}} {
+		if x.path == "" {
+			continue
+		}
+		if valid, limit, over := x.count(x.path, st.Size()); over {
+			return fmt.Errorf("%s: %d entries before the zero tail, more than the %d a .log of %d bytes has room for (one per batch, each at least 26 bytes): no Kafka release wrote this index (kidx verify reports it as index-capacity); the replay does not load it",
+				printsafe.Name(x.path), valid, limit, st.Size())
+		}
+	}
+	return nil
 }

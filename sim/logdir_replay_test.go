@@ -2,16 +2,20 @@ package sim
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"kidx/internal/realdata"
+	"kidx/internal/segmenttest"
+	"kidx/internal/testfiles"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -190,5 +194,34 @@ func TestReplayRefusesOversizeLog(t *testing.T) {
 	want := "The size of segment " + log + " (2147483653) is larger than the maximum allowed segment size of 2147483647"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
+// Issue 27: an index with more entries than its .log has room for batches is refused before
+// anything loads it, naming the file. The four-batch partition's .log is 20000 bytes: room for
+// 20000/26+1 = 770 entries; 771 is one too many (docs/explain.md).
+func TestReplayRefusesIndexOverCapacity(t *testing.T) {
+	for _, suffix := range []string{segment.IndexSuffix, segment.TimeIndexSuffix} {
+		part := segmenttest.FourBatchPartition(t, t.TempDir())
+		path := filepath.Join(part, segment.FilenamePrefixFromOffset(0)+suffix)
+		entry := make([]byte, segment.OffsetIndexEntrySize)
+		if suffix == segment.TimeIndexSuffix {
+			entry = make([]byte, segment.TimeIndexEntrySize)
+		}
+		var b []byte
+		for i := range 771 {
+			e := slices.Clone(entry)
+			binary.BigEndian.PutUint32(e[len(e)-4:], uint32(i+1)) // a relative offset: no zero tail
+			if suffix == segment.IndexSuffix {
+				binary.BigEndian.PutUint32(e, uint32(i+1))
+			}
+			b = append(b, e...)
+		}
+		testfiles.MustWrite(t, path, b)
+		_, err := ReplayLogDir(part, "", -1, ReplayOptions{Interval: -1})
+		want := path + ": 771 entries before the zero tail, more than the 770 a .log of 20000 bytes has room for"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("%s: got %v, want %q...", suffix, err, want)
+		}
 	}
 }
