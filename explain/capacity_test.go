@@ -11,36 +11,54 @@ import (
 	"kidx/segment"
 )
 
-// Issue 27 item 1, the time index in explain: the four-batch partition's .log (20000 bytes)
-// has room for 20000/26+1 = 770 time-index entries; a .timeindex of 771 (timestamps and
-// offsets rising) is refused before it is loaded, and the disagreement names slot 770, at byte
-// 770*12 = 9240. One of 770 is loaded and compared as before (it disagrees elsewhere).
-func TestExplainRefusesTimeIndexOverCapacity(t *testing.T) {
-	for _, n := range []int{770, 771} {
-		part := segmenttest.FourBatchPartition(t, t.TempDir())
-		path := filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.TimeIndexSuffix)
-		var ti []byte
-		for i := range n {
-			ti = binary.BigEndian.AppendUint64(ti, uint64(1700000000000+i))
-			ti = binary.BigEndian.AppendUint32(ti, uint32(i+1))
-		}
-		testfiles.MustWrite(t, path, ti)
-		parts, err := Dirs([]string{part}, Options{Interval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := parts[0].Segments[0]
-		d := s.FirstDisagreement
-		if s.Reproduced || d == nil {
-			t.Fatalf("%d entries: reproduced %v, disagreement %v", n, s.Reproduced, d)
-		}
-		refused := d.File == path && d.Slot == 770 && d.Byte == 9240 && d.Found == "771 entries before the zero tail" &&
-			strings.HasPrefix(d.Expected, "at most 770, the most a .log of 20000 bytes has room for")
-		if refused != (n == 771) {
-			t.Fatalf("%d entries: disagreement %v", n, d)
-		}
-		if s.TimeEntries != n || s.Batches != 4 || s.OffsetEntries != 3 {
-			t.Fatalf("%d entries: counted %d time entries, %d batches, %d offset entries; want %d, 4, 3", n, s.TimeEntries, s.Batches, s.OffsetEntries, n)
+// Issue 27 item 1, the indexes in explain: the four-batch partition's .log (20000 bytes) has
+// room for 20000/26+1 = 770 entries of either index; an index of 771 (offsets, positions and
+// timestamps rising) is refused before it is loaded, and the disagreement names slot 770, at
+// byte 770*8 = 6160 of a .index, 770*12 = 9240 of a .timeindex. One of 770 is loaded and
+// compared as before (it disagrees elsewhere).
+func TestExplainRefusesIndexOverCapacity(t *testing.T) {
+	for _, c := range []struct {
+		suffix string
+		byte   int64
+		entry  func(i int) []byte
+	}{
+		{segment.IndexSuffix, 6160, func(i int) []byte {
+			return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(i+1)), uint32(i*26))
+		}},
+		{segment.TimeIndexSuffix, 9240, func(i int) []byte {
+			return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, uint64(1700000000000+i)), uint32(i+1))
+		}},
+	} {
+		for _, n := range []int{770, 771} {
+			part := segmenttest.FourBatchPartition(t, t.TempDir())
+			path := filepath.Join(part, segment.FilenamePrefixFromOffset(0)+c.suffix)
+			var b []byte
+			for i := range n {
+				b = append(b, c.entry(i)...)
+			}
+			testfiles.MustWrite(t, path, b)
+			parts, err := Dirs([]string{part}, Options{Interval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := parts[0].Segments[0]
+			d := s.FirstDisagreement
+			if s.Reproduced || d == nil {
+				t.Fatalf("%s, %d entries: reproduced %v, disagreement %v", c.suffix, n, s.Reproduced, d)
+			}
+			refused := d.File == path && d.Slot == 770 && d.Byte == c.byte && d.Found == "771 entries before the zero tail" &&
+				strings.HasPrefix(d.Expected, "at most 770, the most a .log of 20000 bytes has room for")
+			if refused != (n == 771) {
+				t.Fatalf("%s, %d entries: disagreement %v", c.suffix, n, d)
+			}
+			offsetEntries, timeEntries := 3, n // the partition's own .index has 3 entries
+			if c.suffix == segment.IndexSuffix {
+				offsetEntries, timeEntries = n, s.TimeEntries
+			}
+			if s.OffsetEntries != offsetEntries || s.TimeEntries != timeEntries || s.Batches != 4 {
+				t.Fatalf("%s, %d entries: counted %d offset entries, %d time entries, %d batches; want %d, %d, 4",
+					c.suffix, n, s.OffsetEntries, s.TimeEntries, s.Batches, offsetEntries, timeEntries)
+			}
 		}
 	}
 }
@@ -53,38 +71,5 @@ func TestExplainFourBatchPartition(t *testing.T) {
 	}
 	if s := parts[0].Segments[0]; !s.Reproduced {
 		t.Fatalf("not reproduced: %v", s.FirstDisagreement)
-	}
-}
-
-// The same for the offset index: a .index of 771 entries (offsets and positions rising)
-// beside the 20000-byte .log is refused unread at slot 770, byte 770*8 = 6160; one of 770 is
-// loaded and compared (and disagrees elsewhere).
-func TestExplainRefusesOffsetIndexOverCapacity(t *testing.T) {
-	for _, n := range []int{770, 771} {
-		part := segmenttest.FourBatchPartition(t, t.TempDir())
-		path := filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.IndexSuffix)
-		var idx []byte
-		for i := range n {
-			idx = binary.BigEndian.AppendUint32(idx, uint32(i+1))
-			idx = binary.BigEndian.AppendUint32(idx, uint32(i*26))
-		}
-		testfiles.MustWrite(t, path, idx)
-		parts, err := Dirs([]string{part}, Options{Interval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := parts[0].Segments[0]
-		d := s.FirstDisagreement
-		if s.Reproduced || d == nil {
-			t.Fatalf("%d entries: reproduced %v, disagreement %v", n, s.Reproduced, d)
-		}
-		refused := d.File == path && d.Slot == 770 && d.Byte == 6160 && d.Found == "771 entries before the zero tail" &&
-			strings.HasPrefix(d.Expected, "at most 770, the most a .log of 20000 bytes has room for")
-		if refused != (n == 771) {
-			t.Fatalf("%d entries: disagreement %v", n, d)
-		}
-		if s.OffsetEntries != n || s.Batches != 4 {
-			t.Fatalf("%d entries: counted %d offset entries, %d batches; want %d, 4", n, s.OffsetEntries, s.Batches, n)
-		}
 	}
 }

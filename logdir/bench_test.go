@@ -55,10 +55,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// benchBogusIndex: issue 27's hostile case, a 1 GiB .index of random bytes beside a
-// 20,000-byte .log; the targets are at most 10 s and 500 MB each, findings capped.
-func benchBogusIndex(b *testing.B, deep bool) {
-	part := segmenttest.BogusIndexPartition(b, b.TempDir(), 1<<30)
+// benchBogus verifies issue 27's hostile partitions: a 1 GiB .index or .timeindex of random
+// bytes beside a 20,000-byte .log; the targets are at most 10 s and 500 MB each, findings
+// capped.
+func benchBogus(b *testing.B, part string, deep bool) {
 	var problems int
 	for b.Loop() {
 		r, err := Verify([]string{part}, VerifyOptions{Deep: deep, MaxFindings: 20})
@@ -72,8 +72,25 @@ func benchBogusIndex(b *testing.B, deep bool) {
 	b.ReportMetric(float64(problems), "problems")
 }
 
-// BenchmarkVerifyBogusIndex1GiB: plain verify of the hostile partition.
-func BenchmarkVerifyBogusIndex1GiB(b *testing.B) { benchBogusIndex(b, false) }
+// bogusTimeIndexBytes is 1 GiB rounded down to whole 12-byte entries.
+const bogusTimeIndexBytes = 1 << 30 / 12 * 12
+
+// BenchmarkVerifyBogusIndex1GiB: plain verify of the partition with the bogus .index.
+func BenchmarkVerifyBogusIndex1GiB(b *testing.B) {
+	benchBogus(b, segmenttest.BogusIndexPartition(b, b.TempDir(), 1<<30), false)
+}
 
 // BenchmarkVerifyBogusIndex1GiBDeep: verify --deep of it.
-func BenchmarkVerifyBogusIndex1GiBDeep(b *testing.B) { benchBogusIndex(b, true) }
+func BenchmarkVerifyBogusIndex1GiBDeep(b *testing.B) {
+	benchBogus(b, segmenttest.BogusIndexPartition(b, b.TempDir(), 1<<30), true)
+}
+
+// BenchmarkVerifyBogusTimeIndex1GiB: plain verify of the partition with the bogus .timeindex.
+func BenchmarkVerifyBogusTimeIndex1GiB(b *testing.B) {
+	benchBogus(b, segmenttest.BogusTimeIndexPartition(b, b.TempDir(), bogusTimeIndexBytes), false)
+}
+
+// BenchmarkVerifyBogusTimeIndex1GiBDeep: verify --deep of it.
+func BenchmarkVerifyBogusTimeIndex1GiBDeep(b *testing.B) {
+	benchBogus(b, segmenttest.BogusTimeIndexPartition(b, b.TempDir(), bogusTimeIndexBytes), true)
+}

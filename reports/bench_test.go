@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"kidx/explain"
 	"kidx/internal/realdata"
 	"kidx/internal/segmenttest"
 	"kidx/logdir"
@@ -189,10 +190,9 @@ func BenchmarkRealData(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/verify+analyze")
 }
 
-// BenchmarkAnalyzeBogusIndex1GiB: analyze of issue 27's hostile partition (a 1 GiB .index of
+// benchAnalyzeBogus analyzes issue 27's hostile partitions (a 1 GiB .index or .timeindex of
 // random bytes beside a 20,000-byte .log); the targets are at most 10 s and 500 MB.
-func BenchmarkAnalyzeBogusIndex1GiB(b *testing.B) {
-	part := segmenttest.BogusIndexPartition(b, b.TempDir(), 1<<30)
+func benchAnalyzeBogus(b *testing.B, part string) {
 	var problems int
 	for b.Loop() {
 		a, err := AnalyzeDir(part, AnalyzeOptions{Judge: logdir.VerifyOptions{MaxFindings: 20}})
@@ -204,4 +204,39 @@ func BenchmarkAnalyzeBogusIndex1GiB(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/analyze")
 	b.ReportMetric(segmenttest.PeakRSSMB(), "peak-RSS-MB")
 	b.ReportMetric(float64(problems), "problems")
+}
+
+// benchExplainBogus explains them: explain refuses the index after counting its entries in
+// bounded reads; the targets are at most 10 s and 500 MB.
+func benchExplainBogus(b *testing.B, part string) {
+	for b.Loop() {
+		parts, err := explain.Dirs([]string{part}, explain.Options{Interval: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s := parts[0].Segments[0]; s.Reproduced || s.FirstDisagreement == nil {
+			b.Fatalf("reproduced %v, disagreement %v", s.Reproduced, s.FirstDisagreement)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/explain")
+	b.ReportMetric(segmenttest.PeakRSSMB(), "peak-RSS-MB")
+}
+
+// bogusTimeIndexBytes is 1 GiB rounded down to whole 12-byte entries.
+const bogusTimeIndexBytes = 1 << 30 / 12 * 12
+
+func BenchmarkAnalyzeBogusIndex1GiB(b *testing.B) {
+	benchAnalyzeBogus(b, segmenttest.BogusIndexPartition(b, b.TempDir(), 1<<30))
+}
+
+func BenchmarkAnalyzeBogusTimeIndex1GiB(b *testing.B) {
+	benchAnalyzeBogus(b, segmenttest.BogusTimeIndexPartition(b, b.TempDir(), bogusTimeIndexBytes))
+}
+
+func BenchmarkExplainBogusIndex1GiB(b *testing.B) {
+	benchExplainBogus(b, segmenttest.BogusIndexPartition(b, b.TempDir(), 1<<30))
+}
+
+func BenchmarkExplainBogusTimeIndex1GiB(b *testing.B) {
+	benchExplainBogus(b, segmenttest.BogusTimeIndexPartition(b, b.TempDir(), bogusTimeIndexBytes))
 }

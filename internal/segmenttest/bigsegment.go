@@ -12,25 +12,7 @@ import (
 // returns the .log's path. 1<<16 batches of 16 KiB is the 1 GiB segment of the analyze
 // benchmarks, 1<<14 the 268,435,456-byte one.
 func WriteUniformSegment(dir string, batches, batchBytes int) (string, error) {
-	cfg := segment.DefaultConfig()
-	cfg.SegmentBytes = 1<<31 - 1
-	l, err := segment.CreateLog(dir, cfg, segment.PerBatch, 0)
-	if err != nil {
-		return "", err
-	}
-	batch, err := segment.BuildSizedBatch(0, 79, batchBytes, 1_700_000_000_000)
-	if err != nil {
-		return "", err
-	}
-	for range batches {
-		if _, err := l.Append(batch); err != nil {
-			return "", err
-		}
-	}
-	if err := l.Close(); err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, segment.FilenamePrefixFromOffset(0)+segment.LogSuffix), nil
+	return writeRepeatedBatch(dir, batches, 79, batchBytes)
 }
 
 // SmallestBatchBytes is the size of a v2 batch of one record with no key, an empty value and
@@ -42,13 +24,20 @@ const SmallestBatchBytes = 68
 // WriteUniformSegment does: 31,580,641 of them make the largest segment Kafka holds
 // (2^31-1 bytes), the most batches a segment can have.
 func WriteSmallBatchSegment(dir string, batches int) (string, error) {
+	return writeRepeatedBatch(dir, batches, 1, SmallestBatchBytes)
+}
+
+// writeRepeatedBatch writes one closed segment of batches copies of one batch of records
+// records and batchBytes bytes, under the per-batch rule with segment.bytes at Kafka's
+// largest, and returns the .log's path.
+func writeRepeatedBatch(dir string, batches, records, batchBytes int) (string, error) {
 	cfg := segment.DefaultConfig()
 	cfg.SegmentBytes = 1<<31 - 1
 	l, err := segment.CreateLog(dir, cfg, segment.PerBatch, 0)
 	if err != nil {
 		return "", err
 	}
-	batch, err := segment.BuildSizedBatch(0, 1, SmallestBatchBytes, 1_700_000_000_000)
+	batch, err := segment.BuildSizedBatch(0, records, batchBytes, 1_700_000_000_000)
 	if err != nil {
 		return "", err
 	}
