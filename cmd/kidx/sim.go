@@ -192,7 +192,9 @@ func (o *simOptions) Run(stdout, stderr io.Writer) error {
 		}
 		return writeSimJSON(stdout, l, version, in.baseline)
 	}
-	if err := writeSimTextStream(stdout, in.stream, cfg, era, w.StartOffset, in.source, version); err != nil {
+	// A replay has no recover or crash step: its model keeps one append's batches, not a
+	// segment's (a 2 GiB segment of 68-byte batches is 31.6 M of them).
+	if err := writeSimTextStream(stdout, in.stream, cfg, era, w.StartOffset, in.source, version, o.from.logDir != ""); err != nil {
 		return err
 	}
 	writeBaselineText(stdout, in.baseline)

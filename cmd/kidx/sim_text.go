@@ -38,8 +38,9 @@ func simTextRow(cells ...string) string {
 
 // writeSimTextStream runs src through the reference model (its events are the text's) and
 // prints each segment's row the moment the segment is final, then the summary: memory is one
-// segment's, whatever the workload's length.
-func writeSimTextStream(w io.Writer, src sim.Source, cfg model.Config, era model.Era, startOffset int64, source, version string) error {
+// segment's, whatever the workload's length, and one append's when noRecovers says src has no
+// recover or crash step (a replay of a log directory: sim.RunOptions.NoRecovers).
+func writeSimTextStream(w io.Writer, src sim.Source, cfg model.Config, era model.Era, startOffset int64, source, version string, noRecovers bool) error {
 	fmt.Fprintf(w, "kidx sim: %s; %s; index.interval.bytes=%d segment.bytes=%d segment.index.bytes=%d\n\n",
 		source, eraLabel(era, version), cfg.IndexIntervalBytes, cfg.SegmentBytes, cfg.SegmentIndexBytes)
 	heads := make([]string, len(simTextColumns))
@@ -49,7 +50,7 @@ func writeSimTextStream(w io.Writer, src sim.Source, cfg model.Config, era model
 	fmt.Fprint(w, simTextRow(heads...))
 	var segs int
 	var indexable int64
-	res, err := sim.Run(src, cfg, era.Rule(), sim.RunOptions{StartOffset: startOffset, Era: era, Timestamps: true, ReferenceModel: true,
+	res, err := sim.Run(src, cfg, era.Rule(), sim.RunOptions{StartOffset: startOffset, Era: era, Timestamps: true, ReferenceModel: true, NoRecovers: noRecovers,
 		OnSegment: func(s model.SegmentSummary) {
 			segs++
 			indexable += max(int64(s.BatchCount)-1, 0)

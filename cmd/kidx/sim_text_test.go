@@ -47,7 +47,7 @@ func TestSimTextStreamMatchesMaterialized(t *testing.T) {
 				continue // e.g. a v2 batch under 0.10: the era refuses the workload
 			}
 			var out bytes.Buffer
-			if err := writeSimTextStream(&out, &sim.WorkloadSource{Name: p, Workload: w}, cfg, era, w.StartOffset, "x", version); err != nil {
+			if err := writeSimTextStream(&out, &sim.WorkloadSource{Name: p, Workload: w}, cfg, era, w.StartOffset, "x", version, false); err != nil {
 				t.Fatalf("%s %s: %v", p, version, err)
 			}
 			var want strings.Builder
@@ -196,7 +196,7 @@ func simTextPeakLiveHeap(t *testing.T, records int64) uint64 {
 	cfg := model.DefaultConfig()
 	cfg.SegmentBytes = 1000 // 10 batches a segment: many segments, each of which must be forgotten
 	src := &builtinSource{batchBytes: 100, batchRecords: 1, records: records}
-	if err := writeSimTextStream(io.Discard, src, cfg, model.EraForRule(model.PerBatch), 0, "x", ""); err != nil {
+	if err := writeSimTextStream(io.Discard, src, cfg, model.EraForRule(model.PerBatch), 0, "x", "", false); err != nil {
 		t.Fatal(err)
 	}
 	close(stop)
