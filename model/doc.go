@@ -26,6 +26,8 @@
 //     recover steps, events.
 //   - lookup.go: phase 1 + phase 2 lookups by offset and by timestamp.
 //   - stats.go: ScanStats, computed exactly in one pass over batches (O(batches)).
+//   - exposure.go: whether an index can fill before segment.bytes (the follower overflow of
+//     docs/kafka-hazards.md), and the segment.index.bytes that never fills.
 //   - stream.go: StatStream, the same figures for single-batch appends with no per-batch
 //     memory, at a few nanoseconds a batch.
 //   - bruteforce.go: the same statistics by looking up every offset, for tests.

@@ -109,10 +109,17 @@ func recommend(p *Point, rep *WhatIf) []string {
 			m.Maps, m.MaxMapCount, plural(int64(m.Partitions), "partition"), plural(int64(m.SegmentsPerPart), "segment")))
 	}
 	if p.IndexFullRolls > 0 {
-		slots := cfg.SegmentIndexBytes / model.OffsetIndexEntrySize
-		out = append(out, fmt.Sprintf("%s because an index was full (segment.index.bytes=%d holds %s): "+
-			"segments end before segment.bytes; raise segment.index.bytes.", pluralVerb(int64(p.IndexFullRolls), "segment rolled", "segments rolled"),
-			cfg.SegmentIndexBytes, plural(int64(slots), "offset entry")))
+		// A leader rolls when an index is full; a follower's fetch of many batches is checked
+		// once, so once its segments are out of line with the leader's it can fill an index
+		// mid-append and throw (KAFKA-806's per-batch loop), and LogSegment.recover indexes per
+		// batch in every release (issue 23, docs/kafka-hazards.md).
+		out = append(out, fmt.Sprintf("%s because an index was full (segment.index.bytes=%d holds %s and %s): "+
+			"segments end before segment.bytes, and a follower of Kafka 3.9.1+, 4.0.1+ or 4.1+ can throw \"Attempt to append to a full time index\" "+
+			"on a fetch once a restart puts its segments out of line with the leader's (as can a recovery of a follower's segment in any release; docs/kafka-hazards.md). "+
+			"segment.index.bytes=%d keeps every index from filling before segment.bytes=%d whatever the batches.",
+			pluralVerb(int64(p.IndexFullRolls), "segment rolled", "segments rolled"), cfg.SegmentIndexBytes,
+			plural(model.OffsetIndexCapacity(cfg.SegmentIndexBytes), "offset entry"), plural(model.TimeIndexCapacity(cfg.SegmentIndexBytes), "time entry"),
+			model.SegmentIndexBytesNeverFull(cfg), S))
 	}
 	if p.OverflowHazard {
 		out = append(out, fmt.Sprintf("Index overflow hazard: %s an index after shouldRoll's single check "+
