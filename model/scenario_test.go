@@ -18,7 +18,7 @@ import (
 //
 // Commands:
 //
-//	config [rule=per-batch|per-append | version=X.Y.Z] [start=N] [key=value ...]   new empty log
+//	config [rule=per-batch|per-append | version=X.Y.Z] [start=N] [ts=auto] [key=value ...]   new empty log
 //	append BATCH ... [xN]     one leader append of these batches, N times; prints rolls and events
 //	replicate BATCH ... [xN]  the same as a follower's append (origin replication)
 //	restart | recover         a clean restart / an unclean one (recover())
@@ -32,7 +32,9 @@ import (
 //
 // A BATCH is SIZE[:RECORDS][@TS[~DELTA]][=BASE][/FLAG]: RECORDS offsets (default 1), max
 // timestamp TS held first by the record at offset delta DELTA, explicit base offset BASE, and
-// FLAG z (compressed), m0 or m1 (a legacy message or wrapper of that magic).
+// FLAG z (compressed), m0 or m1 (a legacy message or wrapper of that magic). BATCH*N is N
+// copies of it in the append. With ts=auto every batch without a timestamp gets the next one
+// (1, 2, 3, ... over the log's appends), as a live producer's CreateTime would.
 
 type scenarioCase struct {
 	file, cmd string
@@ -111,6 +113,9 @@ func TestScenarioScripts(t *testing.T) {
 
 type scenarioRunner struct {
 	log *Log
+	// nextTs, when above 0 (config ts=auto), is the max timestamp the next batch without one
+	// gets: every batch a newer one, as a live producer's CreateTime.
+	nextTs int64
 }
 
 func (r *scenarioRunner) do(cmd string) (string, error) {
@@ -194,6 +199,7 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 	rule := PerBatch
 	var era Era
 	var start int64
+	autoTs := false
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok {
@@ -215,6 +221,11 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 			if start, err = strconv.ParseInt(v, 10, 64); err != nil {
 				return "", err
 			}
+		case "ts":
+			if v != "auto" {
+				return "", fmt.Errorf("ts=%s: only ts=auto", v)
+			}
+			autoTs = true
 		default:
 			if err := cfg.Set(k, v); err != nil {
 				return "", err
@@ -225,7 +236,10 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r.log = l
+	r.log, r.nextTs = l, 0
+	if autoTs {
+		r.nextTs = 1
+	}
 	return "ok", nil
 }
 
@@ -279,6 +293,7 @@ func parseScenarioBatch(s string) (Batch, error) {
 func (r *scenarioRunner) append(origin Origin, args []string) (string, error) {
 	repeat := 1
 	var batches []Batch
+	var untimed []int // the batches ts=auto stamps, at every repeat
 	for _, a := range args {
 		if strings.HasPrefix(a, "x") {
 			n, err := strconv.Atoi(a[1:])
@@ -288,16 +303,35 @@ func (r *scenarioRunner) append(origin Origin, args []string) (string, error) {
 			repeat = n
 			continue
 		}
+		copies := 1
+		if spec, n, ok := strings.Cut(a, "*"); ok {
+			var err error
+			if copies, err = strconv.Atoi(n); err != nil {
+				return "", err
+			}
+			a = spec
+		}
 		b, err := parseScenarioBatch(a)
 		if err != nil {
 			return "", err
 		}
-		batches = append(batches, b)
+		for range copies {
+			if b.MaxTimestamp == NoTimestamp {
+				untimed = append(untimed, len(batches))
+			}
+			batches = append(batches, b)
+		}
 	}
 	var lines []string
 	for range repeat {
 		segsBefore := len(r.log.Segments())
 		eventsBefore := len(r.log.Events())
+		if r.nextTs > 0 {
+			for _, i := range untimed {
+				batches[i].MaxTimestamp = r.nextTs
+				r.nextTs++
+			}
+		}
 		if err := r.log.AppendFrom(origin, batches...); err != nil {
 			return "", err
 		}
