@@ -58,8 +58,10 @@ func (f IndexFill) Exposed(timestampsGrow bool) bool {
 }
 
 // UniformIndexFill is where the indexes of a segment of batchBytes-byte batches, one per
-// append, fill under cfg (index.interval.bytes, segment.bytes, segment.index.bytes).
+// append, fill under cfg (index.interval.bytes, segment.bytes, segment.index.bytes). A batch
+// has at least one byte: a smaller batchBytes is taken as 1.
 func UniformIndexFill(cfg Config, batchBytes int64) IndexFill {
+	batchBytes = max(batchBytes, 1)
 	spacing := batchBytes * (max(cfg.IndexIntervalBytes, 0)/batchBytes + 1)
 	return fillAt(cfg, spacing, batchBytes)
 }

@@ -47,6 +47,14 @@ func TestIndexFillByHand(t *testing.T) {
 	}
 }
 
+// A batch size below one byte is taken as 1, not divided by: no panic on any input.
+func TestUniformIndexFillOfNoBytes(t *testing.T) {
+	cfg := DefaultConfig()
+	if f, g := UniformIndexFill(cfg, 0), UniformIndexFill(cfg, 1); f != g || f.Spacing != 4097 {
+		t.Errorf("0 bytes: %+v, 1 byte: %+v; want both spacing 4097", f, g)
+	}
+}
+
 // Whatever the batches: entries at least max(I+1, 68) apart (batches of I+1 bytes reach it),
 // the last entry's batch 68 bytes (a v2 batch of one empty record). Under Kafka's defaults the
 // time index fills at the earliest at 873,812*4,097+68 = 3,580,007,832 bytes, past 1 GiB: no
