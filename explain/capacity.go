@@ -2,7 +2,6 @@ package explain
 
 import (
 	"fmt"
-	"os"
 
 	"kidx/logdir"
 	"kidx/segment"
@@ -16,28 +15,19 @@ import (
 // is never reproduced, and loading it would cost memory in proportion to a file of any size
 // (docs/explain.md, "An index no Kafka release wrote").
 func overCapacity(sf segment.SegmentFiles, time bool) (*Disagreement, int) {
-	path, entrySize, count, what := sf.Index, int64(segment.OffsetIndexEntrySize), logdir.OffsetIndexOverCapacity, "offset"
-	if time {
-		path, entrySize, count, what = sf.TimeIndex, segment.TimeIndexEntrySize, logdir.TimeIndexOverCapacity, "time"
-	}
-	if path == "" {
-		return nil, 0
-	}
-	st, err := os.Stat(sf.Log)
-	if err != nil {
-		return nil, 0 // the open of the .log reports it
-	}
-	valid, limit, over := count(path, st.Size())
+	c, over := logdir.IndexOverCapacity(sf, time)
 	if !over {
 		return nil, 0
 	}
+	entrySize, what := int64(segment.OffsetIndexEntrySize), "offset"
 	meaning := "Kafka writes at most one offset-index entry per batch, and a batch takes at least 26 bytes"
 	if time {
+		entrySize, what = segment.TimeIndexEntrySize, "time"
 		meaning = "Kafka appends a time-index entry only for a timestamp above the last one, each the max timestamp of a batch, so at most one per batch, and a batch takes at least 26 bytes"
 	}
-	return &Disagreement{File: path, Slot: int(limit), Byte: limit * entrySize,
-		Found:    fmt.Sprintf("%d entries before the zero tail", valid),
-		Expected: fmt.Sprintf("at most %d, the most a .log of %d bytes has room for", limit, st.Size()),
+	return &Disagreement{File: c.Path, Slot: int(c.Limit), Byte: c.Limit * entrySize,
+		Found:    fmt.Sprintf("%d entries before the zero tail", c.Valid),
+		Expected: fmt.Sprintf("at most %d, the most a .log of %d bytes has room for", c.Limit, c.LogSize),
 		Meaning:  meaning + ": no Kafka release wrote this " + what + " index (verify's index-capacity); its entries are not loaded",
-	}, int(valid)
+	}, int(c.Valid)
 }

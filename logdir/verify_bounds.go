@@ -99,22 +99,31 @@ func overCapacityOf(path string, logSize int64, l indexLayout) (indexCapacity, b
 	return indexCapacity{valid: valid, limit: limit}, valid > limit
 }
 
-// OffsetIndexOverCapacity reports whether the .index at path holds more valid entries than a
-// .log of logSize bytes has room for (one entry per batch at most, LogSegment.append),
-// counting them in bounded reads as TimeIndexOverCapacity does. explain and the replay refuse
-// such a file before loading it.
-func OffsetIndexOverCapacity(path string, logSize int64) (valid, limit int64, over bool) {
-	c, over := overCapacityOf(path, logSize, offsetIndexLayout)
-	return c.valid, c.limit, over
+// IndexCapacity is what a count of one index of a segment found against its .log: the index's
+// valid entries (before the zero tail) and the most a .log of LogSize bytes has room for.
+type IndexCapacity struct {
+	Path                  string
+	Valid, Limit, LogSize int64
 }
 
-// TimeIndexOverCapacity reports whether the .timeindex at path holds more valid entries than
-// a .log of logSize bytes has room for (docs/findings.md, "Bounded findings"), counting them
-// in bounded reads: valid is its entries before the zero tail, limit the most a .log of that
-// size holds. explain refuses such a file before loading it.
-func TimeIndexOverCapacity(path string, logSize int64) (valid, limit int64, over bool) {
-	c, over := overCapacityOf(path, logSize, timeIndexLayout)
-	return c.valid, c.limit, over
+// IndexOverCapacity reports whether sf's .index (or, time set, its .timeindex) holds more
+// valid entries than its .log has room for (Kafka writes at most one of each per batch:
+// LogSegment.append, TimeIndex.maybeAppend; docs/findings.md, "Bounded findings"), counting
+// them in bounded reads. explain and the replay refuse such a file before loading it.
+func IndexOverCapacity(sf segment.SegmentFiles, time bool) (IndexCapacity, bool) {
+	path, layout := sf.Index, offsetIndexLayout
+	if time {
+		path, layout = sf.TimeIndex, timeIndexLayout
+	}
+	if path == "" || sf.Log == "" {
+		return IndexCapacity{}, false
+	}
+	st, err := os.Stat(sf.Log)
+	if err != nil {
+		return IndexCapacity{}, false // the open of the .log reports it
+	}
+	c, over := overCapacityOf(path, st.Size(), layout)
+	return IndexCapacity{Path: path, Valid: c.valid, Limit: c.limit, LogSize: st.Size()}, over
 }
 
 func allZero(b []byte) bool {
@@ -199,6 +208,15 @@ func (c *kindCount) done() {
 	}
 }
 
+// capacityFinding is the index-capacity error of either index: why Kafka writes no more
+// entries than batches, which index, and what the streamed pass judges instead.
+func capacityFinding(path string, c indexCapacity, logSize int64, why, what, judged string) Finding {
+	return Finding{File: path, Pos: -1, Severity: SeverityError, Check: CheckIndexCapacity,
+		Message: fmt.Sprintf("%d entries before the zero tail, more than the %d a .log of %d bytes has room for (%s, and a batch takes at least %d bytes): no Kafka release wrote this %s; its entries are judged in one pass (%s), not matched with the batches",
+			c.valid, c.limit, logSize, why, minBatchBytes, what, judged),
+		Expected: fmt.Sprintf("at most %d entries", c.limit)}
+}
+
 // streamIndex judges an offset index over capacity in one pass over bounded chunks: the
 // finding that says so, the order of its entries, their positions against the .log, and
 // Kafka's sanityCheck. Its entries are not matched with batches: there are more than the
@@ -206,10 +224,8 @@ func (c *kindCount) done() {
 // proportion to the file.
 func (w *segmentWalk) streamIndex(path string, c indexCapacity, logSize int64) {
 	r := w.r
-	r.add(Finding{File: path, Pos: -1, Severity: SeverityError, Check: CheckIndexCapacity,
-		Message: fmt.Sprintf("%d entries before the zero tail, more than the %d a .log of %d bytes has room for (Kafka writes at most one entry per batch, at its start, and a batch takes at least %d bytes): no Kafka release wrote this index; its entries are judged in one pass (order, positions inside the .log, Kafka's sanityCheck), not matched with the batches",
-			c.valid, c.limit, logSize, minBatchBytes),
-		Expected: fmt.Sprintf("at most %d entries", c.limit)})
+	r.add(capacityFinding(path, c, logSize, "Kafka writes at most one entry per batch, at its start",
+		"index", "order, positions inside the .log, Kafka's sanityCheck"))
 	base := w.base
 	var prev segment.IndexEntry
 	var last []byte

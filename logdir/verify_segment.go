@@ -139,8 +139,12 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	// What Kafka cannot hold is found before the work it would make expensive: a .log past
 	// an int32 position is not walked, an .index or .timeindex over its .log's capacity not
 	// loaded (the time index is judged after the walk, which gives the offsets the .log holds).
-	if st, err := os.Stat(sf.Log); err == nil && st.Size() > segment.MaxSegmentBytes {
-		r.add(oversizeLog(sf.Log, st.Size()))
+	logSize := int64(-1)
+	if st, err := os.Stat(sf.Log); err == nil {
+		logSize = st.Size()
+	}
+	if logSize > segment.MaxSegmentBytes {
+		r.add(oversizeLog(sf.Log, logSize))
 		r.flushOmitted()
 		return v
 	}
@@ -150,7 +154,10 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 		opened.Index = ""
 		v.IndexEntries = int(capacity.valid)
 	}
-	timeCapacity, timeStreamed := timeCapacityOf(sf)
+	timeCapacity, timeStreamed := indexCapacity{}, false
+	if logSize >= 0 {
+		timeCapacity, timeStreamed = timeCapacityOf(sf, logSize)
+	}
 	if timeStreamed {
 		opened.TimeIndex = ""
 		v.TimeIndexEntries = int(timeCapacity.valid)

@@ -17,16 +17,12 @@ import (
 // bounds it with a slot to spare. Past it, the file is judged in one pass over bounded chunks,
 // never loaded.
 
-// timeCapacityOf is overCapacity of a segment's .timeindex.
-func timeCapacityOf(sf segment.SegmentFiles) (indexCapacity, bool) {
-	if sf.TimeIndex == "" || sf.Log == "" {
+// timeCapacityOf is overCapacity of a segment's .timeindex, against its .log of logSize bytes.
+func timeCapacityOf(sf segment.SegmentFiles, logSize int64) (indexCapacity, bool) {
+	if sf.TimeIndex == "" {
 		return indexCapacity{}, false
 	}
-	st, err := os.Stat(sf.Log)
-	if err != nil {
-		return indexCapacity{}, false
-	}
-	return overCapacityOf(sf.TimeIndex, st.Size(), timeIndexLayout)
+	return overCapacityOf(sf.TimeIndex, logSize, timeIndexLayout)
 }
 
 // streamTimeIndex judges a time index over capacity, after the walk (which gave the offsets
@@ -38,10 +34,8 @@ func timeCapacityOf(sf segment.SegmentFiles) (indexCapacity, bool) {
 // more entries than batches, so no Kafka release wrote the file.
 func (w *segmentWalk) streamTimeIndex(path string, c indexCapacity, logSize int64) {
 	r := w.r
-	r.add(Finding{File: path, Pos: -1, Severity: SeverityError, Check: CheckIndexCapacity,
-		Message: fmt.Sprintf("%d entries before the zero tail, more than the %d a .log of %d bytes has room for (Kafka appends a time-index entry only for a timestamp above the last one, each the max timestamp of a batch, so at most one per batch, and a batch takes at least %d bytes): no Kafka release wrote this time index; its entries are judged in one pass (order of timestamps and offsets, offsets the .log holds, Kafka's sanityCheck), not matched with the batches",
-			c.valid, c.limit, logSize, minBatchBytes),
-		Expected: fmt.Sprintf("at most %d entries", c.limit)})
+	r.add(capacityFinding(path, c, logSize, "Kafka appends a time-index entry only for a timestamp above the last one, each the max timestamp of a batch, so at most one per batch",
+		"time index", "order of timestamps and offsets, offsets the .log holds, Kafka's sanityCheck"))
 	const es = segment.TimeIndexEntrySize
 	base := w.base
 	first, last := w.firstBatch[0], w.verdict.NextOffset-1 // the offsets the walked batches hold

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"kidx/explain"
 	"kidx/internal/english"
@@ -624,20 +623,10 @@ func compareSegment(s *model.Segment, sf segment.SegmentFiles) string {
 // its .log has room for batches (Kafka writes at most one of each per batch), counted in
 // bounded reads before anything would load the file.
 func indexOverCapacity(sf segment.SegmentFiles) error {
-	st, err := os.Stat(sf.Log)
-	if err != nil {
-		return nil // the walk reports it
-	}
-	for _, x := range []struct {
-		path  string
-		count func(string, int64) (int64, int64, bool)
-	}{{sf.Index, logdir.OffsetIndexOverCapacity}, {sf.TimeIndex, logdir.TimeIndexOverCapacity}} {
-		if x.path == "" {
-			continue
-		}
-		if valid, limit, over := x.count(x.path, st.Size()); over {
+	for _, time := range []bool{false, true} {
+		if c, over := logdir.IndexOverCapacity(sf, time); over {
 			return fmt.Errorf("%s: %d entries before the zero tail, more than the %d a .log of %d bytes has room for (one per batch, each at least 26 bytes): no Kafka release wrote this index (kidx verify reports it as index-capacity); the replay does not load it",
-				printsafe.Name(x.path), valid, limit, st.Size())
+				printsafe.Name(c.Path), c.Valid, c.Limit, c.LogSize)
 		}
 	}
 	return nil
