@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"encoding/binary"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,25 +17,17 @@ import (
 // compared as before (it disagrees elsewhere).
 func TestExplainRefusesIndexOverCapacity(t *testing.T) {
 	for _, c := range []struct {
-		suffix string
-		byte   int64
-		entry  func(i int) []byte
+		suffix  string
+		byte    int64
+		entries func(n int) []byte
 	}{
-		{segment.IndexSuffix, 6160, func(i int) []byte {
-			return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(i+1)), uint32(i*26))
-		}},
-		{segment.TimeIndexSuffix, 9240, func(i int) []byte {
-			return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, uint64(1700000000000+i)), uint32(i+1))
-		}},
+		{segment.IndexSuffix, 6160, segmenttest.RisingOffsetIndex},
+		{segment.TimeIndexSuffix, 9240, segmenttest.RisingTimeIndex},
 	} {
 		for _, n := range []int{770, 771} {
 			part := segmenttest.FourBatchPartition(t, t.TempDir())
 			path := filepath.Join(part, segment.FilenamePrefixFromOffset(0)+c.suffix)
-			var b []byte
-			for i := range n {
-				b = append(b, c.entry(i)...)
-			}
-			testfiles.MustWrite(t, path, b)
+			testfiles.MustWrite(t, path, c.entries(n))
 			parts, err := Dirs([]string{part}, Options{Interval: -1})
 			if err != nil {
 				t.Fatal(err)

@@ -393,18 +393,8 @@ func TestExplainGoesOnPastVanishedFile(t *testing.T) {
 // before any read (a 10 GiB sparse file, refused well under a second).
 func TestOversizeLogRefusedFromItsSize(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "big-0")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	log := filepath.Join(dir, "00000000000000000000.log")
-	f, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(10 << 30); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	testfiles.Sparse(t, log, 10<<30)
 	t0 := time.Now()
 	parts, err := Dirs([]string{dir}, Options{Interval: -1})
 	if err != nil || len(parts) != 1 || len(parts[0].Segments) != 1 {

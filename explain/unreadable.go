@@ -24,7 +24,7 @@ import (
 func unreadableDirs(scan *logdir.DirScan) []PartitionExplanation {
 	var out []PartitionExplanation
 	for _, f := range scan.Findings {
-		if f.Check != logdir.CheckUnreadable || insideAny(f.File, scan.Partitions) {
+		if f.Check != logdir.CheckUnreadable || scan.InPartition(f.File) {
 			continue
 		}
 		pe := PartitionExplanation{Dir: f.File, Partition: -1}
@@ -35,16 +35,6 @@ func unreadableDirs(scan *logdir.DirScan) []PartitionExplanation {
 		out = append(out, pe)
 	}
 	return out
-}
-
-// insideAny: path is one of the partitions' directories or a file in one.
-func insideAny(path string, parts []logdir.PartitionDir) bool {
-	for i := range parts {
-		if path == parts[i].Path || filepath.Dir(path) == parts[i].Path {
-			return true
-		}
-	}
-	return false
 }
 
 // unreadableSegmentFiles are the .log, .index and .timeindex files of p that the scan set aside because open

@@ -3,7 +3,6 @@ package logdir
 import (
 	"bytes"
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,9 +123,7 @@ func TestIndexOverCapacityIsStreamed(t *testing.T) {
 func TestSegmentLargerThanKafkaAllows(t *testing.T) {
 	part := filepath.Join(brokerDir(t, 0, nil), "t-0")
 	logPath := filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.LogSuffix)
-	if err := os.Truncate(logPath, 10<<30); err != nil {
-		t.Fatal(err)
-	}
+	testfiles.Sparse(t, logPath, 10<<30)
 	r := verifyWith(t, part, 20)
 	var hit *Finding
 	for i, f := range r.Findings {

@@ -285,6 +285,18 @@ func holdsLogDir(path string) bool {
 	return false
 }
 
+// InPartition reports whether path is one of the scanned partitions' directories or a file
+// in one (what explain and the replay ask of an unreadable finding: a partition they read, or
+// one they could not).
+func (ds *DirScan) InPartition(path string) bool {
+	for i := range ds.Partitions {
+		if p := ds.Partitions[i].Path; path == p || filepath.Dir(path) == p {
+			return true
+		}
+	}
+	return false
+}
+
 func (ds *DirScan) note(path string, sev Severity, check, msg string) {
 	ds.Findings = append(ds.Findings, Finding{File: path, Pos: -1, Severity: sev, Check: check, Message: msg})
 }

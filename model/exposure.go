@@ -71,7 +71,13 @@ func UniformIndexFill(cfg Config, batchBytes int64) IndexFill {
 // batch) apart (batches of exactly I+1 bytes get there), and the last entry's batch the
 // smallest. Where it does not fill, no producer and no follower can make it.
 func WorstCaseIndexFill(cfg Config) IndexFill {
-	return fillAt(cfg, max(max(cfg.IndexIntervalBytes, 0)+1, SmallestV2BatchBytes), SmallestV2BatchBytes)
+	return fillAt(cfg, closestEntries(cfg), SmallestV2BatchBytes)
+}
+
+// closestEntries is the least distance between two entries any batches give: more than I
+// bytes, and at least a batch.
+func closestEntries(cfg Config) int64 {
+	return max(max(cfg.IndexIntervalBytes, 0)+1, SmallestV2BatchBytes)
 }
 
 func fillAt(cfg Config, spacing, lastBatch int64) IndexFill {
@@ -88,7 +94,7 @@ func fillAt(cfg Config, spacing, lastBatch int64) IndexFill {
 // segment.bytes whatever the batches (WorstCaseIndexFill not exposed), with cfg's
 // index.interval.bytes and segment.bytes.
 func SegmentIndexBytesNeverFull(cfg Config) int64 {
-	spacing := max(max(cfg.IndexIntervalBytes, 0)+1, SmallestV2BatchBytes)
+	spacing := closestEntries(cfg)
 	// The time index (the smaller) must hold fewer entries than fit: n*spacing + batch >
 	// segment.bytes for n = capacity, i.e. capacity >= the entries that fit, plus one.
 	fit := (cfg.SegmentBytes - SmallestV2BatchBytes) / spacing // entries whose batch fits

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,12 +18,7 @@ import (
 // naming offsets past the .log's last, 3 (offsets 1 to 1000, rising, timestamps rising).
 func TestAnalyzeTimeIndexOverCapacity(t *testing.T) {
 	part := segmenttest.FourBatchPartition(t, t.TempDir())
-	var ti []byte
-	for i := range 1000 {
-		ti = binary.BigEndian.AppendUint64(ti, uint64(1700000000000+i))
-		ti = binary.BigEndian.AppendUint32(ti, uint32(i+1))
-	}
-	testfiles.MustWrite(t, filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.TimeIndexSuffix), ti)
+	testfiles.MustWrite(t, filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.TimeIndexSuffix), segmenttest.RisingTimeIndex(1000))
 	a, err := AnalyzeDir(part, AnalyzeOptions{Judge: logdir.VerifyOptions{MaxFindings: 5}})
 	if err != nil {
 		t.Fatal(err)
@@ -44,12 +38,7 @@ func TestAnalyzeTimeIndexOverCapacity(t *testing.T) {
 // recover's maybeAppend keeps only the first).
 func TestAnalyzeTimeIndexOverCapacityWithoutIndex(t *testing.T) {
 	part := segmenttest.FourBatchPartition(t, t.TempDir())
-	var ti []byte
-	for i := range 1000 {
-		ti = binary.BigEndian.AppendUint64(ti, uint64(1700000000000+i))
-		ti = binary.BigEndian.AppendUint32(ti, uint32(i+1))
-	}
-	testfiles.MustWrite(t, filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.TimeIndexSuffix), ti)
+	testfiles.MustWrite(t, filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.TimeIndexSuffix), segmenttest.RisingTimeIndex(1000))
 	if err := os.Remove(filepath.Join(part, segment.FilenamePrefixFromOffset(0)+segment.IndexSuffix)); err != nil {
 		t.Fatal(err)
 	}

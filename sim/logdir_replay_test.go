@@ -2,14 +2,12 @@ package sim
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -178,19 +176,9 @@ func heldSteps(t *testing.T, src Source) []model.Step {
 // words, before explain or the replay walks it.
 func TestReplayRefusesOversizeLog(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "big-0")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	log := filepath.Join(dir, "00000000000000000000.log")
-	f, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(1<<31 + 5); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	_, err = ReplayLogDir(dir, "", -1, ReplayOptions{Interval: -1})
+	testfiles.Sparse(t, log, 1<<31+5)
+	_, err := ReplayLogDir(dir, "", -1, ReplayOptions{Interval: -1})
 	want := "The size of segment " + log + " (2147483653) is larger than the maximum allowed segment size of 2147483647"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)
@@ -204,18 +192,9 @@ func TestReplayRefusesIndexOverCapacity(t *testing.T) {
 	for _, suffix := range []string{segment.IndexSuffix, segment.TimeIndexSuffix} {
 		part := segmenttest.FourBatchPartition(t, t.TempDir())
 		path := filepath.Join(part, segment.FilenamePrefixFromOffset(0)+suffix)
-		entry := make([]byte, segment.OffsetIndexEntrySize)
+		b := segmenttest.RisingOffsetIndex(771)
 		if suffix == segment.TimeIndexSuffix {
-			entry = make([]byte, segment.TimeIndexEntrySize)
-		}
-		var b []byte
-		for i := range 771 {
-			e := slices.Clone(entry)
-			binary.BigEndian.PutUint32(e[len(e)-4:], uint32(i+1)) // a relative offset: no zero tail
-			if suffix == segment.IndexSuffix {
-				binary.BigEndian.PutUint32(e, uint32(i+1))
-			}
-			b = append(b, e...)
+			b = segmenttest.RisingTimeIndex(771)
 		}
 		testfiles.MustWrite(t, path, b)
 		_, err := ReplayLogDir(part, "", -1, ReplayOptions{Interval: -1})

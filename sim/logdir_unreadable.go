@@ -23,7 +23,7 @@ func unreadableInScan(scan *logdir.DirScan, pick *logdir.PartitionDir, topic str
 		if pick != nil && (f.File == pick.Path || filepath.Dir(f.File) == pick.Path) {
 			return fmt.Errorf("%s: %s: %s: the partition cannot be replayed (kidx verify reports it too)", f.File, f.Check, f.Message)
 		}
-		if inScannedPartition(scan, f.File) {
+		if scan.InPartition(f.File) {
 			continue // a file of another partition, not replayed
 		}
 		t, n, named := segment.ParsePartitionDirName(filepath.Base(f.File))
@@ -32,13 +32,4 @@ func unreadableInScan(scan *logdir.DirScan, pick *logdir.PartitionDir, topic str
 		}
 	}
 	return nil
-}
-
-func inScannedPartition(scan *logdir.DirScan, path string) bool {
-	for i := range scan.Partitions {
-		if p := scan.Partitions[i].Path; path == p || filepath.Dir(path) == p {
-			return true
-		}
-	}
-	return false
 }

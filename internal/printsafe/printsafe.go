@@ -63,13 +63,7 @@ func Name(s string) string {
 // how long it was: "yyyy... (the first 256 of 5000002 bytes)". Not quoted: the messages that
 // show input keep Kafka's words, which show it bare ("Malformed line in checkpoint file [f]:
 // 0 0 x").
-func Excerpt(s string) string {
-	head, cut := cutAt(s, ExcerptBytes)
-	if !cut {
-		return Line(s)
-	}
-	return Line(head) + cutNote(len(head), len(s))
-}
+func Excerpt(s string) string { return lineCut(s, ExcerptBytes) }
 
 // QuotedExcerpt is Excerpt always quoted, for messages that quote their input (Java's
 // NumberFormatException: For input string: "x").
@@ -104,8 +98,11 @@ const MessageBytes = 4096
 
 // Message is Line of a message, cut to MessageBytes bytes (at a rune boundary) with how long it
 // was: the last guard where an error is printed, whatever input its makers echoed.
-func Message(s string) string {
-	head, cut := cutAt(s, MessageBytes)
+func Message(s string) string { return lineCut(s, MessageBytes) }
+
+// lineCut is Line of s's first n bytes (at a rune boundary), with how long s was when cut.
+func lineCut(s string, n int) string {
+	head, cut := cutAt(s, n)
 	if !cut {
 		return Line(s)
 	}

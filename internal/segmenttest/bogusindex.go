@@ -1,6 +1,7 @@
 package segmenttest
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -73,4 +74,26 @@ func PeakRSSMB() float64 {
 		return 0
 	}
 	return float64(ru.Maxrss) / 1024
+}
+
+// RisingTimeIndex is n time-index entries with nothing wrong but their number: entry i holds
+// timestamp 1700000000000+i and relative offset i+1, both rising, none zero.
+func RisingTimeIndex(n int) []byte {
+	var b []byte
+	for i := range n {
+		b = binary.BigEndian.AppendUint64(b, uint64(1700000000000+i))
+		b = binary.BigEndian.AppendUint32(b, uint32(i+1))
+	}
+	return b
+}
+
+// RisingOffsetIndex is n offset-index entries likewise: entry i holds relative offset i+1 at
+// position 26*i (26 bytes, the smallest batch, apart).
+func RisingOffsetIndex(n int) []byte {
+	var b []byte
+	for i := range n {
+		b = binary.BigEndian.AppendUint32(b, uint32(i+1))
+		b = binary.BigEndian.AppendUint32(b, uint32(26*i))
+	}
+	return b
 }

@@ -3,6 +3,7 @@ package testfiles
 import (
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -89,4 +90,21 @@ func FirstDiff(a, b []byte) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// Sparse makes path (and its directory) a file of size bytes that holds none: a 10 GiB .log
+// costs no disk. An existing file is cut or extended to size.
+func Sparse(t testing.TB, path string, size int64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
 }
