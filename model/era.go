@@ -44,6 +44,18 @@ type Era struct {
 	// HeaderReadsPastHit: phase 2 reads one batch header past the hit unless the hit is the
 	// segment's last batch (searchForOffsetFromPosition, KAFKA-18989, 4.1+, docs/kafka.md §13.6).
 	HeaderReadsPastHit bool
+	// RollWhenAppendLacksIndexRoom is candidate fix (a) for the follower overflow
+	// (docs/kafka-hazards.md §6), in no release: shouldRoll also rolls a non-empty segment when
+	// either index has fewer free slots than the incoming append has batches (the time index
+	// keeping its reserved slot), so that one entry per batch always fits.
+	RollWhenAppendLacksIndexRoom bool
+	// SkipEntryWhenIndexFull is candidate fix (b), in no release: the per-batch loop of
+	// LogSegment.append adds no entry once either index is full (the byte counter keeps
+	// growing), so the append never throws and the next append's shouldRoll rolls.
+	SkipEntryWhenIndexFull bool
+	// Candidate is set on an era that is a proposed patch rather than a release (an era spec,
+	// model.ParseEraSpec): the base era's ID. Output names such an era as a candidate.
+	Candidate string
 	// Sources are the Kafka changes that open the era.
 	Sources string
 	// Derived says what of the era is read from Kafka's code but was not run against it.

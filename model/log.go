@@ -16,6 +16,9 @@ const (
 	RollOffsetIndexFull  RollReason = "offset-index-full"
 	RollTimeIndexFull    RollReason = "time-index-full"
 	RollOffsetOutOfRange RollReason = "relative-offset-overflow"
+	// RollIndexRoom is candidate fix (a)'s roll (Era.RollWhenAppendLacksIndexRoom): an index
+	// has fewer free slots than the append has batches.
+	RollIndexRoom RollReason = "index-room"
 	// RollForced is a "roll" step of the workload.
 	RollForced RollReason = "forced"
 	rollNone   RollReason = ""
@@ -328,7 +331,7 @@ func (l *Log) AppendFrom(origin Origin, batches ...Batch) error {
 	// rolled: this step closed the active segment and started a new one (replacing an empty
 	// active segment, the KAFKA-6388 branch, is the same segment started again).
 	rolled := false
-	if reason := l.shouldRoll(size, lastOffset, appendMaxTs); reason != rollNone {
+	if reason := l.shouldRoll(size, len(batches), lastOffset, appendMaxTs); reason != rollNone {
 		rolled = l.active.size > 0
 		if err := l.roll(reason, firstOffset); err != nil {
 			return l.stop(step, err)
@@ -374,8 +377,9 @@ func (l *Log) stop(step int, err error) error {
 	return nil
 }
 
-// shouldRoll is LogSegment.shouldRoll as UnifiedLog.maybeRoll calls it, once per append.
-func (l *Log) shouldRoll(appendBytes, lastOffset, appendMaxTs int64) RollReason {
+// shouldRoll is LogSegment.shouldRoll as UnifiedLog.maybeRoll calls it, once per append of
+// batches batches.
+func (l *Log) shouldRoll(appendBytes int64, batches int, lastOffset, appendMaxTs int64) RollReason {
 	s := l.active
 	countsAppend := l.era.SizeRollCountsAppend && l.opts.Mutant != MutantRollIgnoresAppendSize
 	switch {
@@ -395,6 +399,9 @@ func (l *Log) shouldRoll(appendBytes, lastOffset, appendMaxTs int64) RollReason 
 		return RollTimeIndexFull
 	case l.era.OverflowRoll && !s.offsetIndex.CanAppendOffset(lastOffset):
 		return RollOffsetOutOfRange
+	// Candidate fix (a): for a single batch this is isFull again, so a leader rolls as before.
+	case l.era.RollWhenAppendLacksIndexRoom && s.size > 0 && s.lacksIndexRoom(batches):
+		return RollIndexRoom
 	}
 	return rollNone
 }

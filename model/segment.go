@@ -272,8 +272,7 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 	// entries than there are free slots (a multi-batch append under the per-batch rule,
 	// docs/kafka.md §2.4) can make Kafka throw; only then is the state saved for a rollback.
 	var m segmentMark
-	mayThrow := s.offsetIndex.maxEntries-len(s.offsetIndex.entries) < len(batches) ||
-		(s.era.HasTimeIndex() && s.timeIndex.maxEntries-1-len(s.timeIndex.entries) < len(batches))
+	mayThrow := s.lacksIndexRoom(len(batches))
 	s.forgetBatches()
 	if mayThrow {
 		m = s.mark()
@@ -309,6 +308,11 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 			entry, entryOffset := -1, int64(0)
 			due := s.mutant.indexDue(s.bytesSinceLastIndexEntry, interval)
 			s.decisions.check(s.mutant, s.bytesSinceLastIndexEntry, due)
+			// Candidate fix (b): no entry into a full index; the counter is not reset, so
+			// the entry stays due for the next segment's first batch after the roll.
+			if due && s.era.SkipEntryWhenIndexFull && s.lacksIndexRoom(1) {
+				due = false
+			}
 			if due {
 				off, pos := s.mutant.entry(b.BaseOffset, b.LastOffset, b.Position, b.Position+b.Size)
 				if err := s.addIndexEntry(off, pos, j); err != nil {
@@ -389,6 +393,16 @@ func (s *Segment) appendBatches(batches []Batch, firstOffset int64, origin Origi
 	}
 	s.appendDone()
 	return nil
+}
+
+// lacksIndexRoom reports whether either index has fewer than n free slots, the time index
+// keeping the slot it reserves for onBecomeInactive (TimeIndex.isFull). n = 1 is
+// isFull on either index.
+func (s *Segment) lacksIndexRoom(n int) bool {
+	if s.offsetIndex.maxEntries-len(s.offsetIndex.entries) < n {
+		return true
+	}
+	return s.era.HasTimeIndex() && s.timeIndex.maxEntries-1-len(s.timeIndex.entries) < n
 }
 
 // walk is the scan walk's step for batch j of the window (entry: the batch the entry naming
