@@ -6,7 +6,7 @@ import (
 )
 
 // An Era is a range of Kafka releases whose LogSegment.append, recover() and roll rules are
-// the same for everything the model computes (docs/kafka.md §13.2 and §13.5; docs/eras.md). A
+// the same for everything the model computes (docs/kafka.md §13.2 and §13.5; docs/model.md "Eras"). A
 // release selects one era; so does each of the two rule names (AppendRule).
 type Era struct {
 	ID       string // stable name, used on the CLI and in JSON
@@ -272,7 +272,12 @@ func (e Era) Rule() AppendRule {
 func (e Era) HasTimeIndex() bool { return e.Time != TimeIndexNone }
 
 // String names the era as people write releases: "Kafka 2.0-3.6".
-func (e Era) String() string { return "Kafka " + e.Releases }
+func (e Era) String() string {
+	if e.Candidate != "" {
+		return e.Releases
+	}
+	return "Kafka " + e.Releases
+}
 
 // IsCurrentRule reports whether the era is the one a rule name selects, so that output can
 // keep naming it by the rule.

@@ -27,7 +27,7 @@ func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Find what reproduces each segment's .index and .timeindex byte for byte",
 		Long: `explain reads partition directories (or log.dirs entries; read-only) and finds, for every
 segment, what reproduces its .index and .timeindex byte for byte from its .log: the Kafka
-releases whose rules do (docs/eras.md), the exact set of index.interval.bytes values that give
+releases whose rules do (docs/model.md "Eras"), the exact set of index.interval.bytes values that give
 this index (found from the distances between batch starts, not by trying values), how the
 appends were grouped (one batch each, as a leader writes a producer's batches, or several, as a
 follower, the cleaner or an old producer's message set does) and the process lifetimes: where

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"kidx/internal/printsafe"
 	"kidx/model"
 )
 
@@ -19,6 +21,7 @@ type modelFlags struct {
 	configFile   string
 	rule         string
 	kafkaVersion string
+	eraSpec      string
 }
 
 func (f *modelFlags) register(cmd *cobra.Command) {
@@ -28,6 +31,37 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.configFile, "config-file", "", "read configs from a server.properties (Java properties) or kafka-configs.sh --describe [--all] output; --config overrides it")
 	cmd.Flags().StringVar(&f.rule, "rule", "", "one of the two current eras: per-batch (Kafka 4.1-4.4) or per-append (3.7-4.0.0); kidx help versions")
 	cmd.Flags().StringVar(&f.kafkaVersion, "kafka-version", "", "Kafka release X.Y.Z: picks its era (kidx help versions) and warns about values it rejects")
+	registerEraSpec(cmd, &f.eraSpec)
+}
+
+// registerEraSpec adds --era-spec, which every command that picks an era shares.
+func registerEraSpec(cmd *cobra.Command, path *string) {
+	cmd.Flags().StringVar(path, "era-spec", "", "a candidate era: a JSON era spec naming a base era and the patch's knobs (docs/model.md, \"Candidate eras\"); replaces --rule and --kafka-version")
+}
+
+// maxEraSpecBytes bounds an era spec file: a spec is a few hundred bytes.
+const maxEraSpecBytes = 64 << 10
+
+// readEraSpec reads and parses an --era-spec file (model.ParseEraSpec); errors are usage
+// errors naming the file.
+func readEraSpec(path string) (model.Era, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return model.Era{}, usageErr("--era-spec: %v", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEraSpecBytes+1))
+	if err != nil {
+		return model.Era{}, usageErr("--era-spec %s: %v", printsafe.Name(path), err)
+	}
+	if len(data) > maxEraSpecBytes {
+		return model.Era{}, usageErr("--era-spec %s: larger than %d bytes: not an era spec", printsafe.Name(path), maxEraSpecBytes)
+	}
+	e, err := model.ParseEraSpec(data)
+	if err != nil {
+		return model.Era{}, usageErr("--era-spec %s: %v", printsafe.Name(path), err)
+	}
+	return e, nil
 }
 
 // resolve applies, in order: base, the workload file's config, --config-file, then --config
@@ -59,8 +93,18 @@ func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fil
 	if f.rule != "" && f.kafkaVersion != "" {
 		return cfg, model.Era{}, usageErr("--rule and --kafka-version both pick the rule: give one")
 	}
+	if f.eraSpec != "" && (f.rule != "" || f.kafkaVersion != "") {
+		return cfg, model.Era{}, usageErr("--era-spec and --rule/--kafka-version both pick the era: give one")
+	}
 	era := model.EraForRule(model.PerBatch)
 	switch {
+	case f.eraSpec != "":
+		e, err := readEraSpec(f.eraSpec)
+		if err != nil {
+			return cfg, model.Era{}, err
+		}
+		fmt.Fprintf(stderr, "kidx: note: %s: %s\n", e, e.Derived)
+		return cfg, e, nil
 	case f.rule != "":
 		r, err := model.ParseRule(f.rule)
 		if err != nil {
