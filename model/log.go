@@ -266,6 +266,8 @@ func (l *Log) Apply(s Step) error {
 		return l.Recover()
 	case s.Roll:
 		return l.Roll(s.RollBaseOffset)
+	case s.Fetch || s.Elect:
+		return fmt.Errorf("a %s step needs a replicated workload (ReplicaSet)", s.Kind())
 	}
 	return l.AppendFrom(s.Origin, s.Append...)
 }

@@ -61,7 +61,9 @@ const (
 
 // A Step is one thing that happens to a partition's log: an append of one or more batches
 // (one LogSegment.append call), a clean restart, an unclean restart with recovery, a roll, or
-// a crash. Exactly one of Append, Restart, Recover, Roll and Crash is set.
+// a crash; in a replicated workload (Workload.Replicas) also a follower's fetch or a
+// leadership move. Exactly one of Append, Restart, Recover, Roll, Crash, Fetch and Elect is
+// set.
 type Step struct {
 	Append []Batch
 	// Origin is where the append came from (docs/contract.md §3 "origin"): the leader (the default) or a
@@ -78,6 +80,16 @@ type Step struct {
 	// Crash is an unclean shutdown and the broker's restart, with what survived of the
 	// segments' files (docs/contract.md §3 "crash"; Log.Crash).
 	Crash *Crash
+	// Fetch: follower Replica fetches once from the leader (ReplicaSet.Fetch); FetchMaxBytes,
+	// when above 0, replaces the workload's fetchMaxBytes for this fetch.
+	Fetch         bool
+	FetchMaxBytes int64
+	// Elect: leadership moves to Replica (ReplicaSet.Elect).
+	Elect bool
+	// Replica is the replica a fetch, elect, restart, recover or roll step is about, when
+	// HasReplica; a restart, recover or roll without one is the current leader's.
+	Replica    int
+	HasReplica bool
 }
 
 // AppendStep returns the step that appends batches in one call.
@@ -94,6 +106,10 @@ func (s Step) Kind() string {
 		return "recover"
 	case s.Roll:
 		return "roll"
+	case s.Fetch:
+		return "fetch"
+	case s.Elect:
+		return "elect"
 	}
 	return "append"
 }
@@ -120,6 +136,9 @@ type Workload struct {
 	// SingleBatch is true when the file used the "batches" form (one batch per append); it is
 	// kept so that the workload is written back in the form it came in.
 	SingleBatch bool
+	// Replicas, when set, makes the workload a partition's replicas (docs/contract.md §3.1):
+	// SimulateReplicas runs it; Simulate refuses it.
+	Replicas *ReplicaSpec
 }
 
 // BatchesWorkload builds a workload of single-batch appends (the "batches" form).
@@ -175,6 +194,12 @@ type (
 		StartOffset  *json.Number           `json:"startOffset"`
 		Batches      []batchFile            `json:"batches"`
 		Steps        []stepFile             `json:"steps"`
+		Replicas     *replicasFile          `json:"replicas"`
+	}
+	replicasFile struct {
+		Count         *json.Number  `json:"count"`
+		FetchMaxBytes *json.Number  `json:"fetchMaxBytes"`
+		StartOffsets  []json.Number `json:"startOffsets"`
 	}
 	stepFile struct {
 		Append     []batchFile  `json:"append"`
@@ -184,6 +209,10 @@ type (
 		Roll       *bool        `json:"roll"`
 		BaseOffset *json.Number `json:"baseOffset"`
 		Crash      *crashFile   `json:"crash"`
+		Fetch      *json.Number `json:"fetch"`
+		MaxBytes   *json.Number `json:"maxBytes"`
+		Elect      *json.Number `json:"elect"`
+		Replica    *json.Number `json:"replica"`
 	}
 	crashFile struct {
 		RecoveryPoint *json.Number       `json:"recoveryPoint"`
@@ -214,6 +243,7 @@ type (
 		StartOffset  *json.RawMessage           `json:"startOffset"`
 		Batches      []json.RawMessage          `json:"batches"`
 		Steps        []json.RawMessage          `json:"steps"`
+		Replicas     *json.RawMessage           `json:"replicas"`
 	}
 	stepRaw struct {
 		Append     []json.RawMessage `json:"append"`
@@ -223,6 +253,10 @@ type (
 		Roll       *bool             `json:"roll"`
 		BaseOffset *json.RawMessage  `json:"baseOffset"`
 		Crash      *json.RawMessage  `json:"crash"`
+		Fetch      *json.RawMessage  `json:"fetch"`
+		MaxBytes   *json.RawMessage  `json:"maxBytes"`
+		Elect      *json.RawMessage  `json:"elect"`
+		Replica    *json.RawMessage  `json:"replica"`
 	}
 	crashRaw struct {
 		RecoveryPoint *json.RawMessage  `json:"recoveryPoint"`
@@ -312,6 +346,16 @@ func (f *workloadFile) workload() (Workload, error) {
 			w.Steps = append(w.Steps, s)
 		}
 	}
+	if f.Replicas != nil {
+		spec, err := f.Replicas.spec(w.StartOffset)
+		if err != nil {
+			return Workload{}, err
+		}
+		w.Replicas = &spec
+	}
+	if err := w.checkReplicaSteps(); err != nil {
+		return Workload{}, err
+	}
 	if err := w.checkOffsets(); err != nil {
 		return Workload{}, err
 	}
@@ -374,15 +418,24 @@ func (w Workload) checkOffsets() error {
 
 func (f *stepFile) step(path string) (Step, error) {
 	set := 0
-	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil, f.Roll != nil, f.Crash != nil} {
+	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil, f.Roll != nil, f.Crash != nil, f.Fetch != nil, f.Elect != nil} {
 		if isSet {
 			set++
 		}
 	}
 	if set != 1 {
 		return Step{}, &WorkloadError{Path: path, Offset: -1,
-			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}, {"roll": true}, {"crash": {...}}`)}
+			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}, {"roll": true}, {"crash": {...}}, {"fetch": R}, {"elect": R}`)}
 	}
+	st, err := f.stepKind(path)
+	if err != nil {
+		return Step{}, err
+	}
+	return f.replicaFields(path, st)
+}
+
+// stepKind decodes the one kind of step f is.
+func (f *stepFile) stepKind(path string) (Step, error) {
 	if f.Origin != nil && f.Append == nil {
 		return Step{}, &WorkloadError{Path: path + ".origin", Offset: -1, Err: errors.New("only an append has an origin")}
 	}
@@ -390,6 +443,10 @@ func (f *stepFile) step(path string) (Step, error) {
 		return Step{}, &WorkloadError{Path: path + ".baseOffset", Offset: -1, Err: errors.New(`only a roll step has a "baseOffset" (a batch's goes inside the batch)`)}
 	}
 	switch {
+	case f.Fetch != nil:
+		return Step{Fetch: true}, nil
+	case f.Elect != nil:
+		return Step{Elect: true}, nil
 	case f.Crash != nil:
 		c, err := f.Crash.crash(path + ".crash")
 		if err != nil {
@@ -804,7 +861,7 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		return o
 	}
 	h := head{Config: w.Config, Rule: w.Rule, KafkaVersion: w.KafkaVersion, StartOffset: w.StartOffset}
-	single := w.SingleBatch
+	single := w.SingleBatch && w.Replicas == nil
 	for _, s := range w.Steps {
 		if len(s.Append) != 1 || s.Origin != OriginLeader {
 			single = false
@@ -840,15 +897,23 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 			}
 			steps = append(steps, map[string]any{"crash": c})
 		case s.Restart:
-			steps = append(steps, map[string]any{"restart": true})
+			steps = append(steps, withReplica(map[string]any{"restart": true}, s))
 		case s.Recover:
-			steps = append(steps, map[string]any{"recover": true})
+			steps = append(steps, withReplica(map[string]any{"recover": true}, s))
 		case s.Roll:
 			st := map[string]any{"roll": true}
 			if s.RollBaseOffset > 0 {
 				st["baseOffset"] = s.RollBaseOffset
 			}
+			steps = append(steps, withReplica(st, s))
+		case s.Fetch:
+			st := map[string]any{"fetch": s.Replica}
+			if s.FetchMaxBytes > 0 {
+				st["maxBytes"] = s.FetchMaxBytes
+			}
 			steps = append(steps, st)
+		case s.Elect:
+			steps = append(steps, map[string]any{"elect": s.Replica})
 		default:
 			bs := make([]batchOut, len(s.Append))
 			for i, b := range s.Append {
@@ -863,6 +928,7 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(struct {
 		head
-		Steps []map[string]any `json:"steps"`
-	}{h, steps})
+		Replicas *ReplicaSpec     `json:"replicas,omitempty"`
+		Steps    []map[string]any `json:"steps"`
+	}{h, w.Replicas, steps})
 }

@@ -146,6 +146,8 @@ func (f *modelFlags) resolve(base model.Config, fileConfig map[string]int64, fil
 // workload file's "kafkaVersion"; "" when a rule name or the default picks it.
 func (f *modelFlags) version(fileRule, fileVersion string) string {
 	switch {
+	case f.eraSpec != "":
+		return "" // a candidate is no release
 	case f.kafkaVersion != "":
 		return f.kafkaVersion
 	case f.rule == "" && fileRule == "":

@@ -185,6 +185,9 @@ func (o *simOptions) Run(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "kidx: seed %d (replay with --seed %d)\n", o.seed, o.seed)
 	}
 	version := o.model.version(w.Rule, w.KafkaVersion)
+	if w.Replicas != nil {
+		return runSimReplicas(stdout, w, cfg, era, in.source, version, o.format)
+	}
 	if o.format == "json" {
 		l, err := simulateHeld(in.stream, cfg, era, w.StartOffset)
 		if err != nil {
