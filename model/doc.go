@@ -26,6 +26,11 @@
 //     recover steps, events.
 //   - lookup.go: phase 1 + phase 2 lookups by offset and by timestamp.
 //   - stats.go: ScanStats, computed exactly in one pass over batches (O(batches)).
+//   - replicas.go: ReplicaSet, a partition's replicas: produces to the leader, a follower's
+//     fetches (one appendAsFollower of whole batches within one leader segment), restarts and
+//     elections per replica, where the follower overflow of docs/kafka-hazards.md lives.
+//   - replicas_workload.go: the replicated workload form (docs/contract.md §3.1).
+//   - eraspec.go: candidate eras (a proposed patch) from a JSON era spec.
 //   - exposure.go: whether an index can fill before segment.bytes (the follower overflow of
 //     docs/kafka-hazards.md), and the segment.index.bytes that never fills.
 //   - stream.go: StatStream, the same figures for single-batch appends with no per-batch
