@@ -200,6 +200,10 @@ type wireBatch struct {
 	Bytes        *int   `json:"bytes"`
 	MaxTimestamp *int64 `json:"maxTimestamp"`
 	Magic        *int   `json:"magic"`
+	// Compressed and BaseOffset are the model's (docs/contract.md §3): read so that the
+	// refusal says what the writer cannot write, rather than naming an unknown key.
+	Compressed *bool  `json:"compressed"`
+	BaseOffset *int64 `json:"baseOffset"`
 }
 
 func (w wireBatch) spec(where string) (BatchSpec, error) {
@@ -208,6 +212,12 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 	}
 	if w.Magic != nil && *w.Magic != 2 {
 		return BatchSpec{}, fmt.Errorf("%s: magic %d: the file writer writes v2 batches only (a legacy replay runs in the model: kidx sim, kidx whatif)", where, *w.Magic)
+	}
+	if w.Compressed != nil && *w.Compressed {
+		return BatchSpec{}, fmt.Errorf("%s: compressed: the file writer writes uncompressed batches only", where)
+	}
+	if w.BaseOffset != nil {
+		return BatchSpec{}, fmt.Errorf("%s: baseOffset %d: the file writer assigns offsets one after another, as the log does; leave baseOffset out", where, *w.BaseOffset)
 	}
 	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp}
 	if w.MaxTimestamp != nil {

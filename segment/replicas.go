@@ -20,6 +20,15 @@ import (
 // overflow (issue 23, docs/kafka-hazards.md) comes from: the follower's segments roll by its
 // own indexes, and a chunk of many batches can fill one in the middle.
 
+// A StepError is a step the replicas cannot take as the workload asks (an election of a replica
+// that is not caught up, a fetch from inside a batch, a fetch by the leader): the workload's
+// fault, not the filesystem's.
+type StepError struct{ Msg string }
+
+func (e *StepError) Error() string { return e.Msg }
+
+func refusal(format string, args ...any) error { return &StepError{fmt.Sprintf(format, args...)} }
+
 // ReplicaDirName is replica r's partition directory under a replicated write's directory.
 func ReplicaDirName(r int) string { return fmt.Sprintf("replica-%d", r) }
 
@@ -111,10 +120,10 @@ func (rs *ReplicaSet) Apply(s Step) error {
 	case s.Recover:
 		err = rs.Recover(s.Replica)
 	case s.Roll:
-		err = fmt.Errorf("step %d: %w", rs.step, errRollStep)
+		err = refusal("step %d: %v", rs.step, errRollStep)
 		rs.step++
 	case s.Crash != nil:
-		err = fmt.Errorf("step %d: a crash step in a replicated workload is not modelled", rs.step)
+		err = refusal("step %d: a crash step in a replicated workload is not modelled", rs.step)
 		rs.step++
 	default:
 		_, err = rs.Produce(s.Append)
@@ -128,7 +137,7 @@ func (rs *ReplicaSet) replica(r int) (int, error) {
 		return rs.leader, nil
 	}
 	if r < 0 || r >= len(rs.logs) {
-		return 0, fmt.Errorf("replica %d does not exist (replicas 0 to %d)", r, len(rs.logs)-1)
+		return 0, refusal("replica %d does not exist (replicas 0 to %d)", r, len(rs.logs)-1)
 	}
 	return r, nil
 }
@@ -215,10 +224,10 @@ func (rs *ReplicaSet) Elect(r int) error {
 		return fmt.Errorf("step %d: elect: %w", step, err)
 	}
 	if rs.logs[r].Failed() {
-		return fmt.Errorf("step %d: elect: replica %d's log failed at step %d: it cannot lead", step, r, rs.failedAt[r])
+		return refusal("step %d: elect: replica %d's log failed at step %d: it cannot lead", step, r, rs.failedAt[r])
 	}
 	if got, want := rs.logs[r].NextOffset(), rs.logs[rs.leader].NextOffset(); got != want {
-		return fmt.Errorf("step %d: elect: replica %d is not caught up: its log ends at offset %d, the leader's (replica %d) at %d, and kidx models no truncation", step, r, got, rs.leader, want)
+		return refusal("step %d: elect: replica %d is not caught up: its log ends at offset %d, the leader's (replica %d) at %d, and kidx models no truncation", step, r, got, rs.leader, want)
 	}
 	rs.leader = r
 	return nil
@@ -238,10 +247,10 @@ func (rs *ReplicaSet) Fetch(r int, maxBytes int64) (FetchResult, error) {
 	rs.step++
 	res := FetchResult{Replica: r}
 	if r < 0 || r >= len(rs.logs) {
-		return res, fmt.Errorf("step %d: fetch: replica %d does not exist (replicas 0 to %d)", step, r, len(rs.logs)-1)
+		return res, refusal("step %d: fetch: replica %d does not exist (replicas 0 to %d)", step, r, len(rs.logs)-1)
 	}
 	if r == rs.leader {
-		return res, fmt.Errorf("step %d: fetch: replica %d is the leader: only a follower fetches", step, r)
+		return res, refusal("step %d: fetch: replica %d is the leader: only a follower fetches", step, r)
 	}
 	if maxBytes <= 0 {
 		maxBytes = rs.fetchMaxBytes
@@ -259,7 +268,7 @@ func (rs *ReplicaSet) Fetch(r int, maxBytes int64) (FetchResult, error) {
 		res.Note = rs.note(step, r, "replica %d is caught up with the leader (replica %d) at offset %d: the fetch returns nothing", r, rs.leader, end)
 		return res, nil
 	case from > end:
-		return res, fmt.Errorf("step %d: fetch by replica %d: its log ends at offset %d, past the leader's (replica %d) end %d; a real follower would truncate, and kidx models no truncation", step, r, from, rs.leader, end)
+		return res, refusal("step %d: fetch by replica %d: its log ends at offset %d, past the leader's (replica %d) end %d; a real follower would truncate, and kidx models no truncation", step, r, from, rs.leader, end)
 	}
 	chunk, seg, err := leader.readForFetch(from, maxBytes)
 	if err != nil {
@@ -296,7 +305,7 @@ func (l *Log) readForFetch(offset, maxBytes int64) ([][]byte, int64, error) {
 	// LocalLog.read: the segment with the greatest base offset at or below the offset.
 	i := sort.Search(len(l.bases), func(i int) bool { return l.bases[i] > offset }) - 1
 	if i < 0 {
-		return nil, 0, fmt.Errorf("offset %d is below the leader's log start offset %d; kidx models no truncation", offset, l.bases[0])
+		return nil, 0, refusal("offset %d is below the leader's log start offset %d; kidx models no truncation", offset, l.bases[0])
 	}
 	base := l.bases[i]
 	var logR, idxR io.ReaderAt
@@ -345,7 +354,7 @@ func (l *Log) readForFetch(offset, maxBytes int64) ([][]byte, int64, error) {
 				return true
 			}
 			if b.BaseOffset() != offset {
-				readErr = fmt.Errorf("offset %d is inside the leader's batch of offsets %d-%d (at position %d of %s): a follower's log end must be a batch boundary of the leader's log", offset, b.BaseOffset(), b.LastOffset(), b.Position, filepath.Base(logPath))
+				readErr = refusal("offset %d is inside the leader's batch of offsets %d-%d (at position %d of %s): a follower's log end must be a batch boundary of the leader's log", offset, b.BaseOffset(), b.LastOffset(), b.Position, filepath.Base(logPath))
 				return false
 			}
 			found = true
