@@ -30,7 +30,7 @@ func FuzzWorkloadJSON(f *testing.F) {
 		`{"steps": [{"append": []}]}`, `{"batches": [{"records": 1e3, "bytes": 1.5}]}`,
 		`{"config": {"segment.index.bytes": 4}, "batches": [{"records": 1, "bytes": 61}]}`, `{"rule": "per-append", "batches": [{"records": 1, "bytes": 61}]} x`,
 		`{"appends": [[{"records": 2, "valueBytes": 5}]]}`, `{"steps": [{"restart": false}]}`, `[`, ``,
-		// Replicated workloads (docs/contract.md §3, "Replicas"; issue 23): the format's example,
+		// Replicated workloads (docs/contract.md §3.1; issue 23): the format's example,
 		// a follower starting inside the leader's log, and refusals.
 		`{"config": {"segment.bytes": 1073741824, "index.interval.bytes": 4096, "segment.index.bytes": 4096}, "kafkaVersion": "4.1.0",
 		  "replicas": {"count": 2, "fetchMaxBytes": 1048576, "startOffsets": [0, 0]},

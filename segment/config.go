@@ -127,8 +127,8 @@ type BatchSpec struct {
 }
 
 // Step is one workload step: exactly one of Append, Restart, Recover, Crash, Roll, Fetch,
-// Elect. The last three, and Replica, belong to a replicated workload (docs/contract.md §3,
-// "Replicas").
+// Elect. Fetch, Elect, MaxBytes and Replica belong to a replicated workload (docs/contract.md
+// §3.1).
 type Step struct {
 	Append  []BatchSpec
 	Restart bool       // clean close of the active segment and reopen (counter 0)
@@ -154,7 +154,7 @@ type Step struct {
 // LeaderReplica is Step.Replica's "the current leader".
 const LeaderReplica = -1
 
-// ReplicaSpec is a workload's "replicas" (docs/contract.md §3, "Replicas"): Count replicas
+// ReplicaSpec is a workload's "replicas" (docs/contract.md §3.1): Count replicas
 // numbered 0..Count-1, replica 0 the first leader, all on the workload's config and rule.
 type ReplicaSpec struct {
 	Count int
@@ -231,7 +231,7 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 
 // ParseWorkload parses a workload file. Missing config keys take Kafka's
 // defaults; "batches" means one single-batch append each. A "replicas" key makes it a
-// replicated workload (docs/contract.md §3, "Replicas"), checked here as far as the steps
+// replicated workload (docs/contract.md §3.1), checked here as far as the steps
 // alone tell: replica numbers, fetches by the leader of the moment, refused keys.
 func ParseWorkload(data []byte) (*Workload, error) {
 	var wire struct {

@@ -11,7 +11,7 @@ import (
 	"kidx/segment/vfs"
 )
 
-// A partition's replicas on files (docs/contract.md §3, "Replicas"; docs/segment.md,
+// A partition's replicas on files (docs/contract.md §3.1; docs/segment.md,
 // "Replicas"): one Log per replica, each running exactly the single-log rules. The leader
 // appends what producers send, one append per produce (UnifiedLog.appendAsLeader); a follower
 // fetches from the leader's files as Kafka's leader reads them (LocalLog.read →

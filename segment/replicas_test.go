@@ -347,7 +347,7 @@ func TestReplicasElection(t *testing.T) {
 	}
 }
 
-// The replicated workload format (docs/contract.md §3, "Replicas"): what ParseWorkload refuses,
+// The replicated workload format (docs/contract.md §3.1): what ParseWorkload refuses,
 // each with the step path.
 func TestParseReplicatedWorkloadErrors(t *testing.T) {
 	const reps = `"replicas": {"count": 2}`

@@ -50,14 +50,16 @@ DIR is refused unless --force, which replaces it as a whole (it must hold only s
 as an earlier kidx write left it): the old directory is renamed aside, the new one renamed
 in, the old one removed; between the two renames DIR does not exist.
 
-A replicated workload (docs/contract.md §3, "replicas": a leader, followers that fetch from
-it, restarts and elections; kidx help workloads) is written as DIR holding one partition
-directory per replica, DIR/replica-0, DIR/replica-1, ..., all or nothing. Each replica's log
-runs Kafka's single-log rules; a follower's fetch reads the leader's files and appends the
-chunk as one append, keeping the leader's offsets. A follower whose append throws (an index
-overflow, issue 23) keeps its files as Kafka leaves them, closed as a clean shutdown closes
-them, and fetches nothing more. The output gives per replica its segments, next offset and
-events, and the steps that did nothing (a caught-up or failed follower's fetch).`,
+A replicated workload (docs/contract.md §3.1, "replicas": a leader, followers that fetch
+from it, restarts and elections) is written as DIR holding one partition directory per
+replica, DIR/replica-0, DIR/replica-1, ..., all or nothing; --force replaces such a
+directory too. Each replica's log runs Kafka's single-log rules; a follower's fetch reads
+the leader's files and appends the chunk as one append, keeping the leader's offsets. A
+follower whose append throws (an index overflow, issue 23) keeps its files as Kafka leaves
+them, closed as a clean shutdown closes them, and fetches nothing more. The output gives per
+replica its segments, next offset and events, and the steps that did nothing (a caught-up
+or failed follower's fetch). A step the replicas cannot take (an election of a replica that
+is behind, a fetch from inside a batch) is an error (exit 2), and nothing is written.`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
 	}
@@ -161,7 +163,7 @@ func hasTopLevelKey(data []byte, key string) bool {
 	return ok
 }
 
-// writeReplicated writes a replicated workload (docs/contract.md §3, "Replicas"): DIR holds
+// writeReplicated writes a replicated workload (docs/contract.md §3.1): DIR holds
 // replica-0, replica-1, ..., each a partition directory. Package segment parses the file (its
 // replicas, fetches and elections); its config and rule or release are resolved with the flags
 // as for a single log, and every replica is written by the same rule (a cluster runs one

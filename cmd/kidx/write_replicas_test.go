@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// replicatedWorkload is issue 23's reproduction as a workload file (docs/contract.md §3,
-// "Replicas"): 547 produces of one 5070-byte batch, the follower's 1 MiB fetches with a clean
+// replicatedWorkload is issue 23's reproduction as a workload file (docs/contract.md
+// §3.1): 547 produces of one 5070-byte batch, the follower's 1 MiB fetches with a clean
 // restart after the first, under segment.index.bytes 4096 and the given release.
 func replicatedWorkload(t *testing.T, dir, version string) string {
 	t.Helper()
