@@ -261,6 +261,10 @@ func ParseWorkload(data []byte) (*Workload, error) {
 	if w.Rule, err = ParseRule(wire.Rule); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
+	if wire.Rule != "" && wire.KafkaVersion != "" {
+		// Both pick the rule (a release is a rule): the model's parser refuses the pair too.
+		return nil, fmt.Errorf("workload: set either \"rule\" or \"kafkaVersion\", not both")
+	}
 	if wire.Batches != nil && wire.Steps != nil {
 		return nil, fmt.Errorf("workload: both \"batches\" and \"steps\"")
 	}
@@ -277,7 +281,7 @@ func ParseWorkload(data []byte) (*Workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.Steps = append(w.Steps, Step{Append: []BatchSpec{s}})
+		w.Steps = append(w.Steps, Step{Append: []BatchSpec{s}, Replica: LeaderReplica})
 	}
 	leader := 0 // the leader of the moment, followed through the elections
 	for i, st := range wire.Steps {

@@ -372,6 +372,7 @@ func TestParseReplicatedWorkloadErrors(t *testing.T) {
 		{`{` + reps + `, "steps": [{"fetch": 1, "elect": 1}]}`, `steps[0]: need exactly one of append, fetch, restart, recover, roll, elect`},
 		{`{` + reps + `, "steps": [{"crash": {"recoveryPoint": 0, "segments": []}}]}`, `steps[0]: a crash step in a replicated workload is not modelled`},
 		{`{` + reps + `, "steps": [{"fetch": 1, "maxBytes": 2147483648}]}`, `steps[0].maxBytes: 2147483648 is outside`},
+		{`{"rule": "per-batch", "kafkaVersion": "4.1.0", ` + reps + `, "steps": []}`, `set either "rule" or "kafkaVersion", not both`},
 	} {
 		_, err := segment.ParseWorkload([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
