@@ -9,6 +9,7 @@ import (
 	"kidx/fuzz/internal/parsecheck"
 	"kidx/model"
 	"kidx/segment"
+	"kidx/segment/vfs"
 )
 
 // Parsers must never panic and never allocate more than a small multiple of their input
@@ -29,6 +30,16 @@ func FuzzWorkloadJSON(f *testing.F) {
 		`{"steps": [{"append": []}]}`, `{"batches": [{"records": 1e3, "bytes": 1.5}]}`,
 		`{"config": {"segment.index.bytes": 4}, "batches": [{"records": 1, "bytes": 61}]}`, `{"rule": "per-append", "batches": [{"records": 1, "bytes": 61}]} x`,
 		`{"appends": [[{"records": 2, "valueBytes": 5}]]}`, `{"steps": [{"restart": false}]}`, `[`, ``,
+		// Replicated workloads (docs/contract.md §3.1; issue 23): the format's example,
+		// a follower starting inside the leader's log, and refusals.
+		`{"config": {"segment.bytes": 1073741824, "index.interval.bytes": 4096, "segment.index.bytes": 4096}, "kafkaVersion": "4.1.0",
+		  "replicas": {"count": 2, "fetchMaxBytes": 1048576, "startOffsets": [0, 0]},
+		  "steps": [{"append": [{"records": 1, "bytes": 5070, "maxTimestamp": 1}]}, {"fetch": 1}, {"fetch": 1, "maxBytes": 500000},
+		            {"restart": true, "replica": 1}, {"recover": true, "replica": 1}, {"roll": true, "replica": 0}, {"elect": 1}]}`,
+		`{"config": {"segment.bytes": 300, "index.interval.bytes": 0}, "replicas": {"count": 3, "fetchMaxBytes": 150, "startOffsets": [0, 2, 0]},
+		  "steps": [{"append": [{"records": 1, "bytes": 100}, {"records": 2, "bytes": 100}]}, {"append": [{"records": 1, "bytes": 100}]},
+		            {"fetch": 1}, {"fetch": 2, "maxBytes": 0}, {"fetch": 2}, {"elect": 2}, {"fetch": 0}, {"restart": true}]}`,
+		`{"replicas": {"count": 2}, "steps": [{"fetch": 0}]}`, `{"replicas": {"count": 2}, "batches": []}`, `{"steps": [{"elect": 1}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -50,6 +61,9 @@ func FuzzWorkloadJSON(f *testing.F) {
 		// segment.ParseRecipe bounds its "repeat" expansion (a 68-byte input once asked for
 		// 2^31-1 batches), so every input goes through it.
 		parsecheck.CheckAllocN(t, measure, "segment.ParseRecipe", len(data), parsecheck.JSONAllocFactor, func() { _, _ = segment.ParseRecipe(data) })
+		if serr == nil && sw.Replicas != nil {
+			writeSmallReplicated(t, sw)
+		}
 		if err != nil {
 			return
 		}
@@ -84,4 +98,30 @@ func FuzzWorkloadJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// writeSmallReplicated writes a replicated workload the file writer accepts (Validate) into
+// memory, when its batches total at most 1 MiB: whatever its steps ask (a lagging election, a
+// fetch from inside a batch), the ReplicaSet returns an error or writes, never panics, and a
+// write that succeeds leaves every replica's log end at or below the leader's.
+func writeSmallReplicated(t *testing.T, sw *segment.Workload) {
+	var total int64
+	for _, s := range sw.Steps {
+		for _, b := range s.Append {
+			total += int64(b.Bytes)
+		}
+	}
+	if total > 1<<20 || sw.Validate() != nil {
+		return
+	}
+	res, err := segment.WriteWorkloadFS(vfs.NewMemFS(), "/p", sw)
+	if err != nil {
+		return
+	}
+	lead := res.Replicas[res.Leader].NextOffset
+	for _, r := range res.Replicas {
+		if r.FailedAt < 0 && r.NextOffset > lead && r.NextOffset != sw.Replicas.StartOffsets[r.Replica] {
+			t.Fatalf("replica %d ends at %d, past the leader's (replica %d) %d", r.Replica, r.NextOffset, res.Leader, lead)
+		}
+	}
 }

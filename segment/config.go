@@ -126,13 +126,53 @@ type BatchSpec struct {
 	MaxTimestamp int64 `json:"maxTimestamp"`
 }
 
-// Step is one workload step: exactly one of Append, Restart, Recover, Crash.
+// Step is one workload step: exactly one of Append, Restart, Recover, Crash, Roll, Fetch,
+// Elect. Fetch, Elect, MaxBytes and Replica belong to a replicated workload (docs/contract.md
+// §3.1).
 type Step struct {
 	Append  []BatchSpec
 	Restart bool       // clean close of the active segment and reopen (counter 0)
 	Recover bool       // unclean restart: LogSegment.recover of the active segment
 	Crash   *CrashSpec // a crash, then the broker's reload (crash.go)
+	// Roll is a forced roll (an operator's or the cleaner's): parsed so that the refusal names
+	// it; the writer rolls only by Kafka's own rules and refuses it (Workload.Validate).
+	Roll bool
+	// Fetch is one fetch by follower Replica from the current leader
+	// (ReplicaFetcherThread → UnifiedLog.appendAsFollower); MaxBytes bounds it (0: the
+	// workload's replica.fetch.max.bytes; a file's "maxBytes": 0 is kept as 1, which fetches
+	// the same single batch).
+	Fetch    bool
+	MaxBytes int64
+	// Elect moves leadership to Replica.
+	Elect bool
+	// Replica is the replica a Restart, Recover, Roll, Fetch or Elect applies to in a
+	// replicated workload; LeaderReplica (the parser's default for restart, recover and
+	// roll) is the current leader. Appends always go to the current leader.
+	Replica int
 }
+
+// LeaderReplica is Step.Replica's "the current leader".
+const LeaderReplica = -1
+
+// ReplicaSpec is a workload's "replicas" (docs/contract.md §3.1): Count replicas
+// numbered 0..Count-1, replica 0 the first leader, all on the workload's config and rule.
+type ReplicaSpec struct {
+	Count int
+	// FetchMaxBytes is replica.fetch.max.bytes (ReplicaFetchMaxBytes, default 1048576): the
+	// most a follower's fetch takes from the partition, whole batches, at least one.
+	FetchMaxBytes int64
+	// StartOffsets holds each replica's log start (its first segment's base offset), one per
+	// replica; replica 0's is the workload's StartOffset.
+	StartOffsets []int64
+}
+
+// Replica counts and the fetch size a replicated workload may give.
+const (
+	MinReplicas = 2
+	MaxReplicas = 8
+	// DefaultReplicaFetchMaxBytes is replica.fetch.max.bytes's default (1 MiB).
+	DefaultReplicaFetchMaxBytes = 1 << 20
+)
 
 // Workload is a parsed workload file (docs/contract.md §3).
 type Workload struct {
@@ -140,6 +180,11 @@ type Workload struct {
 	Rule        Rule
 	StartOffset int64
 	Steps       []Step
+	// KafkaVersion is the file's "kafkaVersion", kept as written: package segment knows two
+	// rules, not releases; the caller (kidx write) resolves a release to its rule.
+	KafkaVersion string
+	// Replicas is nil for a single log.
+	Replicas *ReplicaSpec
 }
 
 // decodeStrict decodes one JSON document, refusing unknown keys; its errors say in words
@@ -155,6 +200,10 @@ type wireBatch struct {
 	Bytes        *int   `json:"bytes"`
 	MaxTimestamp *int64 `json:"maxTimestamp"`
 	Magic        *int   `json:"magic"`
+	// Compressed and BaseOffset are the model's (docs/contract.md §3): read so that the
+	// refusal says what the writer cannot write, rather than naming an unknown key.
+	Compressed *bool  `json:"compressed"`
+	BaseOffset *int64 `json:"baseOffset"`
 }
 
 func (w wireBatch) spec(where string) (BatchSpec, error) {
@@ -163,6 +212,12 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 	}
 	if w.Magic != nil && *w.Magic != 2 {
 		return BatchSpec{}, fmt.Errorf("%s: magic %d: the file writer writes v2 batches only (a legacy replay runs in the model: kidx sim, kidx whatif)", where, *w.Magic)
+	}
+	if w.Compressed != nil && *w.Compressed {
+		return BatchSpec{}, fmt.Errorf("%s: compressed: the file writer writes uncompressed batches only", where)
+	}
+	if w.BaseOffset != nil {
+		return BatchSpec{}, fmt.Errorf("%s: baseOffset %d: the file writer assigns offsets one after another, as the log does; leave baseOffset out", where, *w.BaseOffset)
 	}
 	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp}
 	if w.MaxTimestamp != nil {
@@ -175,24 +230,23 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 }
 
 // ParseWorkload parses a workload file. Missing config keys take Kafka's
-// defaults; "batches" means one single-batch append each.
+// defaults; "batches" means one single-batch append each. A "replicas" key makes it a
+// replicated workload (docs/contract.md §3.1), checked here as far as the steps
+// alone tell: replica numbers, fetches by the leader of the moment, refused keys.
 func ParseWorkload(data []byte) (*Workload, error) {
 	var wire struct {
-		Config      map[string]int64 `json:"config"`
-		Rule        string           `json:"rule"`
-		StartOffset int64            `json:"startOffset"`
-		Batches     []wireBatch      `json:"batches"`
-		Steps       []struct {
-			Append  []wireBatch `json:"append"`
-			Restart bool        `json:"restart"`
-			Recover bool        `json:"recover"`
-			Crash   *wireCrash  `json:"crash"`
-		} `json:"steps"`
+		Config       map[string]int64 `json:"config"`
+		Rule         string           `json:"rule"`
+		KafkaVersion string           `json:"kafkaVersion"`
+		StartOffset  int64            `json:"startOffset"`
+		Replicas     *wireReplicas    `json:"replicas"`
+		Batches      []wireBatch      `json:"batches"`
+		Steps        []wireStep       `json:"steps"`
 	}
 	if err := decodeStrict(data, &wire); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
-	w := &Workload{Config: DefaultConfig(), StartOffset: wire.StartOffset}
+	w := &Workload{Config: DefaultConfig(), StartOffset: wire.StartOffset, KafkaVersion: wire.KafkaVersion}
 	keys := make([]string, 0, len(wire.Config))
 	for k := range wire.Config {
 		keys = append(keys, k)
@@ -207,52 +261,181 @@ func ParseWorkload(data []byte) (*Workload, error) {
 	if w.Rule, err = ParseRule(wire.Rule); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
+	if wire.Rule != "" && wire.KafkaVersion != "" {
+		// Both pick the rule (a release is a rule): the model's parser refuses the pair too.
+		return nil, fmt.Errorf("workload: set either \"rule\" or \"kafkaVersion\", not both")
+	}
 	if wire.Batches != nil && wire.Steps != nil {
 		return nil, fmt.Errorf("workload: both \"batches\" and \"steps\"")
+	}
+	if wire.Replicas != nil {
+		if wire.Steps == nil {
+			return nil, fmt.Errorf("workload: a replicated workload (\"replicas\") is written as \"steps\" (appends, fetches, restarts, elections), not \"batches\"")
+		}
+		if w.Replicas, err = wire.Replicas.spec(w.StartOffset); err != nil {
+			return nil, err
+		}
 	}
 	for i, b := range wire.Batches {
 		s, err := b.spec(fmt.Sprintf("workload batches[%d]", i))
 		if err != nil {
 			return nil, err
 		}
-		w.Steps = append(w.Steps, Step{Append: []BatchSpec{s}})
+		w.Steps = append(w.Steps, Step{Append: []BatchSpec{s}, Replica: LeaderReplica})
 	}
+	leader := 0 // the leader of the moment, followed through the elections
 	for i, st := range wire.Steps {
-		n := 0
-		if st.Append != nil {
-			n++
+		s, err := st.step(fmt.Sprintf("workload steps[%d]", i), w.Replicas, leader)
+		if err != nil {
+			return nil, err
 		}
-		if st.Restart {
-			n++
-		}
-		if st.Recover {
-			n++
-		}
-		if st.Crash != nil {
-			n++
-		}
-		if n != 1 {
-			return nil, fmt.Errorf("workload steps[%d]: need exactly one of append, restart, recover, crash", i)
-		}
-		var s Step
-		s.Restart, s.Recover = st.Restart, st.Recover
-		if st.Crash != nil {
-			c, err := st.Crash.spec(fmt.Sprintf("workload steps[%d].crash", i))
-			if err != nil {
-				return nil, err
-			}
-			s.Crash = &c
-		}
-		for j, b := range st.Append {
-			bs, err := b.spec(fmt.Sprintf("workload steps[%d].append[%d]", i, j))
-			if err != nil {
-				return nil, err
-			}
-			s.Append = append(s.Append, bs)
+		if s.Elect {
+			leader = s.Replica
 		}
 		w.Steps = append(w.Steps, s)
 	}
 	return w, w.Config.Validate()
+}
+
+// wireReplicas is the "replicas" object.
+type wireReplicas struct {
+	Count         *int    `json:"count"`
+	FetchMaxBytes *int64  `json:"fetchMaxBytes"`
+	StartOffsets  []int64 `json:"startOffsets"`
+}
+
+func (r *wireReplicas) spec(startOffset int64) (*ReplicaSpec, error) {
+	if r.Count == nil {
+		return nil, fmt.Errorf("workload replicas: \"count\" is missing (%d to %d replicas)", MinReplicas, MaxReplicas)
+	}
+	if *r.Count < MinReplicas || *r.Count > MaxReplicas {
+		return nil, fmt.Errorf("workload replicas.count: %d is outside [%d, %d]", *r.Count, MinReplicas, MaxReplicas)
+	}
+	spec := &ReplicaSpec{Count: *r.Count, FetchMaxBytes: DefaultReplicaFetchMaxBytes}
+	if r.FetchMaxBytes != nil {
+		// replica.fetch.max.bytes is an int at least 0 (KafkaConfig); a fetch still returns
+		// its first batch whatever the bound (minOneMessage).
+		if *r.FetchMaxBytes < 0 || *r.FetchMaxBytes > math.MaxInt32 {
+			return nil, fmt.Errorf("workload replicas.fetchMaxBytes: %d is outside [0, %d] (replica.fetch.max.bytes)", *r.FetchMaxBytes, math.MaxInt32)
+		}
+		spec.FetchMaxBytes = *r.FetchMaxBytes
+	}
+	switch {
+	case r.StartOffsets == nil:
+		for range spec.Count {
+			spec.StartOffsets = append(spec.StartOffsets, startOffset)
+		}
+	case len(r.StartOffsets) != spec.Count:
+		return nil, fmt.Errorf("workload replicas.startOffsets: %d offsets for %d replicas (one per replica)", len(r.StartOffsets), spec.Count)
+	default:
+		for i, o := range r.StartOffsets {
+			if o < 0 {
+				return nil, fmt.Errorf("workload replicas.startOffsets[%d]: %d is negative", i, o)
+			}
+		}
+		if r.StartOffsets[0] != startOffset {
+			return nil, fmt.Errorf("workload replicas.startOffsets[0]: %d, but replica 0 is the first leader and its log starts at the workload's startOffset %d", r.StartOffsets[0], startOffset)
+		}
+		spec.StartOffsets = append([]int64(nil), r.StartOffsets...)
+	}
+	return spec, nil
+}
+
+// wireStep is one element of "steps".
+type wireStep struct {
+	Append   []wireBatch `json:"append"`
+	Restart  bool        `json:"restart"`
+	Recover  bool        `json:"recover"`
+	Crash    *wireCrash  `json:"crash"`
+	Roll     bool        `json:"roll"`
+	Fetch    *int        `json:"fetch"`
+	MaxBytes *int64      `json:"maxBytes"`
+	Elect    *int        `json:"elect"`
+	Replica  *int        `json:"replica"`
+}
+
+// step checks one step; reps is nil in a single-log workload, leader the replica leading
+// when the step runs.
+func (st wireStep) step(where string, reps *ReplicaSpec, leader int) (Step, error) {
+	n := 0
+	for _, given := range []bool{st.Append != nil, st.Restart, st.Recover, st.Crash != nil, st.Roll, st.Fetch != nil, st.Elect != nil} {
+		if given {
+			n++
+		}
+	}
+	if n != 1 {
+		if reps != nil {
+			return Step{}, fmt.Errorf("%s: need exactly one of append, fetch, restart, recover, roll, elect", where)
+		}
+		return Step{}, fmt.Errorf("%s: need exactly one of append, restart, recover, crash", where)
+	}
+	s := Step{Restart: st.Restart, Recover: st.Recover, Roll: st.Roll, Fetch: st.Fetch != nil, Elect: st.Elect != nil, Replica: LeaderReplica}
+	if reps == nil {
+		for _, k := range []struct {
+			key   string
+			given bool
+		}{{"fetch", st.Fetch != nil}, {"maxBytes", st.MaxBytes != nil}, {"elect", st.Elect != nil}, {"replica", st.Replica != nil}} {
+			if k.given {
+				return Step{}, fmt.Errorf("%s: %q belongs to a replicated workload, and this one has no \"replicas\"", where, k.key)
+			}
+		}
+	} else {
+		replica := func(key string, r int) error {
+			if r < 0 || r >= reps.Count {
+				return fmt.Errorf("%s.%s: replica %d does not exist (replicas 0 to %d)", where, key, r, reps.Count-1)
+			}
+			return nil
+		}
+		switch {
+		case st.Crash != nil:
+			return Step{}, fmt.Errorf("%s: a crash step in a replicated workload is not modelled (a restart or recover step of one replica is)", where)
+		case st.Replica != nil && !(st.Restart || st.Recover || st.Roll):
+			return Step{}, fmt.Errorf("%s: \"replica\" names the replica of a restart, recover or roll step (an append goes to the leader, a fetch and an election name their replica)", where)
+		case st.MaxBytes != nil && st.Fetch == nil:
+			return Step{}, fmt.Errorf("%s: \"maxBytes\" bounds a fetch, and this step is not one", where)
+		case st.Replica != nil:
+			if err := replica("replica", *st.Replica); err != nil {
+				return Step{}, err
+			}
+			s.Replica = *st.Replica
+		case st.Fetch != nil:
+			if err := replica("fetch", *st.Fetch); err != nil {
+				return Step{}, err
+			}
+			if *st.Fetch == leader {
+				return Step{}, fmt.Errorf("%s.fetch: replica %d is the leader at this step: only a follower fetches", where, leader)
+			}
+			s.Replica = *st.Fetch
+			if st.MaxBytes != nil {
+				if *st.MaxBytes < 0 || *st.MaxBytes > math.MaxInt32 {
+					return Step{}, fmt.Errorf("%s.maxBytes: %d is outside [0, %d]", where, *st.MaxBytes, math.MaxInt32)
+				}
+				// 0 fetches the first batch alone (minOneMessage), as 1 does: no batch is
+				// that small. Stored as 1, since MaxBytes 0 means "not given".
+				s.MaxBytes = max(*st.MaxBytes, 1)
+			}
+		case st.Elect != nil:
+			if err := replica("elect", *st.Elect); err != nil {
+				return Step{}, err
+			}
+			s.Replica = *st.Elect
+		}
+	}
+	if st.Crash != nil {
+		c, err := st.Crash.spec(where + ".crash")
+		if err != nil {
+			return Step{}, err
+		}
+		s.Crash = &c
+	}
+	for j, b := range st.Append {
+		bs, err := b.spec(fmt.Sprintf("%s.append[%d]", where, j))
+		if err != nil {
+			return Step{}, err
+		}
+		s.Append = append(s.Append, bs)
+	}
+	return s, nil
 }
 
 // Recipe is a record-level workload (the golden kafka-input.json): every

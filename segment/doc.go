@@ -40,6 +40,9 @@
 //   - crash.go: the crash step and LoadAfterCrash (LogLoader after an unclean shutdown).
 //   - recoverypoint.go: the recovery point and its checkpoint file.
 //   - writedir.go: a workload or recipe written as a whole directory, all or nothing.
+//   - replicas.go: a partition's replicas (ReplicaSet): the leader's produces, a follower's
+//     fetch read from the leader's files and appended as one appendAsFollower, restarts,
+//     elections; a replicated workload written as one directory per replica.
 //
 // Readers open every file O_RDONLY and never create, write, truncate or lock anything. The log
 // directory as a whole (scanning, Verify, eras) is package logdir; what reproduces a segment's

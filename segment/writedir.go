@@ -48,10 +48,55 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("start offset %d is negative", w.StartOffset)
 	}
 	for i, s := range w.Steps {
+		if s.Roll {
+			return fmt.Errorf("step %d: %w", i, errRollStep)
+		}
+		if w.Replicas == nil && (s.Fetch || s.Elect) {
+			return fmt.Errorf("step %d: a fetch or an election needs \"replicas\"", i)
+		}
+		if w.Replicas != nil && s.Crash != nil {
+			return fmt.Errorf("step %d: a crash step in a replicated workload is not modelled", i)
+		}
 		for j, b := range s.Append {
 			if _, err := planSizedBatch(b.Records, b.Bytes); err != nil {
 				return fmt.Errorf("append %d batch %d: %w", i, j, err)
 			}
+		}
+	}
+	return w.validateReplicas()
+}
+
+// validateReplicas checks a replicated workload's replicas and the replica numbers of its steps,
+// following the elections: what ParseWorkload checks, for a Workload built in code.
+func (w *Workload) validateReplicas() error {
+	r := w.Replicas
+	if r == nil {
+		return nil
+	}
+	if r.Count < MinReplicas || r.Count > MaxReplicas || len(r.StartOffsets) != r.Count {
+		return fmt.Errorf("replicas: %d replicas with %d start offsets (want %d to %d, one offset each)", r.Count, len(r.StartOffsets), MinReplicas, MaxReplicas)
+	}
+	if r.StartOffsets[0] != w.StartOffset {
+		return fmt.Errorf("replicas: replica 0 starts at %d, not at the workload's start offset %d", r.StartOffsets[0], w.StartOffset)
+	}
+	for i, o := range r.StartOffsets {
+		if o < 0 {
+			return fmt.Errorf("replicas: replica %d's start offset %d is negative", i, o)
+		}
+	}
+	if r.FetchMaxBytes < 0 {
+		return fmt.Errorf("replicas: fetch max bytes %d is negative", r.FetchMaxBytes)
+	}
+	leader := 0
+	for i, s := range w.Steps {
+		if (s.Replica != LeaderReplica || s.Fetch || s.Elect) && (s.Replica < 0 || s.Replica >= r.Count) {
+			return fmt.Errorf("step %d: replica %d does not exist (replicas 0 to %d)", i, s.Replica, r.Count-1)
+		}
+		switch {
+		case s.Fetch && s.Replica == leader:
+			return fmt.Errorf("step %d: replica %d is the leader at this step: only a follower fetches", i, leader)
+		case s.Elect:
+			leader = s.Replica
 		}
 	}
 	return nil
@@ -77,7 +122,9 @@ func (r *Recipe) Validate() error {
 	return nil
 }
 
-// WriteWorkloadDir writes w as the partition directory dir, atomically: see ReplaceDir.
+// WriteWorkloadDir writes w as the partition directory dir, atomically: see ReplaceDir. A
+// replicated workload makes dir a directory of replica-0, replica-1, ... partition
+// directories, written and renamed into place as one.
 func WriteWorkloadDir(dir string, w *Workload, replace bool) (*WriteResult, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
@@ -219,12 +266,44 @@ func checkTarget(target string, replace bool) (bool, error) {
 	// --force replaces the whole directory: only one that holds nothing but segment files (what
 	// an earlier kidx write made) may go, never a broker's partition with its checkpoints and
 	// snapshots, nor a directory of anything else.
+	// A replicated write left replica-N directories of segment files instead.
+	replicated := len(entries) > 0 && entries[0].IsDir()
 	for _, e := range entries {
+		if replicated {
+			if e.IsDir() && isReplicaDirName(e.Name()) && segmentFilesOnly(filepath.Join(target, e.Name())) {
+				continue
+			}
+			return false, &DirError{fmt.Sprintf("%s holds %s, which kidx write does not write: --force replaces only what kidx write writes (replica-N directories of segment files, for a replicated workload)", target, e.Name())}
+		}
 		if !e.Type().IsRegular() || !isSegmentFileName(e.Name()) {
 			return false, &DirError{fmt.Sprintf("%s holds %s, which kidx write does not write: --force replaces only a directory of segment files (.log, .index, .timeindex, .txnindex)", target, e.Name())}
 		}
 	}
 	return true, nil
+}
+
+// isReplicaDirName reports a name ReplicaDirName gives.
+func isReplicaDirName(name string) bool {
+	for r := range MaxReplicas {
+		if name == ReplicaDirName(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// segmentFilesOnly reports a directory holding regular segment files and nothing else.
+func segmentFilesOnly(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isSegmentFileName(e.Name()) {
+			return false
+		}
+	}
+	return true
 }
 
 func isSegmentFileName(name string) bool {
@@ -249,6 +328,13 @@ func syncTree(dir string) error {
 		return err
 	}
 	for _, e := range entries {
+		if e.IsDir() {
+			// A replicated write's replica-N partition directories.
+			if err := syncTree(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+			continue
+		}
 		if !e.Type().IsRegular() {
 			continue
 		}

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,6 +37,9 @@ var ErrLogFailed = errors.New("log failed after an index overflow; only Close is
 // without an active segment (a roll or reopen whose files could not be made): Kafka takes
 // the log dir offline on an IOException (LogDirFailureChannel).
 var errLostActive = errors.New("the log has no active segment after an earlier I/O error; only Close is allowed")
+
+// errRollStep refuses a forced roll: the writer rolls only by Kafka's own rules.
+var errRollStep = errors.New("a roll step: the file writer rolls only as Kafka does (size, time, a full index), and cannot replay an operator's or the cleaner's roll")
 
 // indexFullError is Kafka's IllegalArgumentException from a full index.
 type indexFullError struct {
@@ -328,9 +332,16 @@ func (l *Log) AppendRecipe(batches []RecipeBatch) (*Event, error) {
 	return l.Append(l.batches...)
 }
 
-// Apply runs one workload step.
+// Apply runs one workload step of a single log (a replicated workload's steps run on a
+// ReplicaSet).
 func (l *Log) Apply(s Step) (*Event, error) {
 	switch {
+	case s.Roll:
+		l.step++
+		return nil, errRollStep
+	case s.Fetch || s.Elect:
+		l.step++
+		return nil, errors.New("a fetch or an election is a step of a replicated workload, and this log is a single one")
 	case s.Restart:
 		return nil, l.Restart()
 	case s.Recover:
@@ -414,11 +425,31 @@ func (l *Log) closeActive() error {
 	return l.flushAndClose(s)
 }
 
-// WriteResult summarizes a materialized workload.
+// WriteResult summarizes a materialized workload. A single log's is Segments, NextOffset
+// and Events; a replicated workload's is Replicas (one per replica, in number order), Leader
+// (the replica leading at the end) and Notes, and its JSON holds only those.
 type WriteResult struct {
 	Segments   []int64 `json:"segments"` // base offsets
 	NextOffset int64   `json:"nextOffset"`
 	Events     []Event `json:"events"`
+
+	Replicas []ReplicaResult `json:"-"`
+	Leader   int             `json:"-"`
+	Notes    []ReplicaNote   `json:"-"` // steps that did nothing, and why
+}
+
+// MarshalJSON writes a single log's result as it always was, and a replicated one as
+// {"leader", "replicas", "notes"}.
+func (r WriteResult) MarshalJSON() ([]byte, error) {
+	if r.Replicas == nil {
+		type single WriteResult // without this method
+		return json.Marshal(single(r))
+	}
+	return json.Marshal(struct {
+		Leader   int             `json:"leader"`
+		Replicas []ReplicaResult `json:"replicas"`
+		Notes    []ReplicaNote   `json:"notes"`
+	}{r.Leader, r.Replicas, r.Notes})
 }
 
 // WriteWorkload writes w into dir through the size-targeting builder.
@@ -426,8 +457,12 @@ func WriteWorkload(dir string, w *Workload) (*WriteResult, error) {
 	return WriteWorkloadFS(vfs.OS, dir, w)
 }
 
-// WriteWorkloadFS is WriteWorkload on fsys.
+// WriteWorkloadFS is WriteWorkload on fsys. A replicated workload is written as dir holding
+// one partition directory per replica (ReplicaDirName).
 func WriteWorkloadFS(fsys vfs.FS, dir string, w *Workload) (*WriteResult, error) {
+	if w.Replicas != nil {
+		return writeReplicas(fsys, dir, w)
+	}
 	return writeAll(fsys, dir, w.Config, w.Rule, w.StartOffset, w.Steps, (*Log).Apply)
 }
 
