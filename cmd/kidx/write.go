@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/fuzz"
 	"kidx/internal/english"
 	"kidx/internal/printsafe"
 	"kidx/model"
@@ -48,7 +49,12 @@ an error (exit 2). The files are written into a temporary directory beside DIR, 
 renamed into place, so DIR never holds half a log; on any error nothing is left. A non-empty
 DIR is refused unless --force, which replaces it as a whole (it must hold only segment files,
 as an earlier kidx write left it): the old directory is renamed aside, the new one renamed
-in, the old one removed; between the two renames DIR does not exist.`,
+in, the old one removed; between the two renames DIR does not exist.
+
+--era-spec FILE writes a candidate era (a proposed patch, docs/model.md "Candidate eras") whose
+base era is written as one of the two current eras: the writer applies its knobs (the two fixes
+of the follower index overflow, docs/kafka-hazards.md §6); any other base is refused as
+--kafka-version's release would be.`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
 	}
@@ -137,6 +143,7 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force boo
 		return nil, err
 	}
 	sw := &segment.Workload{Config: segmentConfig(cfg), Rule: rule, StartOffset: w.StartOffset}
+	sw.Config.Candidate = fuzz.FileCandidate(era)
 	for _, s := range w.Steps {
 		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
 		for _, b := range s.Append {
@@ -214,6 +221,7 @@ func writeRecipe(data []byte, path, dir string, mf *modelFlags, force bool) (*se
 		return nil, err
 	}
 	r.Config, r.Rule = segmentConfig(cfg), rule
+	r.Config.Candidate = fuzz.FileCandidate(era)
 	if timeRollOff && !mf.hasConfig("segment.ms") {
 		r.Config.SegmentMs = 0 // recipes replay runs made with time-based rolling off
 	}
