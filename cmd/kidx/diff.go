@@ -76,7 +76,9 @@ model and through segment files (written, closed, reopened, read back), and comp
 segments, batches, .index/.timeindex bytes, the lookup of every offset, time lookups and
 events. Every run prints its seed and is replayable with --seed. On a divergence it shrinks
 the workload, writes it as a workload file (--out DIR, default a new temporary directory),
-prints the path and exits 1.
+prints the path and exits 1. --era-spec FILE runs every case under a candidate era (a proposed
+patch, docs/model.md "Candidate eras") on both sides: the model runs the era, the writer its
+knobs; the cases take its base era's rule, so --rule is refused beside it.
 
 By default the segment files live in an in-memory filesystem: the same writer, the same
 bytes compared, several times as many cases per second; use it for long campaigns.
