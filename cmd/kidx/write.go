@@ -42,6 +42,11 @@ file names. It takes a docs/contract.md §3 workload (each batch built to its ex
 record-level recipe (kafka-input.json: keys, values and timestamps as Kafka's
 MemoryRecordsBuilder wrote them).
 
+--era-spec FILE writes a candidate era (a proposed patch, docs/model.md "Candidate eras") whose
+base era is written as one of the two current eras: the writer applies its knobs (the two fixes
+of the follower index overflow, docs/kafka-hazards.md §6); any other base is refused as
+--kafka-version's release would be.
+
 The whole workload is checked before any file is created: a batch no file can hold (fewer
 bytes than the 61-byte header and the smallest records of its count, kidx help workloads),
 or one the writer does not write (legacy magic, compressed, an offset gap, a roll step), is
@@ -49,12 +54,7 @@ an error (exit 2). The files are written into a temporary directory beside DIR, 
 renamed into place, so DIR never holds half a log; on any error nothing is left. A non-empty
 DIR is refused unless --force, which replaces it as a whole (it must hold only segment files,
 as an earlier kidx write left it): the old directory is renamed aside, the new one renamed
-in, the old one removed; between the two renames DIR does not exist.
-
---era-spec FILE writes a candidate era (a proposed patch, docs/model.md "Candidate eras") whose
-base era is written as one of the two current eras: the writer applies its knobs (the two fixes
-of the follower index overflow, docs/kafka-hazards.md §6); any other base is refused as
---kafka-version's release would be.`,
+in, the old one removed; between the two renames DIR does not exist.`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
 	}
