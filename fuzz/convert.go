@@ -102,3 +102,9 @@ func Resolve(w model.Workload) (*Resolved, error) {
 	r.File = sw
 	return r, nil
 }
+
+// FileCandidate is a candidate era's knobs as the file side takes them (the two fixes of the
+// follower index overflow, docs/kafka-hazards.md §6); a release's era gives the zero value.
+func FileCandidate(e model.Era) segment.Candidate {
+	return segment.Candidate{RollWhenAppendLacksIndexRoom: e.RollWhenAppendLacksIndexRoom, SkipEntryWhenIndexFull: e.SkipEntryWhenIndexFull}
+}

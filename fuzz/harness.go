@@ -63,6 +63,10 @@ type Options struct {
 	TempRoot string
 	// NewLog creates the file side; nil means DefaultFileLog.
 	NewLog NewFileLog
+	// Era, when set, is a candidate era (model.ParseEraSpec, docs/model.md "Candidate
+	// eras") both sides run: the model simulates it, the files are written with its knobs
+	// (segment.Candidate). Its rule must be the workload's; nil means the rule's own era.
+	Era *model.Era
 }
 
 // TempRoot is /dev/shm when it is a directory this process can create files in (tmpfs: the
@@ -155,7 +159,16 @@ func Check(w model.Workload, o *Options) (*Divergence, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSkip, err)
 	}
-	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, w.Steps, true)
+	var ml *model.Log
+	if e := o.Era; e != nil {
+		if e.Rule() != r.Rule {
+			return nil, fmt.Errorf("workload rule %s under the candidate era %s, whose rule is %s", r.Rule, e.ID, e.Rule())
+		}
+		r.File.Config.Candidate = FileCandidate(*e)
+		ml, err = model.SimulateEra(r.Model, *e, w.StartOffset, w.Steps, true)
+	} else {
+		ml, err = model.Simulate(r.Model, r.Rule, w.StartOffset, w.Steps, true)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: model: %v", ErrSkip, err)
 	}

@@ -18,7 +18,9 @@ import (
 //
 // Commands:
 //
-//	config [rule=per-batch|per-append | version=X.Y.Z] [start=N] [ts=auto] [key=value ...]   new empty log
+//	config [rule=per-batch|per-append | version=X.Y.Z] [candidate=a|b] [start=N] [ts=auto] [key=value ...]   new empty log
+//	                          (candidate: the era with fix (a) RollWhenAppendLacksIndexRoom or
+//	                          (b) SkipEntryWhenIndexFull on, docs/kafka-hazards.md §6)
 //	append BATCH ... [xN]     one leader append of these batches, N times; prints rolls and events
 //	replicate BATCH ... [xN]  the same as a follower's append (origin replication)
 //	restart | recover         a clean restart / an unclean one (recover())
@@ -200,6 +202,7 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 	var era Era
 	var start int64
 	autoTs := false
+	candidate := ""
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok {
@@ -216,6 +219,11 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 			if era, err = EraForKafkaVersion(v); err != nil {
 				return "", err
 			}
+		case "candidate":
+			if v != "a" && v != "b" {
+				return "", fmt.Errorf("candidate=%s: want a or b", v)
+			}
+			candidate = v
 		case "start":
 			var err error
 			if start, err = strconv.ParseInt(v, 10, 64); err != nil {
@@ -231,6 +239,13 @@ func (r *scenarioRunner) config(args []string) (string, error) {
 				return "", err
 			}
 		}
+	}
+	if candidate != "" {
+		if era.ID == "" {
+			era = EraForRule(rule)
+		}
+		era.RollWhenAppendLacksIndexRoom = candidate == "a"
+		era.SkipEntryWhenIndexFull = candidate == "b"
 	}
 	l, err := NewLog(cfg, rule, LogOptions{StartOffset: start, KeepSegments: true, Era: era})
 	if err != nil {

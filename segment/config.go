@@ -25,6 +25,8 @@ type Config struct {
 	// point moves to its end (UnifiedLog.append). 0 means never, Kafka's default
 	// (Long.MAX_VALUE).
 	FlushMessages int64
+	// Candidate is a proposed patch of the append and roll rules (candidate.go); zero: Kafka.
+	Candidate Candidate
 }
 
 // Config key names.

@@ -36,6 +36,7 @@
 // Writing (the file-backed twin of the model):
 //   - config.go: Config, Rule, workload (docs/contract.md §3) and recipe (kafka-input.json) parsing.
 //   - writer.go: Log (UnifiedLog.append + LogSegment.append, roll, close, restart).
+//   - candidate.go: Candidate, the two proposed fixes of the follower index overflow as knobs.
 //   - recover.go: Log.Recover (LogSegment.recover).
 //   - crash.go: the crash step and LoadAfterCrash (LogLoader after an unclean shutdown).
 //   - recoverypoint.go: the recovery point and its checkpoint file.

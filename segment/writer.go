@@ -179,7 +179,7 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 	for _, b := range batches {
 		appendMaxTs = max(appendMaxTs, batchMaxTimestamp(b))
 	}
-	if err := l.maybeRoll(total, first, last, appendMaxTs); err != nil {
+	if err := l.maybeRoll(total, len(batches), first, last, appendMaxTs); err != nil {
 		return nil, err
 	}
 	err := l.active.append(l, batches, total, last)
@@ -216,15 +216,16 @@ func (l *Log) maybeFlush() error {
 	return l.markFlushed(l.nextOffset)
 }
 
-// maybeRoll is UnifiedLog.maybeRoll + LogSegment.shouldRoll: size >
-// segment.bytes - appendSize, time waited > segment.ms (on the batches'
-// timestamps), a full offset or time index, or a last offset the active
-// segment cannot index.
-func (l *Log) maybeRoll(appendSize, first, last, appendMaxTs int64) error {
+// maybeRoll is UnifiedLog.maybeRoll + LogSegment.shouldRoll for an append of n batches:
+// size > segment.bytes - appendSize, time waited > segment.ms (on the batches' timestamps), a
+// full offset or time index, or a last offset the active segment cannot index; under
+// candidate fix (a) also a non-empty segment whose indexes lack room for n entries.
+func (l *Log) maybeRoll(appendSize int64, n int, first, last, appendMaxTs int64) error {
 	s := l.active
 	rel := last - s.base
 	timeRoll := l.cfg.SegmentMs > 0 && s.size > 0 && s.timeWaitedForRoll(appendMaxTs) > l.cfg.SegmentMs
-	if !(s.size > l.cfg.SegmentBytes-appendSize || timeRoll || s.idxEntries >= s.idxMax || s.tEntries >= s.tMax-1 || rel < 0 || rel > math.MaxInt32) {
+	roomRoll := l.cfg.Candidate.RollWhenAppendLacksIndexRoom && s.size > 0 && s.lacksIndexRoom(n)
+	if !(s.size > l.cfg.SegmentBytes-appendSize || timeRoll || s.idxEntries >= s.idxMax || s.tEntries >= s.tMax-1 || rel < 0 || rel > math.MaxInt32 || roomRoll) {
 		return nil
 	}
 	if s.size == 0 {
@@ -750,7 +751,8 @@ func (s *writeSegment) append(l *Log, batches [][]byte, total, largestOffset int
 		if ts := batchMaxTimestamp(b); ts > s.maxTimestampSoFar() {
 			s.maxTs, s.maxTsOff = ts, last
 		}
-		if s.bytesSince > interval {
+		// Candidate fix (b): no entry into a full index, and the counter is not reset.
+		if s.bytesSince > interval && !(s.cfg.Candidate.SkipEntryWhenIndexFull && s.lacksIndexRoom(1)) {
 			if err := s.offsetIndexAppend(last, pos); err != nil {
 				return err
 			}

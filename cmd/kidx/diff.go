@@ -26,7 +26,9 @@ var diffFileLog fuzz.NewFileLog
 
 // diffReport is the --format json output.
 type diffReport struct {
-	Seed           uint64           `json:"seed"`
+	Seed uint64 `json:"seed"`
+	// Candidate is the --era-spec era's ID, when the campaign ran one.
+	Candidate      string           `json:"candidate,omitempty"`
 	Cases          int64            `json:"cases"`
 	CasesPerSecond float64          `json:"casesPerSecond"`
 	Divergences    []diffDivergence `json:"divergences"`
@@ -52,6 +54,9 @@ type diffOptions struct {
 	realFS   bool
 	crash    crashFlags
 	against  againstFlags
+	eraSpec  string
+
+	era *model.Era // Validate: the --era-spec candidate
 
 	// Complete: the flags given on the command line (--against refuses some of them), and
 	// whether kidx drew the seed (Run says it).
@@ -71,7 +76,9 @@ model and through segment files (written, closed, reopened, read back), and comp
 segments, batches, .index/.timeindex bytes, the lookup of every offset, time lookups and
 events. Every run prints its seed and is replayable with --seed. On a divergence it shrinks
 the workload, writes it as a workload file (--out DIR, default a new temporary directory),
-prints the path and exits 1.
+prints the path and exits 1. --era-spec FILE runs every case under a candidate era (a proposed
+patch, docs/model.md "Candidate eras") on both sides: the model runs the era, the writer its
+knobs; the cases take its base era's rule, so --rule is refused beside it.
 
 By default the segment files live in an in-memory filesystem: the same writer, the same
 bytes compared, several times as many cases per second; use it for long campaigns.
@@ -125,6 +132,7 @@ kidx did not write (a real broker's, of any release), with kidx's readers giving
 	f.StringVar(&o.against.dir, "dir", "", "with --against: ask the reader about this partition directory (a real broker's: kidx's readers give the answers; nothing is written there)")
 	f.StringVar(&o.against.kafkaVersion, "kafka-version", "", "with --against: the release whose rule the cases are written by, as kidx corpus --kafka-version (default: both rules)")
 	f.IntVar(&o.against.shrinkBudget, "shrink-budget", 0, "with --against: most candidate cases one shrink runs the reader on (default 300)")
+	registerEraSpec(cmd, &o.eraSpec)
 	f.BoolVar(&o.realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd
 }
@@ -163,6 +171,11 @@ func (o *diffOptions) Validate() error {
 	if o.rule != "" {
 		if _, err := model.ParseRule(o.rule); err != nil {
 			return usageErr("--rule: %v", err)
+		}
+	}
+	if o.eraSpec != "" {
+		if err := o.validateEraSpec(); err != nil {
+			return err
 		}
 	}
 	if o.workers <= 0 {
@@ -206,7 +219,7 @@ func (o *diffOptions) progressTotal() int64 {
 // A divergence exits 1.
 func (o *diffOptions) runCampaign(stdout, stderr io.Writer) error {
 	opts := fuzz.CampaignOptions{Seed: o.seed, Cases: o.cases, Duration: o.duration, Workers: o.workers,
-		Gen: o.genOptions(), Check: fuzz.Options{NewLog: diffFileLog, RealFiles: o.realFS}}
+		Gen: o.genOptions(), Check: fuzz.Options{NewLog: diffFileLog, RealFiles: o.realFS, Era: o.era}}
 	meter := startProgress(stderr, "cases", o.progressTotal())
 	defer meter.Done()
 	opts.Progress = func(n, divs int64) {
@@ -223,13 +236,16 @@ func (o *diffOptions) runCampaign(stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := diffReport{Seed: o.seed, Cases: res.Cases, Divergences: []diffDivergence{}}
+	if o.era != nil {
+		rep.Candidate = o.era.ID
+	}
 	if s := res.Elapsed.Seconds(); s > 0 {
 		rep.CasesPerSecond = float64(res.Cases) / s
 	}
 	for i, d := range res.Divergences {
 		rep.Divergences = append(rep.Divergences, diffDivergence{Workload: d.Workload, What: d.What, Kind: d.Kind, File: files[i]})
 	}
-	if err := renderDiff(stdout, o.format, rep, res, o.workers); err != nil {
+	if err := renderDiff(stdout, o.format, rep, res, o.workers, o.eraSpec); err != nil {
 		return err
 	}
 	if len(rep.Divergences) > 0 {
@@ -240,17 +256,25 @@ func (o *diffOptions) runCampaign(stdout, stderr io.Writer) error {
 
 // renderDiff writes the campaign's report: JSON, or a summary line and each divergence with
 // its reproduction file.
-func renderDiff(w io.Writer, format string, rep diffReport, res *fuzz.CampaignResult, workers int) error {
+func renderDiff(w io.Writer, format string, rep diffReport, res *fuzz.CampaignResult, workers int, eraSpec string) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	fmt.Fprintf(w, "seed %d: %s (%d skipped as not comparable) in %s, %.0f cases/s, %s, %s\n",
-		rep.Seed, english.Plural(res.Cases, "case"), res.Skipped, res.Elapsed.Round(time.Millisecond), rep.CasesPerSecond,
+	under := ""
+	if rep.Candidate != "" {
+		under = " under candidate " + rep.Candidate
+	}
+	fmt.Fprintf(w, "seed %d%s: %s (%d skipped as not comparable) in %s, %.0f cases/s, %s, %s\n",
+		rep.Seed, under, english.Plural(res.Cases, "case"), res.Skipped, res.Elapsed.Round(time.Millisecond), rep.CasesPerSecond,
 		english.Plural(int64(workers), "worker"), english.Plural(int64(len(rep.Divergences)), "divergence"))
 	for _, d := range rep.Divergences {
 		fmt.Fprintf(w, "divergence (%s) at case %d: %s\nreproduction: %s\n", d.Kind, res.FirstCase, d.What, printsafe.Name(d.File))
+		if eraSpec != "" {
+			// The workload file names a rule, not the candidate: the replay needs the spec.
+			fmt.Fprintf(w, "replay: kidx sim --era-spec %s --workload %s\n", printsafe.Name(eraSpec), printsafe.Name(d.File))
+		}
 	}
 	return nil
 }
@@ -290,4 +314,26 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// validateEraSpec reads --era-spec: the campaign runs that candidate on both sides (the
+// model's era, the writer's segment.Candidate), so it must be an era the writer writes (a
+// candidate on one of the two current eras, writerRule) and it replaces --rule. --crash and
+// --against do not take it: their file sides are Kafka as released.
+func (o *diffOptions) validateEraSpec() error {
+	switch {
+	case o.ruleGiven:
+		return usageErr("--era-spec and --rule both pick the rule: give one (the candidate's base era sets it)")
+	case o.crash.on || o.against.asked():
+		return usageErr("--era-spec runs the differential campaign under a candidate; --crash and --against do not take it")
+	}
+	era, err := readEraSpec(o.eraSpec)
+	if err != nil {
+		return err
+	}
+	if _, err := writerRule(era, "", model.DefaultConfig(), nil); err != nil {
+		return err
+	}
+	o.era, o.rule = &era, era.Rule().String()
+	return nil
 }

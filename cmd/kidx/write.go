@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kidx/fuzz"
 	"kidx/internal/english"
 	"kidx/internal/printsafe"
 	"kidx/model"
@@ -40,6 +41,11 @@ preallocated to segment.index.bytes while active and trimmed on roll and close, 
 file names. It takes a docs/contract.md §3 workload (each batch built to its exact sizeInBytes) or a
 record-level recipe (kafka-input.json: keys, values and timestamps as Kafka's
 MemoryRecordsBuilder wrote them).
+
+--era-spec FILE writes a candidate era (a proposed patch, docs/model.md "Candidate eras") whose
+base era is written as one of the two current eras: the writer applies its knobs (the two fixes
+of the follower index overflow, docs/kafka-hazards.md §6); any other base is refused as
+--kafka-version's release would be.
 
 The whole workload is checked before any file is created: a batch no file can hold (fewer
 bytes than the 61-byte header and the smallest records of its count, kidx help workloads),
@@ -216,6 +222,7 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force boo
 		return nil, err
 	}
 	sw := &segment.Workload{Config: segmentConfig(cfg), Rule: rule, StartOffset: w.StartOffset}
+	sw.Config.Candidate = fuzz.FileCandidate(era)
 	for _, s := range w.Steps {
 		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
 		for _, b := range s.Append {
@@ -296,6 +303,7 @@ func writeRecipe(data []byte, path, dir string, mf *modelFlags, force bool) (*se
 		return nil, err
 	}
 	r.Config, r.Rule = segmentConfig(cfg), rule
+	r.Config.Candidate = fuzz.FileCandidate(era)
 	if timeRollOff && !mf.hasConfig("segment.ms") {
 		r.Config.SegmentMs = 0 // recipes replay runs made with time-based rolling off
 	}
