@@ -120,7 +120,9 @@ func TestProveCandidateFixes(t *testing.T) {
 	}
 
 	pb := prove(nil, 2)
+	allInvariantsProved("per-batch", pb)
 	want("per-batch", pb, "NoIndexOverflowMidAppend", Finding, [][]int64{{68}, {68, 68}}, 0, 24)
+	want("per-batch", pb, "MidAppendOverflow", Witness, [][]int64{{68}, {68, 68}}, 0, 24)
 
 	a2 := prove(fixA, 2)
 	allInvariantsProved("(a), 2", a2)
@@ -145,6 +147,9 @@ func TestProveCandidateFixes(t *testing.T) {
 		}
 	}
 	b2 := prove(fixB, 2)
+	allInvariantsProved("(b), 2", b2)
+	want("(b), 2", b2, "NoIndexOverflowMidAppend", Proved, nil, 0, 0)
+	want("(b), 2", b2, "MidAppendOverflow", Violated, nil, 0, 0)
 	want("(b), 2", b2, "ScanBound", Proved, nil, 0, 0)
 }
 
