@@ -77,7 +77,9 @@ of per-batch or per-append instead of the rules: under either fix of the followe
 NoIndexOverflowMidAppend is an invariant (fix (a): for appends of at most
 segment.index.bytes/12 batches, its assumption), under fix (b) ScanBound is a question
 (docs/proofs.md, "Candidate eras"). Candidates take the model path (slower than the fast
-path); --parametric does not take them (the SMT system has no segment.index.bytes).
+path). --parametric takes fix (a) alone on per-batch (examples/eras/fix-a-roll-on-index-room.json)
+and proves NoIndexOverflowMidAppend for it for every configuration
+(docs/proofs-parametric.md, "Candidate eras").
 
 Exit 0 when every invariant is proved, 1 when one is violated or the exploration was cut
 short, 2 on a usage error.`,
