@@ -123,6 +123,9 @@ check-long: build z3
 	./$(BIN) prove --recovers
 	./$(BIN) prove $(PROVE_EXHAUSTIVE) --max-append 1
 	./$(BIN) prove $(PROVE_EXHAUSTIVE) --max-append 2
+	./$(BIN) prove --era-spec examples/eras/fix-a-roll-on-index-room.json --index-bytes 24,36 --max-append 2 --restarts
+	./$(BIN) prove --era-spec examples/eras/fix-b-skip-entry-when-full.json --index-bytes 24,36 --max-append 3 --restarts
+	./$(BIN) prove --parametric --era-spec examples/eras/fix-a-roll-on-index-room.json
 	$(GO) test -count=1 -run '^$$' -bench 'Prove' -benchtime 3x ./props/
 
 # check --exhaustive's default space (props.DefaultAlphabet, DefaultIntervals, DefaultSegments,

@@ -54,7 +54,10 @@ func outcome(k Kind, failed bool) string {
 
 // Options tune a rapid check.
 type Options struct {
-	Rule   model.AppendRule
+	Rule model.AppendRule
+	// Era, when set, is a candidate era (model.ParseEraSpec) checked in place of Rule's era;
+	// Rule is then taken as Era.Rule(), and the kinds are KindUnder's.
+	Era    *model.Era
 	Checks int    // 0: rapid's default (RAPID_CHECKS, else 100)
 	Seed   uint64 // 0: rapid's default (RAPID_SEED, else random)
 	Gen    GenOptions
@@ -67,7 +70,10 @@ type Options struct {
 // every property sees restarts and multi-batch appends.
 func GenFor(p *Property, o Options) GenOptions {
 	g := o.Gen
-	g.Rule, g.Restarts, g.Recovers = o.Rule, true, true
+	g.Rule, g.Era, g.Restarts, g.Recovers = o.Rule, o.Era, true, true
+	if o.Era != nil {
+		g.Rule = o.Era.Rule()
+	}
 	if p == RecoveryRebuildsSameIndex {
 		// The question is about the live index after clean restarts; a recovery in the
 		// workload would rebuild the index it compares.
@@ -109,7 +115,10 @@ func Check(p *Property, o Options) (Result, error) {
 	if err := rapidFlags(o.Checks, o.Seed); err != nil {
 		return Result{}, err
 	}
-	kind := p.KindFor(o.Rule)
+	if o.Era != nil {
+		o.Rule = o.Era.Rule()
+	}
+	kind := KindUnder(p, o.Rule, o.Era)
 	res := Result{Property: p.Name, Kind: kind}
 	gen := CaseGen(GenFor(p, o))
 	var last *Counterexample

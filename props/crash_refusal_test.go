@@ -14,7 +14,7 @@ func TestRunRefusesCrashStep(t *testing.T) {
 		model.AppendStep(model.Batch{Records: 1, Bytes: 78, MaxTimestamp: model.NoTimestamp}),
 		{Crash: &model.Crash{Segments: []model.CrashSegment{{LogBytes: 40}}}},
 	}
-	r := simulate(steps, 0, model.DefaultConfig(), model.PerBatch, model.Exact)
+	r := simulate(steps, 0, model.DefaultConfig(), model.PerBatch, nil, model.Exact)
 	if r.Err == nil || !strings.Contains(r.Err.Error(), "a crash step is outside the properties' step space") {
 		t.Fatalf("Err %v", r.Err)
 	}

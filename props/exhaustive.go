@@ -13,7 +13,9 @@ import (
 
 // ExhaustiveOptions bound an exhaustive run.
 type ExhaustiveOptions struct {
-	Rule      model.AppendRule
+	Rule model.AppendRule
+	// Era, when set, is a candidate era run in place of Rule's (Rule is then Era.Rule()).
+	Era       *model.Era
 	Alphabet  []int64 // batch sizes (default DefaultAlphabet)
 	MaxLen    int     // batches per workload (default 7)
 	Intervals []int64 // index.interval.bytes values (default DefaultIntervals)
@@ -50,13 +52,16 @@ var (
 // depth-first order, and its States count every state before it.
 func Exhaustive(ps []*Property, o ExhaustiveOptions) []Result {
 	defaultSpace(&o.Alphabet, &o.Intervals, &o.Segments)
+	if o.Era != nil {
+		o.Rule = o.Era.Rule()
+	}
 	if o.MaxLen == 0 {
 		o.MaxLen = 7
 	}
 	start := time.Now()
 	res := make([]Result, len(ps))
 	for i, p := range ps {
-		res[i] = Result{Property: p.Name, Kind: p.KindFor(o.Rule), Outcome: Holds}
+		res[i] = Result{Property: p.Name, Kind: KindUnder(p, o.Rule, o.Era), Outcome: Holds}
 	}
 	workers := runtime.GOMAXPROCS(0)
 	// A few jobs per worker balance the load (subtrees differ in cost: large batches roll);

@@ -230,7 +230,7 @@ func (w *exhaustiveWalker) check() {
 			cfg := w.cfgs[si]
 			cfg.SegmentBytes, cfg.IndexIntervalBytes = S, I
 			// One Case per walker: the properties do not keep it.
-			w.c = Case{Steps: w.steps, Config: cfg, Rule: w.o.Rule, Mutant: w.o.Mutant, Compare: w.compare[ii],
+			w.c = Case{Steps: w.steps, Config: cfg, Rule: w.o.Rule, Era: w.o.Era, Mutant: w.o.Mutant, Compare: w.compare[ii],
 				run: w.run(n, si*len(w.intervals)+w.mainIdx[ii])}
 			for i, p := range w.ps {
 				if w.dead[i] {
@@ -276,7 +276,7 @@ func (w *exhaustiveWalker) partial(n, k int) *partialRun {
 		if n == 0 {
 			cfg := w.cfgs[k/len(w.intervals)]
 			cfg.IndexIntervalBytes = w.intervals[k%len(w.intervals)]
-			nr.partial = newPartialRun(0, cfg, w.o.Rule, w.o.Mutant)
+			nr.partial = newPartialRun(0, cfg, w.o.Rule, w.o.Era, w.o.Mutant)
 		} else {
 			nr.partial = w.partial(n-1, k).extend(w.steps[n-1])
 		}
@@ -320,7 +320,7 @@ func (w *exhaustiveWalker) recoverRun(n, k int) *Run {
 // exhaustiveCached returns the cached run of a simulate call inside an exhaustive walk: the
 // walker's current workload (or it followed by a recovery, RecoveryRebuildsSameIndex's
 // replay) under a config the walker caches. Anything else is nil, and simulated.
-func exhaustiveCached(steps []model.Step, start int64, cfg model.Config, rule model.AppendRule, mutant model.Mutant) *Run {
+func exhaustiveCached(steps []model.Step, start int64, cfg model.Config, rule model.AppendRule, era *model.Era, mutant model.Mutant) *Run {
 	if exhaustiveWalkers.Load() == 0 || len(steps) == 0 || len(steps[0].Append) == 0 {
 		return nil
 	}
@@ -338,7 +338,7 @@ func exhaustiveCached(steps []model.Step, start int64, cfg model.Config, rule mo
 	default:
 		return nil
 	}
-	if start != 0 || rule != w.o.Rule || mutant != w.o.Mutant {
+	if start != 0 || rule != w.o.Rule || era != w.o.Era || mutant != w.o.Mutant {
 		return nil
 	}
 	// Same windows of the walker's batches, which only the walker changes: same workload.

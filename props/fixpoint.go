@@ -47,7 +47,8 @@ var MidAppendOverflow = &Property{
 	Name:    "MidAppendOverflow",
 	Kafka:   NoIndexOverflowMidAppend.Kafka,
 	KindFor: always(Sometimes),
-	Check:   NoIndexOverflowMidAppend.Check,
+	// Every overflow, outside fix (a)'s assumption too: the witness shows the fix's limit.
+	Check: func(c *Case) *Violation { return appendOverflow(c, false) },
 }
 
 // Cliff (sometimes): a segment holds two or more units its rule checks (batches per-batch,
@@ -124,7 +125,12 @@ var NotProved = map[string]string{
 
 // ProveOptions are the space of a fixpoint proof (docs/proofs.md, "The space").
 type ProveOptions struct {
-	Rule       model.AppendRule
+	Rule model.AppendRule
+	// Era, when set, is a candidate era (model.ParseEraSpec) proved in place of Rule's; Rule
+	// is then Era.Rule(). Its base must be one of the two rules' eras, the ones the
+	// abstraction is tested on (fixpoint_exact_test.go), and it takes the model path: the fast
+	// path's stepper is written for Kafka's two eras only (docs/proofs.md, "Candidate eras").
+	Era        *model.Era
 	Alphabet   []int64 // batch sizes (default DefaultAlphabet)
 	MaxAppend  int     // batches per append, 1..k (default 1)
 	Intervals  []int64 // index.interval.bytes values (default DefaultIntervals)
@@ -152,6 +158,9 @@ type ProveOptions struct {
 
 func (o *ProveOptions) defaults() {
 	defaultSpace(&o.Alphabet, &o.Intervals, &o.Segments)
+	if o.Era != nil {
+		o.Rule = o.Era.Rule()
+	}
 	if o.MaxAppend == 0 {
 		o.MaxAppend = 1
 	}
@@ -172,6 +181,10 @@ func (o ProveOptions) Validate() error {
 	o.defaults()
 	if err := AlphabetError(o.Alphabet); err != nil {
 		return err
+	}
+	if e := o.Era; e != nil && e.Candidate != model.EraForRule(model.PerBatch).ID && e.Candidate != model.EraForRule(model.PerAppend).ID {
+		return fmt.Errorf("era %s: the fixpoint proves candidates on the two rules' eras only (base %s or %s), the ones its abstraction is tested on",
+			e.ID, model.EraForRule(model.PerBatch).ID, model.EraForRule(model.PerAppend).ID)
 	}
 	// Up to 3: the largest append the exactness test draws (fixpoint_exact_test.go).
 	if o.MaxAppend < 1 || o.MaxAppend > 3 {
@@ -257,7 +270,7 @@ func Prove(o ProveOptions) (*Proof, error) {
 						continue
 					}
 					var cr configResult
-					if !product && !o.ModelPath && o.Mutant == model.Exact {
+					if !product && !o.ModelPath && o.Mutant == model.Exact && o.Era == nil {
 						var err error
 						if cr, err = proveConfigFast(ps, o, cfg); err != nil {
 							return nil, err
@@ -280,7 +293,7 @@ func Prove(o ProveOptions) (*Proof, error) {
 		}
 	}
 	for i, p := range ps {
-		k := p.KindFor(o.Rule)
+		k := KindUnder(p, o.Rule, o.Era)
 		r := ProofResult{Property: p, Kind: k, Counterexample: best[i]}
 		switch {
 		case best[i] != nil && k == Sometimes:
@@ -392,11 +405,11 @@ type proofChild struct {
 func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool) configResult {
 	cr := configResult{complete: true, cex: make([]*Counterexample, len(ps)), depth: make([]int, len(ps))}
 	steps := proofSteps(o)
-	root := proofNode{run: newPartialRun(0, cfg, o.Rule, o.Mutant)}
+	root := proofNode{run: newPartialRun(0, cfg, o.Rule, o.Era, o.Mutant)}
 	if product {
 		zc := cfg
 		zc.IndexIntervalBytes = 0
-		root.zero = newPartialRun(0, zc, o.Rule, o.Mutant)
+		root.zero = newPartialRun(0, zc, o.Rule, o.Era, o.Mutant)
 	}
 	slotCap := slotCapFor(cfg, o.Alphabet)
 	visited := map[proofKey]int64{}
@@ -405,7 +418,7 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool)
 	// depth 0: the empty workload is a workload too.
 	for i, v := range verdicts(ps, o, cfg, root, open, false) {
 		if v != nil {
-			cr.cex[i] = &Counterexample{Workload: (&Case{Config: cfg, Rule: o.Rule}).Workload(), Explanation: v.Explanation, Compare: v.Compare}
+			cr.cex[i] = &Counterexample{Workload: (&Case{Config: cfg, Rule: o.Rule, Era: o.Era}).Workload(), Explanation: v.Explanation, Compare: v.Compare}
 		}
 	}
 	level := []proofNode{root}
@@ -431,7 +444,7 @@ func proveConfig(ps []*Property, o ProveOptions, cfg model.Config, product bool)
 				cr.transitions++
 				for j, i := range ch.fails {
 					if cr.cex[i] == nil {
-						c := Case{Steps: ch.node.steps, Config: cfg, Rule: o.Rule}
+						c := Case{Steps: ch.node.steps, Config: cfg, Rule: o.Rule, Era: o.Era}
 						cr.cex[i] = &Counterexample{Workload: c.Workload(), Explanation: ch.why[j].Explanation, Compare: ch.why[j].Compare}
 						cr.depth[i] = depth
 					}
@@ -560,7 +573,7 @@ func verdicts(ps []*Property, o ProveOptions, cfg model.Config, nd proofNode, op
 	if !last {
 		run = run.fork()
 	}
-	c := Case{Steps: nd.steps, Config: cfg, Rule: o.Rule, Mutant: o.Mutant, run: run.finish()}
+	c := Case{Steps: nd.steps, Config: cfg, Rule: o.Rule, Era: o.Era, Mutant: o.Mutant, run: run.finish()}
 	for i, p := range ps {
 		if open(i) {
 			out[i] = evaluate(p, &c)

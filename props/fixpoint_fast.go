@@ -31,7 +31,7 @@ func proveConfigFast(ps []*Property, o ProveOptions, cfg model.Config) (configRe
 	st := newAbstractStepper(cfg, o.Rule, o.Alphabet, slotCap, o.Recovers)
 	// The empty workload is a workload too: its verdicts come from the model, as on the
 	// model path.
-	root := proofNode{run: newPartialRun(0, cfg, o.Rule, model.Exact)}
+	root := proofNode{run: newPartialRun(0, cfg, o.Rule, nil, model.Exact)}
 	open := func(i int) bool { return cr.cex[i] == nil && ps[i] != Plateau }
 	for i, v := range verdicts(ps, o, cfg, root, open, false) {
 		if v != nil {

@@ -31,7 +31,9 @@ func AlphabetError(alphabet []int64) error {
 
 // GenOptions shape the cases CaseGen draws.
 type GenOptions struct {
-	Rule       model.AppendRule
+	Rule model.AppendRule
+	// Era, when set, is a candidate era the cases run under (Case.Era).
+	Era        *model.Era
 	MaxAppends int // appends per case (default 16)
 	MaxGroup   int // batches per append (default 4); 1 gives leader workloads
 	Restarts   bool
@@ -115,6 +117,6 @@ func CaseGen(o GenOptions) *rapid.Generator[*Case] {
 		for _, s := range rapid.SliceOfN(step, 1, o.MaxAppends).Draw(t, "steps") {
 			steps = append(steps, s...)
 		}
-		return &Case{Steps: steps, Rule: o.Rule, Mutant: o.Mutant, Config: cfg, Compare: compare}
+		return &Case{Steps: steps, Rule: o.Rule, Era: o.Era, Mutant: o.Mutant, Config: cfg, Compare: compare}
 	})
 }

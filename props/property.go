@@ -25,8 +25,11 @@ type Case struct {
 	StartOffset int64
 	Config      model.Config
 	Rule        model.AppendRule
-	Mutant      model.Mutant
-	Compare     int64
+	// Era, when set, is a candidate era (model.ParseEraSpec) whose rules the case runs under
+	// in place of Rule's era; Rule is then Era.Rule().
+	Era     *model.Era
+	Mutant  model.Mutant
+	Compare int64
 
 	run *Run
 }
@@ -51,6 +54,26 @@ type Property struct {
 
 func always(k Kind) func(model.AppendRule) Kind { return func(model.AppendRule) Kind { return k } }
 
+// KindUnder is the property's kind under the rule, or under a candidate era when era is set
+// (docs/proofs.md, "Candidate eras"). A candidate with either fix of the follower overflow
+// (docs/kafka-hazards.md) claims that no append overflows an index, so
+// NoIndexOverflowMidAppend is an invariant there: under fix (a) within its assumption
+// (RollOnRoomMaxBatches), under fix (b) for every append. Fix (b) skips entries that
+// Kafka's counter says are due, so ScanBound's bound, which rests on every due entry being
+// added, is a question under it: its counterexample is what the fix costs.
+func KindUnder(p *Property, rule model.AppendRule, era *model.Era) Kind {
+	if era == nil {
+		return p.KindFor(rule)
+	}
+	switch {
+	case p == NoIndexOverflowMidAppend && (era.RollWhenAppendLacksIndexRoom || era.SkipEntryWhenIndexFull):
+		return Invariant
+	case p == ScanBound && era.SkipEntryWhenIndexFull:
+		return Question
+	}
+	return p.KindFor(era.Rule())
+}
+
 // Workload returns the case as a complete docs/contract.md §3 workload, config and rule included, that
 // `kidx sim --workload` replays.
 func (c *Case) Workload() model.Workload {
@@ -60,7 +83,7 @@ func (c *Case) Workload() model.Workload {
 // Run returns the case's model run, computed once.
 func (c *Case) Run() *Run {
 	if c.run == nil {
-		c.run = simulate(c.Steps, c.StartOffset, c.Config, c.Rule, c.Mutant)
+		c.run = simulate(c.Steps, c.StartOffset, c.Config, c.Rule, c.Era, c.Mutant)
 	}
 	return c.run
 }
@@ -69,7 +92,7 @@ func (c *Case) Run() *Run {
 func (c *Case) with(interval int64) *Run {
 	cfg := c.Config
 	cfg.IndexIntervalBytes = interval
-	return simulate(c.Steps, c.StartOffset, cfg, c.Rule, c.Mutant)
+	return simulate(c.Steps, c.StartOffset, cfg, c.Rule, c.Era, c.Mutant)
 }
 
 func violation(p string, format string, args ...any) *Violation {

@@ -29,13 +29,13 @@ type SegmentTrace struct {
 	Appends [][2]int64
 }
 
-func simulate(steps []model.Step, start int64, cfg model.Config, rule model.AppendRule, mutant model.Mutant) *Run {
+func simulate(steps []model.Step, start int64, cfg model.Config, rule model.AppendRule, era *model.Era, mutant model.Mutant) *Run {
 	// Inside an exhaustive walk the same workload's runs are shared (exhaustive_walk.go):
 	// the properties' variant runs (Case.with, the recovery replay) come from its cache.
-	if r := exhaustiveCached(steps, start, cfg, rule, mutant); r != nil {
+	if r := exhaustiveCached(steps, start, cfg, rule, era, mutant); r != nil {
 		return r
 	}
-	p := newPartialRun(start, cfg, rule, mutant)
+	p := newPartialRun(start, cfg, rule, era, mutant)
 	for _, s := range steps {
 		if !p.apply(s) {
 			break
@@ -53,8 +53,14 @@ type partialRun struct {
 	err    error
 }
 
-func newPartialRun(start int64, cfg model.Config, rule model.AppendRule, mutant model.Mutant) *partialRun {
-	l, err := model.NewLog(cfg, rule, model.LogOptions{StartOffset: start, KeepSegments: true, Mutant: mutant})
+// newPartialRun starts a run under the rule's era, or under era when it is set (a candidate,
+// model.ParseEraSpec: its Rule() is the rule).
+func newPartialRun(start int64, cfg model.Config, rule model.AppendRule, era *model.Era, mutant model.Mutant) *partialRun {
+	opts := model.LogOptions{StartOffset: start, KeepSegments: true, Mutant: mutant}
+	if era != nil {
+		opts.Era, rule = *era, era.Rule()
+	}
+	l, err := model.NewLog(cfg, rule, opts)
 	if err != nil {
 		return &partialRun{err: err}
 	}

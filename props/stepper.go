@@ -31,7 +31,7 @@ type abstractStepper struct {
 // newAbstractStepper reads the index capacities off a fresh model segment, so that the
 // stepper and the model agree on segment.index.bytes' slots by construction.
 func newAbstractStepper(cfg model.Config, rule model.AppendRule, alphabet []int64, slotCap int64, recovers bool) *abstractStepper {
-	p := newPartialRun(0, cfg, rule, model.Exact)
+	p := newPartialRun(0, cfg, rule, nil, model.Exact)
 	s := p.log.Active()
 	oi, ti := int64(s.OffsetIndex().MaxEntries()), int64(s.TimeIndex().MaxEntries())
 	st := &abstractStepper{rule: rule, interval: cfg.IndexIntervalBytes, segment: cfg.SegmentBytes,

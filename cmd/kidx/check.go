@@ -29,12 +29,15 @@ type checkOptions struct {
 	exhaustive       bool
 	alphabet, format string
 	rule, out        string
+	eraSpec          string
 	names            []string
 
 	seedGiven, checksGiven bool // Complete: given on the command line, not left to rapid's environment
+	ruleGiven              bool
 
 	// Validate: what the flags say, parsed.
 	appendRule model.AppendRule
+	era        *model.Era // --era-spec's candidate, nil without it
 	properties []*props.Property
 	batchSizes []int64 // --exhaustive's alphabet
 }
@@ -54,11 +57,18 @@ grouping into appends, for a set of intervals and segment sizes, and reports the
 
 Each counterexample is printed and, with --out DIR, written as a workload file that
 kidx sim --workload replays. The seed is printed; --seed replays a run. rapid's RAPID_CHECKS
-and RAPID_SEED are honoured when --checks / --seed are not given.`,
+and RAPID_SEED are honoured when --checks / --seed are not given.
+
+--era-spec checks a candidate era (a proposed patch, docs/model.md "Candidate eras") instead
+of a rule: under either fix of the follower overflow NoIndexOverflowMidAppend becomes an
+invariant (fix (a): for appends of at most segment.index.bytes/12 batches), and under fix (b)
+ScanBound a question (docs/proofs.md, "Candidate eras"). Its counterexamples replay with
+kidx sim --era-spec FILE --workload.`,
 		Example: `  kidx check
   kidx check --rule per-append --checks 10000 --out /tmp/cex
   kidx check --property ScanBound --property Plateau --seed 5 --format json
-  kidx check --exhaustive --max-len 5`,
+  kidx check --exhaustive --max-len 5
+  kidx check --era-spec examples/eras/fix-a-roll-on-index-room.json --property NoIndexOverflowMidAppend`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
 	}
@@ -69,6 +79,7 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 	cmd.Flags().IntVar(&o.maxLen, "max-len", 7, "exhaustive: batches per workload")
 	cmd.Flags().StringArrayVar(&o.names, "property", nil, "property to check (repeatable; default all): "+strings.Join(props.Names(), ", "))
 	cmd.Flags().StringVar(&o.rule, "rule", "per-batch", "append rule: per-batch or per-append")
+	registerEraSpec(cmd, &o.eraSpec)
 	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json (docs/contract.md §9)")
 	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample to as a replayable workload file")
 	return cmd
@@ -76,6 +87,7 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 
 func (o *checkOptions) Complete(cmd *cobra.Command, _ []string) error {
 	o.seedGiven, o.checksGiven = cmd.Flags().Changed("seed"), cmd.Flags().Changed("checks")
+	o.ruleGiven = cmd.Flags().Changed("rule")
 	return nil
 }
 
@@ -86,11 +98,21 @@ func (o *checkOptions) Validate() error {
 	if err := formatFlag(o.format, "text", "json"); err != nil {
 		return err
 	}
+	if o.eraSpec != "" && o.ruleGiven {
+		return usageErr("--era-spec and --rule both pick the era: give one")
+	}
 	r, err := model.ParseRule(o.rule)
 	if err != nil {
 		return usageErr("--rule: %v", err)
 	}
 	o.appendRule = r
+	if o.eraSpec != "" {
+		e, err := readEraSpec(o.eraSpec)
+		if err != nil {
+			return err
+		}
+		o.era, o.appendRule = &e, e.Rule()
+	}
 	if o.properties, err = parseProperties(o.names); err != nil {
 		return err
 	}
@@ -207,12 +229,12 @@ func (o *checkOptions) check(stderr io.Writer) ([]props.Result, error) {
 	meter := startProgress(stderr, "cases", total)
 	defer meter.Done()
 	if o.exhaustive {
-		return props.Exhaustive(o.properties, props.ExhaustiveOptions{Rule: o.appendRule, Alphabet: o.batchSizes, MaxLen: o.maxLen,
+		return props.Exhaustive(o.properties, props.ExhaustiveOptions{Rule: o.appendRule, Era: o.era, Alphabet: o.batchSizes, MaxLen: o.maxLen,
 			OnState: func(n int64) { meter.Add(4096) }}), nil
 	}
 	var results []props.Result
 	for _, p := range o.properties {
-		res, err := props.Check(p, props.Options{Rule: o.appendRule, Checks: o.checks, Seed: o.seed, OnCase: func() { meter.Add(1) }})
+		res, err := props.Check(p, props.Options{Rule: o.appendRule, Era: o.era, Checks: o.checks, Seed: o.seed, OnCase: func() { meter.Add(1) }})
 		if err != nil {
 			return nil, err
 		}
@@ -225,9 +247,9 @@ func (o *checkOptions) check(stderr io.Writer) ([]props.Result, error) {
 // counterexample.
 func renderCheck(w io.Writer, o *checkOptions, results []props.Result) error {
 	if o.format == "json" {
-		return writeCheckJSON(w, o.seed, o.appendRule, results, o.exhaustive)
+		return writeCheckJSON(w, o.seed, o.appendRule, o.era, results, o.exhaustive)
 	}
-	writeCheckText(w, o.seed, o.appendRule, results, o.exhaustive, o.out)
+	writeCheckText(w, o.seed, o.appendRule, o.era, o.eraSpec, results, o.exhaustive, o.out)
 	return nil
 }
 
@@ -252,8 +274,10 @@ func parseAlphabet(s string) ([]int64, error) {
 
 // checkJSON is docs/contract.md §9.
 type checkJSON struct {
-	Seed       uint64         `json:"seed"`
-	Rule       string         `json:"rule"`
+	Seed uint64 `json:"seed"`
+	Rule string `json:"rule"`
+	// Era is the candidate's ID under --era-spec (Rule is then its base's rule).
+	Era        string         `json:"era,omitempty"`
 	Properties []propertyJSON `json:"properties"`
 }
 
@@ -274,8 +298,11 @@ type cexJSON struct {
 	Compare     map[string][2]int64 `json:"compare,omitempty"`
 }
 
-func writeCheckJSON(w io.Writer, seed uint64, r model.AppendRule, results []props.Result, exhaustive bool) error {
+func writeCheckJSON(w io.Writer, seed uint64, r model.AppendRule, era *model.Era, results []props.Result, exhaustive bool) error {
 	doc := checkJSON{Seed: seed, Rule: r.String(), Properties: []propertyJSON{}}
+	if era != nil {
+		doc.Era = era.ID
+	}
 	for _, res := range results {
 		p, _ := props.ByName(res.Property)
 		pj := propertyJSON{Name: res.Property, Kind: string(res.Kind), Cases: int64(res.Cases), Result: res.Outcome,
@@ -297,12 +324,17 @@ func writeCheckJSON(w io.Writer, seed uint64, r model.AppendRule, results []prop
 	return enc.Encode(doc)
 }
 
-func writeCheckText(w io.Writer, seed uint64, r model.AppendRule, results []props.Result, exhaustive bool, out string) {
+func writeCheckText(w io.Writer, seed uint64, r model.AppendRule, era *model.Era, eraSpec string, results []props.Result, exhaustive bool, out string) {
 	mode := fmt.Sprintf("rapid, seed %d (replay: --seed %d)", seed, seed)
 	if exhaustive {
 		mode = "exhaustive"
 	}
-	fmt.Fprintf(w, "kidx check: rule %s, %s\n\n", r, mode)
+	if era != nil {
+		fmt.Fprintf(w, "kidx check: %s, %s\n", era, mode)
+		fmt.Fprintf(w, "%s\n\n", candidateClaims(era))
+	} else {
+		fmt.Fprintf(w, "kidx check: rule %s, %s\n\n", r, mode)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	col := "cases"
 	if exhaustive {
@@ -335,7 +367,7 @@ func writeCheckText(w io.Writer, seed uint64, r model.AppendRule, results []prop
 		}
 		fmt.Fprintf(w, "  minimal counterexample: %s\n", wl)
 		if out != "" {
-			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", printsafe.Name(filepath.Join(out, res.Property+".json")))
+			fmt.Fprintf(w, "  replay: kidx sim %s--workload %s\n", eraSpecArg(eraSpec), printsafe.Name(filepath.Join(out, res.Property+".json")))
 		}
 	}
 }
@@ -367,4 +399,28 @@ func writeCounterexamples(dir string, results []props.Result) error {
 		}
 	}
 	return nil
+}
+
+// candidateClaims says what checking or proving a candidate era claims (docs/proofs.md,
+// "Candidate eras"): the kinds KindUnder changes, and fix (a)'s assumption.
+func candidateClaims(era *model.Era) string {
+	var claims []string
+	if era.RollWhenAppendLacksIndexRoom && !era.SkipEntryWhenIndexFull {
+		claims = append(claims, "NoIndexOverflowMidAppend is an invariant for appends of at most segment.index.bytes/12 batches (fix (a)'s assumption; MidAppendOverflow shows larger ones)")
+	}
+	if era.SkipEntryWhenIndexFull {
+		claims = append(claims, "NoIndexOverflowMidAppend is an invariant, ScanBound a question (fix (b) skips due entries)")
+	}
+	if len(claims) == 0 {
+		return "candidate era: the properties keep their kinds"
+	}
+	return "candidate era: " + strings.Join(claims, "; ")
+}
+
+// eraSpecArg is the --era-spec argument a replay needs, "" without one.
+func eraSpecArg(path string) string {
+	if path == "" {
+		return ""
+	}
+	return "--era-spec " + printsafe.Name(path) + " "
 }

@@ -37,8 +37,13 @@ type proveOptions struct {
 	modelPath                                                    bool
 	restarts, recovers, parametric                               bool
 	emitSMT                                                      string
+	eraSpec                                                      string
 
 	spaceFlag string // Complete: the first flag given of explicitSpaceFlags, "" when none
+	ruleGiven bool   // Complete: --rule was given
+
+	// Validate: --era-spec's candidate, nil without it.
+	era *model.Era
 
 	// Validate: the rules to prove under and the space (its Rule set per proof).
 	rules []model.AppendRule
@@ -67,11 +72,21 @@ cliff) has a shortest "witness", or is "violated" when the whole space never rea
 "unknown" means --max-states stopped the exploration. Counterexamples and witnesses are
 printed and, with --out DIR, written as workload files that kidx sim --workload replays.
 
+--era-spec proves a candidate era (a proposed patch, docs/model.md "Candidate eras") on a base
+of per-batch or per-append instead of the rules: under either fix of the follower overflow
+NoIndexOverflowMidAppend is an invariant (fix (a): for appends of at most
+segment.index.bytes/12 batches, its assumption), under fix (b) ScanBound is a question
+(docs/proofs.md, "Candidate eras"). Candidates take the model path (slower than the fast
+path). --parametric takes fix (a) alone on per-batch (examples/eras/fix-a-roll-on-index-room.json)
+and proves NoIndexOverflowMidAppend for it for every configuration
+(docs/proofs-parametric.md, "Candidate eras").
+
 Exit 0 when every invariant is proved, 1 when one is violated or the exploration was cut
 short, 2 on a usage error.`,
 		Example: `  kidx prove
   kidx prove --rule per-append --format json
-  kidx prove --alphabet 68,100,700 --segments 600,1000 --intervals 0,100,700 --max-append 2 --out /tmp/proof`,
+  kidx prove --alphabet 68,100,700 --segments 600,1000 --intervals 0,100,700 --max-append 2 --out /tmp/proof
+  kidx prove --era-spec examples/eras/fix-a-roll-on-index-room.json --alphabet 68,100 --intervals 0,100 --segments 1000 --index-bytes 24,36`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
 	}
@@ -89,6 +104,7 @@ short, 2 on a usage error.`,
 	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample and witness to as a replayable workload file")
 	cmd.Flags().BoolVar(&o.parametric, "parametric", false, "prove for every configuration by k-induction with z3 instead (docs/proofs-parametric.md)")
 	cmd.Flags().StringVar(&o.emitSMT, "emit-smt", "", "with --parametric: write each proof obligation as an SMT-LIB 2 file into DIR")
+	registerEraSpec(cmd, &o.eraSpec)
 	return cmd
 }
 
@@ -103,6 +119,7 @@ func (o *proveOptions) Complete(cmd *cobra.Command, _ []string) error {
 			break
 		}
 	}
+	o.ruleGiven = cmd.Flags().Changed("rule")
 	return nil
 }
 
@@ -110,7 +127,20 @@ func (o *proveOptions) Validate() error {
 	if err := formatFlag(o.format, "text", "json"); err != nil {
 		return err
 	}
+	if o.eraSpec != "" {
+		if o.ruleGiven {
+			return usageErr("--era-spec and --rule both pick the era: give one")
+		}
+		e, err := readEraSpec(o.eraSpec)
+		if err != nil {
+			return err
+		}
+		o.era = &e
+	}
 	if o.parametricAsked() {
+		if err := o.parametricEra(); err != nil {
+			return err
+		}
 		if o.spaceFlag != "" {
 			return usageErr("--%s bounds the explicit-state space: the parametric proofs cover every value (drop --%s)", o.spaceFlag, o.spaceFlag)
 		}
@@ -120,11 +150,14 @@ func (o *proveOptions) Validate() error {
 	if o.rules, err = parseProveRules(o.rule); err != nil {
 		return err
 	}
+	if o.era != nil {
+		o.rules = []model.AppendRule{o.era.Rule()}
+	}
 	alpha, err := parseAlphabet(o.alphabet)
 	if err != nil {
 		return err
 	}
-	o.space = props.ProveOptions{Alphabet: alpha, MaxAppend: o.maxAppend, MaxStates: o.maxStates, Restarts: o.restarts, Recovers: o.recovers, ModelPath: o.modelPath}
+	o.space = props.ProveOptions{Era: o.era, Alphabet: alpha, MaxAppend: o.maxAppend, MaxStates: o.maxStates, Restarts: o.restarts, Recovers: o.recovers, ModelPath: o.modelPath}
 	if o.space.Intervals, err = parseInt64s("--intervals", o.intervals); err != nil {
 		return err
 	}
@@ -172,7 +205,7 @@ func (o *proveOptions) Run(stdout, _ io.Writer) error {
 			return err
 		}
 	}
-	if err := renderProve(stdout, o.format, proofs, o.out); err != nil {
+	if err := renderProve(stdout, o.format, proofs, o.out, o.eraSpec); err != nil {
 		return err
 	}
 	for _, pf := range proofs {
@@ -203,7 +236,7 @@ func (o *proveOptions) prove() ([]*props.Proof, error) {
 }
 
 // renderProve writes the proofs: docs/proofs.md's JSON, or each rule's report in words.
-func renderProve(w io.Writer, format string, proofs []*props.Proof, out string) error {
+func renderProve(w io.Writer, format string, proofs []*props.Proof, out, eraSpec string) error {
 	if format == "json" {
 		return writeProveJSON(w, proofs)
 	}
@@ -211,7 +244,7 @@ func renderProve(w io.Writer, format string, proofs []*props.Proof, out string) 
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		writeProveText(w, pf, out)
+		writeProveText(w, pf, out, eraSpec)
 	}
 	return nil
 }
@@ -230,8 +263,10 @@ func parseInt64s(flag, s string) ([]int64, error) {
 
 // proveJSON is docs/proofs.md's JSON, one object per rule.
 type proveJSON struct {
-	Method      string              `json:"method"`
-	Rule        string              `json:"rule"`
+	Method string `json:"method"`
+	Rule   string `json:"rule"`
+	// Era is the candidate's ID under --era-spec (Rule is then its base's rule).
+	Era         string              `json:"era,omitempty"`
 	Space       proveSpaceJSON      `json:"space"`
 	States      int64               `json:"states"`
 	Visits      int64               `json:"visits"`
@@ -269,6 +304,9 @@ func proofDoc(pf *props.Proof) (proveJSON, error) {
 		Space:  proveSpaceJSON{Alphabet: o.Alphabet, MaxAppend: o.MaxAppend, Intervals: o.Intervals, Segments: o.Segments, SegmentIndexBytes: o.IndexBytes, Restarts: o.Restarts, Recovers: o.Recovers},
 		States: pf.States, Visits: pf.Visits, Transitions: pf.Transitions, Diameter: pf.Diameter, Seconds: pf.Elapsed.Seconds(),
 		Properties: []proofPropertyJSON{}}
+	if o.Era != nil {
+		doc.Era = o.Era.ID
+	}
 	for _, r := range pf.Results {
 		pj := proofPropertyJSON{Name: r.Property.Name, Kind: string(r.Kind), Result: r.Result}
 		if c := r.Counterexample; c != nil {
@@ -304,7 +342,7 @@ func writeProveJSON(w io.Writer, proofs []*props.Proof) error {
 // writeProveText writes one rule's proof in words: the space and its assumptions, how the
 // exploration ended, each property's result, the properties left to kidx check, and each
 // counterexample or witness.
-func writeProveText(w io.Writer, pf *props.Proof, out string) {
+func writeProveText(w io.Writer, pf *props.Proof, out, eraSpec string) {
 	writeProveSpace(w, pf)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "property\tkind\tresult\tsays\t\n")
@@ -322,7 +360,7 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 		fmt.Fprintf(w, "\n%s %s (%s, the shortest): %s\n", strings.ToUpper(r.Result), r.Property.Name, english.Plural(int64(len(c.Workload.Steps)), "step"), c.Explanation)
 		fmt.Fprintf(w, "  workload: %s\n", wl)
 		if out != "" {
-			fmt.Fprintf(w, "  replay: kidx sim --workload %s\n", printsafe.Name(filepath.Join(out, proofFileName(r.Property.Name, pf.Options.Rule))))
+			fmt.Fprintf(w, "  replay: kidx sim %s--workload %s\n", eraSpecArg(eraSpec), printsafe.Name(filepath.Join(out, proofFileName(r.Property.Name, pf.Options))))
 		}
 	}
 }
@@ -331,7 +369,12 @@ func writeProveText(w io.Writer, pf *props.Proof, out string) {
 // whether the fixpoint was reached.
 func writeProveSpace(w io.Writer, pf *props.Proof) {
 	o := pf.Options
-	fmt.Fprintf(w, "kidx prove: rule %s, method fixpoint (explicit-state, breadth first)\n", o.Rule)
+	if o.Era != nil {
+		fmt.Fprintf(w, "kidx prove: %s, method fixpoint (explicit-state, breadth first, the model path)\n", o.Era)
+		fmt.Fprintf(w, "%s\n", candidateClaims(o.Era))
+	} else {
+		fmt.Fprintf(w, "kidx prove: rule %s, method fixpoint (explicit-state, breadth first)\n", o.Rule)
+	}
 	fmt.Fprintf(w, "space: appends of 1..%d batches of %s bytes (the k-th size with k+1 records, timestamps +1 ms per batch),\n",
 		o.MaxAppend, joinInt64s(o.Alphabet))
 	fmt.Fprintf(w, "       index.interval.bytes in {%s}, segment.bytes in {%s}, segment.index.bytes in {%s}\n",
@@ -400,8 +443,13 @@ func proofSays(r props.ProofResult) string {
 	return "not decided: the exploration was cut short"
 }
 
-func proofFileName(property string, rule model.AppendRule) string {
-	return property + "." + rule.String() + ".json"
+// proofFileName names a proof's workload file by the property and the rule, or the candidate
+// era's ID.
+func proofFileName(property string, o props.ProveOptions) string {
+	if o.Era != nil {
+		return property + "." + o.Era.ID + ".json"
+	}
+	return property + "." + o.Rule.String() + ".json"
 }
 
 // writeProofWorkloads writes each counterexample and witness as DIR/<property>.<rule>.json,
@@ -419,7 +467,7 @@ func writeProofWorkloads(dir string, proofs []*props.Proof) error {
 			if err != nil {
 				return err
 			}
-			if err := writeFileAtomic(filepath.Join(dir, proofFileName(r.Property.Name, pf.Options.Rule)), append(data, '\n')); err != nil {
+			if err := writeFileAtomic(filepath.Join(dir, proofFileName(r.Property.Name, pf.Options)), append(data, '\n')); err != nil {
 				return usageErr("--out: %v", err)
 			}
 		}

@@ -29,6 +29,9 @@ type Counterexample struct {
 func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 	c0 := o.copies[0]
 	names := []string{"S", "M", c0.v("next", 0)}
+	if o.sys.IndexBytes {
+		names = append(names, "X")
+	}
 	for _, c := range o.copies {
 		names = append(names, c.interval())
 	}
@@ -72,7 +75,13 @@ func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 	}
 	cfg.SegmentBytes, cfg.MaxMessageBytes = get("S"), get("M")
 	cfg.IndexIntervalBytes = get(c0.interval())
+	if o.sys.IndexBytes {
+		cfg.SegmentIndexBytes = get("X")
+	}
 	start := get(c0.v("next", 0))
+	// With segment.index.bytes encoded the time index has an entry per offset entry: the
+	// batches' timestamps rise, 1 ms apart (System.IndexBytes).
+	ts, stamp := int64(1_700_000_000_000), o.sys.IndexBytes
 	var steps []model.Step
 	for i := range n {
 		if getB(inName("restart", i)) {
@@ -92,6 +101,12 @@ func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 		if g := get(inName("g", i)); g > 0 {
 			batches[0].BaseOffset = get(c0.v("next", i)) + g
 		}
+		for j := range batches {
+			if stamp {
+				batches[j].MaxTimestamp = ts
+				ts++
+			}
+		}
 		steps = append(steps, model.AppendStep(batches...))
 	}
 	if len(errs) > 0 {
@@ -108,7 +123,7 @@ func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 		// does not go through.
 		return attempt{result: Unknown, note: fmt.Sprintf("a strengthening invariant is false after %d steps:%s", n, failedLemmas)}, nil
 	}
-	pc := &props.Case{Steps: steps, StartOffset: start, Config: cfg, Rule: o.rule, Mutant: o.sys.Mutant}
+	pc := &props.Case{Steps: steps, StartOffset: start, Config: cfg, Rule: o.rule, Era: o.era, Mutant: o.sys.Mutant}
 	cx := &Counterexample{propsCase: pc, Length: n}
 	if len(o.copies) > 1 {
 		i2 := get(o.copies[1].interval())

@@ -10,12 +10,14 @@
 //   - system.go: the transition system (System, Params, Input, State, Observed): one
 //     partition's active segment with single-batch appends (both rules), or appends of one
 //     or two batches under either rule (System.TwoBatchAppends, System.Rule); model's
-//     mutants.
+//     mutants; segment.index.bytes and candidate fix (a)'s roll for the follower overflow
+//     (System.IndexBytes, System.RollOnIndexRoom).
 //   - eval.go: concrete steps and runs evaluated in the SMT text itself (System.Eval,
 //     System.EvalRuns), which the tests compare with model.Log.
 //   - induction.go: k-induction of one obligation (base case per path length, inductive
 //     step, non-vacuity checks), deepening k until decided.
-//   - obligations.go: the properties, their strengthening invariants and assumptions.
+//   - obligations.go: the properties, their strengthening invariants and assumptions; the
+//     follower overflow's question and fix (a)'s invariant (candidateObligations, FixAEra).
 //   - counterexample.go: a failed base case's model as a model.Workload, replayed
 //     through props' checks (or model directly).
 //   - report.go: Prove, Options, Report, Result: the API `kidx prove --parametric` calls.

@@ -42,7 +42,7 @@ func (s System) Eval(ctx context.Context, z Solver, cases []EvalCase) ([]EvalRes
 	var w script
 	header(&w, "kidx: concrete evaluation of one step", []copyOf{c})
 	s.declareStep(&w, &w, []copyOf{c}, 0)
-	names := resultNames(c, 0)
+	names := resultNames(c, 0, s.IndexBytes)
 	query := "(get-value (" + strings.Join(names, " ") + "))"
 	for _, k := range cases {
 		w.f("(push 1)")
@@ -50,6 +50,9 @@ func (s System) Eval(ctx context.Context, z Solver, cases []EvalCase) ([]EvalRes
 		eq(c.interval(), smtInt(k.Params.Interval))
 		eq("S", smtInt(k.Params.SegmentBytes))
 		eq("M", smtInt(k.Params.MaxBatch))
+		if s.IndexBytes {
+			eq("X", smtInt(k.Params.IndexBytes))
+		}
 		for j, v := range k.Before.ints() {
 			eq(c.v(intFields[j], 0), smtInt(v))
 		}
@@ -92,7 +95,7 @@ func (s System) Eval(ctx context.Context, z Solver, cases []EvalCase) ([]EvalRes
 			return nil, err
 		}
 		answers = answers[2:]
-		if out[i], err = readResult(vals, c, 0); err != nil {
+		if out[i], err = readResult(vals, c, 0, s.IndexBytes); err != nil {
 			return nil, err
 		}
 	}
@@ -133,13 +136,16 @@ func (s System) EvalRuns(ctx context.Context, z Solver, runs []EvalRun) ([][]Eva
 				eq(inName("d", i), smtInt(in.SecondAt))
 				eq(inName("r1", i), smtInt(in.FirstRecords))
 			}
-			names = append(names, resultNames(c, i)...)
+			names = append(names, resultNames(c, i, s.IndexBytes)...)
 		}
 		w.f("(assert %s)", initial(c))
 		w.f("(assert (= %s %s))", c.v("next", 0), smtInt(run.Start))
 		w.f("(assert (= %s %s))", c.interval(), smtInt(run.Params.Interval))
 		w.f("(assert (= S %s))", smtInt(run.Params.SegmentBytes))
 		w.f("(assert (= M %s))", smtInt(run.Params.MaxBatch))
+		if s.IndexBytes {
+			w.f("(assert (= X %s))", smtInt(run.Params.IndexBytes))
+		}
 		// The run is determined by its inputs: simplification and equation solving find it
 		// without search (plain check-sat in incremental mode is ten times slower here).
 		w.f("(check-sat-using (then simplify solve-eqs smt))")
@@ -169,7 +175,7 @@ func (s System) EvalRuns(ctx context.Context, z Solver, runs []EvalRun) ([][]Eva
 		}
 		answers = answers[2:]
 		for i := range run.Inputs {
-			r, err := readResult(vals, c, i)
+			r, err := readResult(vals, c, i, s.IndexBytes)
 			if err != nil {
 				return nil, err
 			}
@@ -179,17 +185,22 @@ func (s System) EvalRuns(ctx context.Context, z Solver, runs []EvalRun) ([][]Eva
 	return out, nil
 }
 
-// resultNames are the terms readResult reads for step i.
-func resultNames(c copyOf, i int) []string {
+// resultNames are the terms readResult reads for step i; ov adds the overflow
+// (System.IndexBytes).
+func resultNames(c copyOf, i int, ov bool) []string {
 	var names []string
 	for _, f := range intFields {
 		names = append(names, c.v(f, i+1))
 	}
-	return append(names, c.v("fresh", i+1), c.v("roll", i), inName("rej", i), c.v("entry", i), c.v("scan", i), c.v("hops", i))
+	names = append(names, c.v("fresh", i+1), c.v("roll", i), inName("rej", i), c.v("entry", i), c.v("scan", i), c.v("hops", i))
+	if ov {
+		names = append(names, c.v("ov", i))
+	}
+	return names
 }
 
 // readResult reads state i+1 and step i's observations from get-value's answer.
-func readResult(vals map[string]sexpr, c copyOf, i int) (EvalResult, error) {
+func readResult(vals map[string]sexpr, c copyOf, i int, ov bool) (EvalResult, error) {
 	ints := make([]int64, len(intFields))
 	var err error
 	for j, f := range intFields {
@@ -211,6 +222,12 @@ func readResult(vals map[string]sexpr, c copyOf, i int) (EvalResult, error) {
 	if err != nil {
 		return EvalResult{}, err
 	}
-	return EvalResult{After: stateFromInts(ints, bools[0]),
-		Observed: Observed{Rolled: bools[1], Rejected: bools[2], Entry: bools[3], Scan: scan, Hops: hops}}, nil
+	r := EvalResult{After: stateFromInts(ints, bools[0]),
+		Observed: Observed{Rolled: bools[1], Rejected: bools[2], Entry: bools[3], Scan: scan, Hops: hops}}
+	if ov {
+		if r.Observed.Overflow, err = boolValue(vals[c.v("ov", i)]); err != nil {
+			return EvalResult{}, err
+		}
+	}
+	return r, nil
 }

@@ -26,7 +26,9 @@ type obligation struct {
 	// "per-batch-two-batch").
 	rule    model.AppendRule
 	variant string
-	copies  []copyOf
+	// era is the candidate era the replay runs (nil: the rule's), for a candidate's obligation.
+	era    *model.Era
+	copies []copyOf
 	// params constrains the parameters beyond Kafka's ranges ("" for none).
 	params string
 	// assume constrains step i's inputs beyond their ranges (nil for none).

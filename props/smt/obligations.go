@@ -35,7 +35,80 @@ func pre(c copyOf, f string, i int) string { return c.v("pre"+f, i) }
 // with single-batch appends (both rules), then under per-append with appends of one or two
 // batches.
 func obligations(m model.Mutant) []*obligation {
-	return append(append(singleBatch(m), twoBatch(m)...), perBatch(m, true)...)
+	return append(append(append(singleBatch(m), twoBatch(m)...), perBatch(m, true)...), followerOverflow(m))
+}
+
+// candidateObligations are the obligations under candidate fix (a) (System.RollOnIndexRoom):
+// every other obligation holds as it is, because its free rolls (System.Rolls) cover the
+// fix's extra roll; the follower overflow becomes an invariant within the fix's assumption.
+func candidateObligations(m model.Mutant) []*obligation {
+	out := obligations(m)
+	for i, o := range out {
+		if o.name == "NoIndexOverflowMidAppend" {
+			out[i] = fixANeverOverflows(m)
+		}
+	}
+	return out
+}
+
+var (
+	assumeIndexBytes = "segment.index.bytes X in [12, 2^31-1]: the offset index has X div 8 slots, the time index X div 12 with one kept for the closing entry (TimeIndex.isFull); batches' timestamps rise (the time index takes an entry with every offset entry); shouldRoll rolls on a full index"
+	assumeNoRestart  = "no restart (a restart's closing time entry would take a slot mid-segment)"
+)
+
+// followerOverflow is the question of docs/kafka-hazards.md: no append of the per-batch loop
+// (a follower's fetched chunk) meets a full index. Expected false: LogSegment.shouldRoll
+// checks isFull once per append, and an append of two batches can need two entries.
+func followerOverflow(m model.Mutant) *obligation {
+	return &obligation{
+		name: "NoIndexOverflowMidAppend", kind: "question", rule: model.PerBatch, variant: "per-batch-two-batch",
+		sys:    System{Mutant: m, Rolls: true, TwoBatchAppends: true, Rule: model.PerBatch, IndexBytes: true, FileBatches: true},
+		copies: []copyOf{one}, maxK: 4, smallFirst: true,
+		says:        "for every I, S, segment.index.bytes in Kafka's ranges and appends of one or two batches: no batch's entry meets a full offset or time index (Kafka would throw \"Attempt to append to a full index\")",
+		assumptions: []string{assumePerBatchTwo, assumeNoRecover, assumeAnyRoll, assumeIndexBytes, assumeNoRestart, assumeFileBatches},
+		prop:        func(i int) string { return fmt.Sprintf("(not %s)", one.v("ov", i)) },
+		replay:      replayWith(props.NoIndexOverflowMidAppend),
+	}
+}
+
+// FixAEra is candidate fix (a) as the replay runs it: Kafka 4.1-4.4 with
+// Era.RollWhenAppendLacksIndexRoom (examples/eras/fix-a-roll-on-index-room.json).
+func FixAEra() model.Era {
+	e := model.EraForRule(model.PerBatch)
+	e.Candidate, e.ID = e.ID, "fix-a-roll-on-index-room"
+	e.Releases = "candidate fix-a-roll-on-index-room (on Kafka " + e.Releases + ")"
+	e.RollWhenAppendLacksIndexRoom = true
+	return e
+}
+
+// fixANeverOverflows is fix (a)'s claim, proved for every configuration: within its assumption
+// (an append has at most segment.index.bytes/12 batches, props.RollOnRoomMaxBatches; here,
+// appends of two batches need X >= 24), no entry meets a full index. Why: a non-empty segment
+// rolls unless both indexes take one entry per batch; an empty one has a counter of 0, so its
+// first batch is not indexed and the second finds a usable time slot.
+func fixANeverOverflows(m model.Mutant) *obligation {
+	era := FixAEra()
+	o := followerOverflow(m)
+	o.kind, o.smallFirst, o.maxK, o.era, o.variant = "invariant", false, 3, &era, "fix-a-per-batch-two-batch"
+	o.sys.RollOnIndexRoom, o.sys.FileBatches = true, false
+	o.says = "under candidate fix (a) (shouldRoll also rolls when an index lacks a slot per batch of the append), for every I, S, segment.index.bytes X in Kafka's ranges and appends of at most X/12 batches (one or two): no batch's entry meets a full offset or time index"
+	o.assumptions = []string{assumePerBatchTwo, assumeNoRecover, assumeAnyRoll, assumeIndexBytes, assumeNoRestart,
+		"fix (a)'s assumption: every append has at most segment.index.bytes/12 batches"}
+	o.assume = func(i int) string {
+		return fmt.Sprintf("(<= (ite (> %s 0) 2 1) (div X 12))", inName("d", i))
+	}
+	o.lemmas = []lemma{
+		{"an empty segment has a counter of 0 and no entry", func(j int) string {
+			return fmt.Sprintf("(=> (= %s 0) (and (= %s 0) (= %s 0)))", one.v("size", j), one.v("counter", j), one.v("entries", j))
+		}},
+		{"the counter and the entries are not negative", func(j int) string {
+			return fmt.Sprintf("(and (<= 0 %s) (<= 0 %s) (<= 0 %s))", one.v("counter", j), one.v("entries", j), one.v("size", j))
+		}},
+		{"the entries fit both indexes", func(j int) string {
+			return fmt.Sprintf("(and (<= %s %s) (<= %s %s))", one.v("entries", j), offsetSlots, one.v("entries", j), timeSlots)
+		}},
+	}
+	return o
 }
 
 // singleBatch are the obligations with one batch per append, where the rules coincide.

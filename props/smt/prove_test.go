@@ -37,6 +37,7 @@ func TestProveKafkaRule(t *testing.T) {
 		"StrictlyIncreasing/one or two batches": Proved, "EntriesAtBatchBoundaries/one or two batches": Violated,
 		"ScanBound/one or two batches": Proved, "ScanBoundLargestAppend/one or two batches": Violated,
 		"SegmentWithinBytes/one or two batches": Proved, "Plateau/one or two batches": Proved,
+		"NoIndexOverflowMidAppend/per-batch": Violated,
 	}
 	if len(rep.Properties) != len(want) {
 		t.Fatalf("%d results, want %d", len(rep.Properties), len(want))

@@ -63,6 +63,9 @@ var Ranges = map[string][2]int64{
 	"segment.bytes":        {14, maxInt32},
 	"batch.bytes":          {MinBatchBytes, maxInt32},
 	"batch.records":        {1, maxInt32},
+	// Only the follower overflow's obligations read it (System.IndexBytes): a segment needs
+	// at least one time-index entry's 12 bytes.
+	"segment.index.bytes": {12, maxInt32},
 }
 
 // Report is a run of the parametric proofs.
@@ -83,6 +86,9 @@ type Options struct {
 	// Mutant proves the claims of a deliberately broken rule (tests: each mutant must
 	// make a proof fail); model.Exact is Kafka.
 	Mutant model.Mutant
+	// RollOnIndexRoom proves the claims under candidate fix (a) (FixAEra): the follower
+	// overflow's question becomes the fix's invariant (docs/proofs-parametric.md).
+	RollOnIndexRoom bool
 }
 
 // Names lists the properties Prove knows, in order.
@@ -131,6 +137,9 @@ func Prove(ctx context.Context, opts Options) (Report, error) {
 
 func selected(opts Options) ([]*obligation, error) {
 	all := obligations(opts.Mutant)
+	if opts.RollOnIndexRoom {
+		all = candidateObligations(opts.Mutant)
+	}
 	if opts.Properties == nil {
 		return all, nil
 	}

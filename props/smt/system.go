@@ -33,6 +33,8 @@ type Params struct {
 	Interval     int64 // index.interval.bytes, 0..2^31-1
 	SegmentBytes int64 // segment.bytes, 14..2^31-1
 	MaxBatch     int64 // the largest batch (max.message.bytes), 61..2^31-1
+	// IndexBytes is segment.index.bytes, 12..2^31-1 (read with System.IndexBytes only).
+	IndexBytes int64
 }
 
 // Input is one step's choice: a restart, or an append of one batch (Bytes, Records) whose
@@ -72,6 +74,8 @@ type State struct {
 type Observed struct {
 	Rolled, Rejected, Entry bool
 	Scan, Hops              int64
+	// Overflow: an entry met a full index and Kafka threw (System.IndexBytes only).
+	Overflow bool
 }
 
 // System selects the variant of the rules the encoding follows.
@@ -104,6 +108,34 @@ type System struct {
 	// sizes), so that a counterexample is a workload Kafka could have written. Proofs leave it
 	// off: they cover every batch of 61 bytes or more, a superset.
 	FileBatches bool
+	// IndexBytes models segment.index.bytes (docs/proofs-parametric.md, "Candidate eras"): a
+	// parameter X in [12, 2^31-1] (the smallest a segment can be created with,
+	// model.Config.Validate), the offset index's X div 8 slots (OffsetIndex: maxIndexSize
+	// rounded down to 8-byte entries) and the time index's X div 12, of which isFull leaves
+	// one for the closing entry (TimeIndex.isFull: entries >= maxEntries - 1); shouldRoll's
+	// offsetIndex.isFull() || timeIndex.isFull(); and "ov", an entry of the per-batch loop
+	// into a full index (OffsetIndex.append and TimeIndex.maybeAppend throw). The time index
+	// has the offset index's entries: batches' timestamps rise, and without restarts no
+	// closing entry is written mid-segment. Needs TwoBatchAppends, Rule model.PerBatch and no
+	// Restarts.
+	IndexBytes bool
+	// RollOnIndexRoom is candidate fix (a) (model.Era.RollWhenAppendLacksIndexRoom):
+	// shouldRoll also rolls a non-empty segment whose offset index has fewer free slots than
+	// the append has batches, or whose time index has fewer beside its reserved one. Needs
+	// IndexBytes.
+	RollOnIndexRoom bool
+}
+
+// The index capacities of IndexBytes, in SMT: the offset index's slots and the time index's
+// usable ones.
+const (
+	offsetSlots = "(div X 8)"
+	timeSlots   = "(- (div X 12) 1)"
+)
+
+// indexFull is OffsetIndex.isFull || TimeIndex.isFull at entries entries.
+func indexFull(entries string) string {
+	return fmt.Sprintf("(or (>= %s %s) (>= %s %s))", entries, offsetSlots, entries, timeSlots)
 }
 
 // fileBatch says a v2 batch of bytes bytes and records records can exist
@@ -119,6 +151,12 @@ func fileBatch(bytes, records string) string {
 }
 
 func (s System) check() error {
+	if s.IndexBytes && (!s.TwoBatchAppends || s.Rule != model.PerBatch || s.Restarts) {
+		return fmt.Errorf("segment.index.bytes is encoded for per-batch appends of one or two batches without restarts only")
+	}
+	if s.RollOnIndexRoom && !s.IndexBytes {
+		return fmt.Errorf("fix (a)'s roll needs segment.index.bytes (System.IndexBytes)")
+	}
 	switch s.Mutant {
 	case model.Exact, model.MutantGreaterOrEqual, model.MutantIncrementBeforeCheck, model.MutantEntryNamesBaseOffset,
 		model.MutantEntryPositionAfterBatch, model.MutantRollIgnoresAppendSize:
@@ -244,6 +282,11 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 				fileBatch(fmt.Sprintf("(- %s %s)", b, dd), fmt.Sprintf("(- %s %s)", r, r1)), fileBatch(b, r))
 		}
 	}
+	if s.IndexBytes && i == 0 {
+		d.f("; segment.index.bytes")
+		d.f("(declare-const X Int)")
+		d.f("(assert (and (<= 12 X) (<= X %d)))", maxInt32)
+	}
 	for _, c := range copies {
 		declareState(d, c, n)
 		pre := func(f string) string { return c.v("pre"+f, i) }
@@ -273,7 +316,17 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 		if s.Mutant == model.MutantRollIgnoresAppendSize {
 			sizeRoll = fmt.Sprintf("(> %s S)", c.v("size", i))
 		}
-		w.f("(assert (= %s (and %s (or %s %s))))", roll, ok, sizeRoll, inName("force", i))
+		rolls := []string{sizeRoll, inName("force", i)}
+		if s.IndexBytes {
+			rolls = append(rolls, indexFull(c.v("entries", i)))
+		}
+		if s.RollOnIndexRoom {
+			// Fix (a): fewer free slots than the append's batches, in a non-empty segment.
+			batches := fmt.Sprintf("(ite %s 2 1)", two)
+			rolls = append(rolls, fmt.Sprintf("(and (> %s 0) (or (< (- %s %s) %s) (< (- %s %s) %s)))", c.v("size", i),
+				offsetSlots, c.v("entries", i), batches, timeSlots, c.v("entries", i), batches))
+		}
+		w.f("(assert (= %s (and %s (or %s))))", roll, ok, strings.Join(rolls, " "))
 		for _, f := range preFields {
 			fresh := "0"
 			if f == "fresh" {
@@ -289,6 +342,12 @@ func (s System) declareStep(d, w *script, copies []copyOf, i int) {
 		eq("nbatch", fmt.Sprintf("(ite %s (+ %s (ite %s 2 1)) %s)", ok, pre("nbatch"), two, c.v("nbatch", i)))
 		if s.TwoBatchAppends && s.Rule == model.PerBatch {
 			s.perBatchChecks(d, w, c, i, dd, r1)
+			if s.IndexBytes {
+				// The per-batch loop throws when a batch's entry meets a full index.
+				d.f("(declare-const %s Bool)", c.v("ov", i))
+				w.f("(assert (= %s (or (and %s %s) (and %s %s))))", c.v("ov", i), c.v("e1", i), indexFull(pre("entries")),
+					c.v("e2", i), indexFull(fmt.Sprintf("(+ %s (ite %s 1 0))", pre("entries"), c.v("e1", i))))
+			}
 		} else {
 			counter := pre("counter")
 			if s.Mutant == model.MutantIncrementBeforeCheck {
