@@ -37,6 +37,8 @@ type checkOptions struct {
 	appendRule model.AppendRule
 	properties []*props.Property
 	batchSizes []int64 // --exhaustive's alphabet
+
+	replicas replicaFlags // --replicas (check_replicas.go)
 }
 
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -71,6 +73,7 @@ and RAPID_SEED are honoured when --checks / --seed are not given.`,
 	cmd.Flags().StringVar(&o.rule, "rule", "per-batch", "append rule: per-batch or per-append")
 	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json (docs/contract.md §9)")
 	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample to as a replayable workload file")
+	registerReplicaFlags(cmd, &o.replicas, checkReplicasUsage)
 	return cmd
 }
 
@@ -178,6 +181,9 @@ func (o *checkOptions) resolveChecks() error {
 }
 
 func (o *checkOptions) Run(stdout, stderr io.Writer) error {
+	if o.replicas.asked() {
+		return o.runReplicas(stdout, stderr)
+	}
 	results, err := o.check(stderr)
 	if err != nil {
 		return err

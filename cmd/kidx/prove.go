@@ -37,6 +37,7 @@ type proveOptions struct {
 	modelPath                                                    bool
 	restarts, recovers, parametric                               bool
 	emitSMT                                                      string
+	replicas                                                     replicaFlags // --replicas (prove_replicas.go)
 
 	spaceFlag string // Complete: the first flag given of explicitSpaceFlags, "" when none
 
@@ -89,6 +90,7 @@ short, 2 on a usage error.`,
 	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample and witness to as a replayable workload file")
 	cmd.Flags().BoolVar(&o.parametric, "parametric", false, "prove for every configuration by k-induction with z3 instead (docs/proofs-parametric.md)")
 	cmd.Flags().StringVar(&o.emitSMT, "emit-smt", "", "with --parametric: write each proof obligation as an SMT-LIB 2 file into DIR")
+	registerReplicaFlags(cmd, &o.replicas, proveReplicasUsage)
 	return cmd
 }
 
@@ -160,6 +162,9 @@ func parseProveRules(rule string) ([]model.AppendRule, error) {
 }
 
 func (o *proveOptions) Run(stdout, _ io.Writer) error {
+	if o.replicas.asked() {
+		return o.runReplicas(stdout)
+	}
 	if o.parametricAsked() {
 		return o.runParametric(stdout)
 	}
