@@ -2,6 +2,7 @@ package props
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -254,6 +255,32 @@ func TestCheckReplicasHoldsUnderFixes(t *testing.T) {
 		}
 		if res.Outcome != Holds || res.Kind != Invariant {
 			t.Errorf("%s: %s (%s): %v", era.ID, res.Outcome, res.Kind, res.Counterexample)
+		}
+	}
+}
+
+// The larger space of make check-long (KIDX_LONG_REPLICAS=1; about 20 s and 1 GB): three
+// replicas, segment.index.bytes 36, followers starting 0 to 2 batches in and at most 4
+// behind, clean restarts and elections. Per-batch reaches the follower's overflow; fix (a)
+// within its assumption exhausts the space without one.
+func TestSearchReplicasLong(t *testing.T) {
+	if os.Getenv("KIDX_LONG_REPLICAS") == "" {
+		t.Skip("make check-long runs it (KIDX_LONG_REPLICAS=1)")
+	}
+	for _, era := range []model.Era{model.EraForRule(model.PerBatch), candidate("fix-a", true, false)} {
+		s := tinyReplicaSpace(era)
+		s.Config.SegmentIndexBytes, s.FetchMaxBytes, s.Replicas = 36, 300, 3
+		s.FollowerStarts, s.Elections, s.MaxStates = []int64{0, 1, 2}, true, 1_000_000
+		res, err := SearchReplicas(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d states, depth %d, exhausted %v, %s", era.ID, res.States, res.Depth, res.Exhausted, res.Elapsed)
+		if era.Candidate == "" && res.Follower == nil {
+			t.Errorf("per-batch: no follower overflow")
+		}
+		if era.Candidate != "" && (!res.Exhausted || res.Follower != nil || res.Leader != nil) {
+			t.Errorf("fix (a): exhausted %v, follower %v, leader %v", res.Exhausted, res.Follower, res.Leader)
 		}
 	}
 }
