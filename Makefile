@@ -113,6 +113,7 @@ fuzz-long:
 # rule on 2 vCPUs), and that space with appends of two batches (about 25 s).
 check-long: build z3
 	RAPID_CHECKS=100000 $(GO) test -count=1 -timeout 60m ./props/ ./fuzz/
+	KIDX_LONG_REPLICAS=1 $(GO) test -count=1 -run 'TestSearchReplicasLong' -v ./props/
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 5x ./props/smt/
 	./$(BIN) check --checks 100000 --rule per-batch
 	./$(BIN) check --checks 100000 --rule per-append
@@ -121,6 +122,8 @@ check-long: build z3
 	./$(BIN) prove
 	./$(BIN) prove --restarts
 	./$(BIN) prove --recovers
+	./$(BIN) prove --replicas
+	./$(BIN) check --replicas --checks 100000
 	./$(BIN) prove $(PROVE_EXHAUSTIVE) --max-append 1
 	./$(BIN) prove $(PROVE_EXHAUSTIVE) --max-append 2
 	./$(BIN) prove --era-spec examples/eras/fix-a-roll-on-index-room.json --index-bytes 24,36 --max-append 2 --restarts

@@ -15,4 +15,9 @@
 //   - gen.go: CaseGen, rapid's generator of cases at the edges.
 //   - check.go: Check, rapid run programmatically with kidx's own rapid.TB.
 //   - exhaustive.go: Exhaustive, every workload of a bounded space.
+//   - replicas.go: ReplicaCase, ReplicaProperty, FollowerAppendNeverOverflows,
+//     LeaderAppendNeverOverflows, ReplicaRecoverNeverOverflows (replicated workloads).
+//   - replicas_gen.go: ReplicaCaseGen and CheckReplicas (rapid, kidx check --replicas).
+//   - replicas_search.go: SearchReplicas, the BFS over the replicated log's abstract states
+//     (kidx prove --replicas).
 package props

@@ -40,6 +40,8 @@ type checkOptions struct {
 	era        *model.Era // --era-spec's candidate, nil without it
 	properties []*props.Property
 	batchSizes []int64 // --exhaustive's alphabet
+
+	replicas replicaFlags // --replicas (check_replicas.go)
 }
 
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -82,6 +84,7 @@ kidx sim --era-spec FILE --workload.`,
 	registerEraSpec(cmd, &o.eraSpec)
 	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json (docs/contract.md §9)")
 	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample to as a replayable workload file")
+	registerReplicaFlags(cmd, &o.replicas, checkReplicasUsage)
 	return cmd
 }
 
@@ -200,6 +203,9 @@ func (o *checkOptions) resolveChecks() error {
 }
 
 func (o *checkOptions) Run(stdout, stderr io.Writer) error {
+	if o.replicas.asked() {
+		return o.runReplicas(stdout, stderr)
+	}
 	results, err := o.check(stderr)
 	if err != nil {
 		return err

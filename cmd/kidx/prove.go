@@ -38,6 +38,7 @@ type proveOptions struct {
 	restarts, recovers, parametric                               bool
 	emitSMT                                                      string
 	eraSpec                                                      string
+	replicas                                                     replicaFlags // --replicas (prove_replicas.go)
 
 	spaceFlag string // Complete: the first flag given of explicitSpaceFlags, "" when none
 	ruleGiven bool   // Complete: --rule was given
@@ -105,6 +106,7 @@ short, 2 on a usage error.`,
 	cmd.Flags().BoolVar(&o.parametric, "parametric", false, "prove for every configuration by k-induction with z3 instead (docs/proofs-parametric.md)")
 	cmd.Flags().StringVar(&o.emitSMT, "emit-smt", "", "with --parametric: write each proof obligation as an SMT-LIB 2 file into DIR")
 	registerEraSpec(cmd, &o.eraSpec)
+	registerReplicaFlags(cmd, &o.replicas, proveReplicasUsage)
 	return cmd
 }
 
@@ -193,6 +195,9 @@ func parseProveRules(rule string) ([]model.AppendRule, error) {
 }
 
 func (o *proveOptions) Run(stdout, _ io.Writer) error {
+	if o.replicas.asked() {
+		return o.runReplicas(stdout)
+	}
 	if o.parametricAsked() {
 		return o.runParametric(stdout)
 	}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"kidx/internal/printsafe"
+	"kidx/model"
+	"kidx/props"
+)
+
+// replicaFlags are --replicas and the era it runs under, shared by check and prove: --rule,
+// or a candidate from --era-spec (registered here unless the command has it already).
+type replicaFlags struct {
+	on          bool
+	eraSpecPath string
+	ownsEraSpec bool // --era-spec was registered here: it only works with --replicas
+	flags       *pflag.FlagSet
+}
+
+// registerReplicaFlags adds --replicas (and --era-spec when the command has none) to check
+// or prove.
+func registerReplicaFlags(cmd *cobra.Command, f *replicaFlags, usage string) {
+	cmd.Flags().BoolVar(&f.on, "replicas", false, usage)
+	if cmd.Flags().Lookup("era-spec") == nil {
+		registerEraSpec(cmd, &f.eraSpecPath)
+		f.ownsEraSpec = true
+	}
+	f.flags = cmd.Flags()
+}
+
+// eraSpec is --era-spec's value, whoever registered it.
+func (f *replicaFlags) eraSpec() string {
+	if fl := f.flags.Lookup("era-spec"); fl != nil {
+		return fl.Value.String()
+	}
+	return ""
+}
+
+// eras picks the eras a replicated run is under: the candidate of --era-spec, else the
+// rules' eras (model.EraForRule: per-batch is 4.1-4.4, per-append 3.7-4.0.0).
+func (f *replicaFlags) eras(rules []model.AppendRule) ([]model.Era, error) {
+	if p := f.eraSpec(); p != "" {
+		if f.flags.Changed("rule") {
+			return nil, usageErr("--era-spec and --rule both pick the era: give one")
+		}
+		e, err := readEraSpec(p)
+		if err != nil {
+			return nil, err
+		}
+		return []model.Era{e}, nil
+	}
+	var out []model.Era
+	for _, r := range rules {
+		out = append(out, model.EraForRule(r))
+	}
+	return out, nil
+}
+
+// asked reports whether the replicated run is asked for: --replicas, or an --era-spec that
+// only it reads (refused by refuseEraSpecAlone).
+func (f *replicaFlags) asked() bool { return f.on || (f.ownsEraSpec && f.eraSpec() != "") }
+
+// refuseEraSpecAlone: an --era-spec registered by --replicas means nothing without it.
+func (f *replicaFlags) refuseEraSpecAlone() error {
+	if f.ownsEraSpec && !f.on && f.eraSpec() != "" {
+		return usageErr("--era-spec: only with --replicas here")
+	}
+	return nil
+}
+
+const checkReplicasUsage = "check the replicated properties (FollowerAppendNeverOverflows, LeaderAppendNeverOverflows, ReplicaRecoverNeverOverflows) on replicated workloads drawn by rapid, under --rule or --era-spec (docs/props.md, \"Replicas\")"
+
+// runReplicas is kidx check --replicas: each replicated property through rapid, its shrunk
+// counterexample a replayable replicated workload.
+func (o *checkOptions) runReplicas(stdout, stderr io.Writer) error {
+	if err := o.replicas.refuseEraSpecAlone(); err != nil {
+		return err
+	}
+	if o.exhaustive || len(o.names) > 0 {
+		return usageErr("--replicas checks the replicated properties with rapid: --exhaustive and --property do not apply (kidx prove --replicas is the exhaustive search)")
+	}
+	eras, err := o.replicas.eras([]model.AppendRule{o.appendRule})
+	if err != nil {
+		return err
+	}
+	era := eras[0]
+	ps := props.ReplicaProperties()
+	meter := startProgress(stderr, "cases", int64(o.checks)*int64(len(ps)))
+	var results []props.Result
+	for _, p := range ps {
+		res, err := props.CheckReplicas(p, props.ReplicaOptions{Era: era, Checks: o.checks, Seed: o.seed, OnCase: func() { meter.Add(1) }})
+		if err != nil {
+			meter.Done()
+			return err
+		}
+		results = append(results, res)
+	}
+	meter.Done()
+	if o.out != "" {
+		if err := writeCounterexamples(o.out, results); err != nil {
+			return err
+		}
+	}
+	if o.format == "json" {
+		if err := writeCheckReplicasJSON(stdout, o.seed, era, results); err != nil {
+			return err
+		}
+	} else {
+		writeCheckReplicasText(stdout, o.seed, era, results, o.out, o.replicas.eraSpec())
+	}
+	for _, res := range results {
+		if res.Outcome == props.Violated {
+			return problemsFound
+		}
+	}
+	return nil
+}
+
+func replicaPropertyKafka(name string) string {
+	for _, p := range props.ReplicaProperties() {
+		if p.Name == name {
+			return p.Kafka
+		}
+	}
+	return ""
+}
+
+func writeCheckReplicasJSON(w io.Writer, seed uint64, era model.Era, results []props.Result) error {
+	type doc struct {
+		Seed       uint64         `json:"seed"`
+		Era        string         `json:"era"`
+		Candidate  string         `json:"candidate,omitempty"`
+		Replicas   bool           `json:"replicas"`
+		Properties []propertyJSON `json:"properties"`
+	}
+	d := doc{Seed: seed, Era: era.ID, Candidate: era.Candidate, Replicas: true, Properties: []propertyJSON{}}
+	for _, res := range results {
+		pj := propertyJSON{Name: res.Property, Kind: string(res.Kind), Cases: int64(res.Cases), Result: res.Outcome,
+			Seconds: res.Elapsed.Seconds(), Kafka: replicaPropertyKafka(res.Property)}
+		if c := res.Counterexample; c != nil {
+			wl, err := c.Workload.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			pj.Counterexample = &cexJSON{Workload: wl, Explanation: c.Explanation}
+		}
+		d.Properties = append(d.Properties, pj)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+func writeCheckReplicasText(w io.Writer, seed uint64, era model.Era, results []props.Result, out, eraSpec string) {
+	fmt.Fprintf(w, "kidx check --replicas: era %s, rapid, seed %d (replay: --seed %d)\n\n", eraName(era), seed, seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "property\tkind\tcases\tresult\ttime\t\n")
+	for _, res := range results {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t\n", res.Property, res.Kind, res.Cases, res.Outcome, res.Elapsed.Round(time.Millisecond))
+	}
+	tw.Flush()
+	if era.RollWhenAppendLacksIndexRoom {
+		fmt.Fprintf(w, "\nfix (a) is checked within its assumption: no fetch brings more batches than the time index has slots (segment.index.bytes/12).\n")
+	}
+	replay := ""
+	if eraSpec != "" {
+		replay = " --era-spec " + printsafe.Name(eraSpec)
+	}
+	for _, res := range results {
+		c := res.Counterexample
+		if c == nil {
+			continue
+		}
+		label := "FINDING"
+		if res.Outcome == props.Violated {
+			label = "VIOLATED"
+		}
+		wl, _ := c.Workload.MarshalJSON()
+		fmt.Fprintf(w, "\n%s %s: %s\n", label, res.Property, c.Explanation)
+		fmt.Fprintf(w, "  minimal counterexample (%d steps): %s\n", len(c.Workload.Steps), wl)
+		if out != "" {
+			f := printsafe.Name(filepath.Join(out, res.Property+".json"))
+			fmt.Fprintf(w, "  replay: kidx sim --workload %s%s; files: kidx write --workload %s%s --dir DIR\n", f, replay, f, replay)
+		}
+	}
+}
+
+// eraName names an era in output, a candidate with its base.
+func eraName(e model.Era) string {
+	if e.Candidate != "" {
+		return fmt.Sprintf("%s (candidate on %s)", e.ID, e.Candidate)
+	}
+	return fmt.Sprintf("%s (%s)", e.ID, e.Rule())
+}
