@@ -140,11 +140,3 @@ var ReplicaRecoverNeverOverflows = &ReplicaProperty{
 func ReplicaProperties() []*ReplicaProperty {
 	return []*ReplicaProperty{FollowerAppendNeverOverflows, LeaderAppendNeverOverflows, ReplicaRecoverNeverOverflows}
 }
-
-// RollOnRoomMaxBatches is the largest fetched chunk candidate fix (a) is proved for: as
-// many batches as the time index has slots, segment.index.bytes/12. Exactly: a chunk of n
-// batches into an empty segment adds at most n-1 entries (its first batch meets a counter
-// of 0, never above index.interval.bytes), and the time index takes
-// segment.index.bytes/12 - 1 before TimeIndex.isFull, so n ≤ segment.index.bytes/12 never
-// throws; fix (a) rolls a non-empty segment before any chunk that lacks room.
-func RollOnRoomMaxBatches(cfg model.Config) int64 { return cfg.SegmentIndexBytes / 12 }

@@ -61,7 +61,7 @@ func ReplicaCaseGen(o ReplicaGenOptions) *rapid.Generator[*ReplicaCase] {
 		count := rapid.IntRange(2, 3).Draw(t, "replicas")
 		fetchMax := e*rapid.Int64Range(1, 8).Draw(t, "fetchBatches") + rapid.SampledFrom([]int64{0, -1, 1}).Draw(t, "fetch+")
 		if o.FetchWithinRoom {
-			fetchMax = min(fetchMax, RollOnRoomMaxBatches(cfg)*smallest)
+			fetchMax = min(fetchMax, int64(RollOnRoomMaxBatches(cfg, o.Era))*smallest)
 		}
 		constantTs := rapid.IntRange(0, 3).Draw(t, "tsMode") == 3
 		ts := int64(1000)

@@ -85,7 +85,7 @@ func TestSearchReplicasFixesNeverOverflowFollower(t *testing.T) {
 		for _, era := range []model.Era{candidate("fix-a", true, false), candidate("fix-b", false, true)} {
 			s := tinyReplicaSpace(era)
 			s.Config.SegmentIndexBytes = x
-			s.FetchMaxBytes = RollOnRoomMaxBatches(s.Config) * s.BatchBytes
+			s.FetchMaxBytes = int64(RollOnRoomMaxBatches(s.Config, era)) * s.BatchBytes
 			s.FollowerStarts, s.Recovers, s.Elections = []int64{0, 1, 2}, true, true
 			res, err := SearchReplicas(s)
 			if err != nil {

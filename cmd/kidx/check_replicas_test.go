@@ -29,7 +29,7 @@ func TestCheckReplicasFindsFollowerOverflowAndReplays(t *testing.T) {
 		t.Fatalf("replay: exit %d: %s %s", code, out.String(), errb.String())
 	}
 	out.Reset()
-	spec := filepath.Join("..", "..", "examples", "eras", "fix-a-roll-on-index-room.json")
+	spec := fixASpec
 	if code := run([]string{"check", "--replicas", "--seed", "1", "--checks", "300", "--era-spec", spec}, &out, &errb); code != 0 ||
 		!strings.Contains(out.String(), "FollowerAppendNeverOverflows  invariant  300") {
 		t.Fatalf("fix (a): exit %d: %s %s", code, out.String(), errb.String())

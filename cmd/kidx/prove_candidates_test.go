@@ -12,11 +12,6 @@ import (
 // The space of docs/kafka-hazards.md §7: where per-batch's NoIndexOverflowMidAppend fails.
 var fixProofSpace = []string{"--alphabet", "68,100", "--intervals", "0,100", "--segments", "1000", "--index-bytes", "24,36"}
 
-const (
-	fixASpec = "../../examples/eras/fix-a-roll-on-index-room.json"
-	fixBSpec = "../../examples/eras/fix-b-skip-entry-when-full.json"
-)
-
 // Issue 23, "the fix proven": kidx prove --era-spec proves fix (a) over the small space
 // (exit 0; NoIndexOverflowMidAppend an invariant, proved), and names the candidate; under fix
 // (b) ScanBound is a question found false, and its counterexample, written by --out, replays

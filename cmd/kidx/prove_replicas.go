@@ -90,7 +90,7 @@ func (o *proveOptions) runReplicas(stdout io.Writer) error {
 				BatchBytes: s.BatchBytes, FetchMaxBytes: s.FetchMaxBytes, MaxLag: s.MaxLag, States: res.States, Depth: res.Depth,
 				Exhausted: res.Exhausted, Seconds: res.Elapsed.Seconds(), Results: map[string]string{}}
 			if era.RollWhenAppendLacksIndexRoom {
-				within := s.ChunkBatches() <= props.RollOnRoomMaxBatches(s.Config)
+				within := s.ChunkBatches() <= int64(props.RollOnRoomMaxBatches(s.Config, era))
 				d.WithinAssumption = &within
 			}
 			for _, f := range []struct {

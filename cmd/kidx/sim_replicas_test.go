@@ -49,7 +49,7 @@ func TestSimReplicas(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
-	out, errOut, code := runKidx(t, "sim", "--workload", path, "--era-spec", filepath.Join("..", "..", "examples", "eras", "fix-a-roll-on-index-room.json"), "--format", "json")
+	out, errOut, code := runKidx(t, "sim", "--workload", path, "--era-spec", fixASpec, "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
