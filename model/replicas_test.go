@@ -126,12 +126,13 @@ func TestElect(t *testing.T) {
 		t.Fatalf("electing a lagging replica: %v", err)
 	}
 	w.Steps = []Step{AppendStep(b), AppendStep(b), fetch, {Elect: true, Replica: 1, HasReplica: true}, AppendStep(b), {Fetch: true, Replica: 0, HasReplica: true}, fetch}
-	rs, err := SimulateReplicas(cfg, EraForRule(PerBatch), w)
+	_, err := SimulateReplicas(cfg, EraForRule(PerBatch), w)
 	if err == nil || !strings.Contains(err.Error(), "replica 1 is the leader") {
 		t.Fatalf("a fetch by the leader: %v", err)
 	}
 	w.Steps = w.Steps[:6]
-	if rs, err = SimulateReplicas(cfg, EraForRule(PerBatch), w); err != nil {
+	rs, err := SimulateReplicas(cfg, EraForRule(PerBatch), w)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if rs.Leader() != 1 || rs.Replicas()[0].NextOffset() != 3 || rs.Replicas()[1].NextOffset() != 3 {
