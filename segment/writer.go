@@ -183,12 +183,14 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 		return nil, err
 	}
 	err := l.active.append(l, batches, total, last)
-	l.nextOffset = next
 	var full *indexFullError
 	if errors.As(err, &full) {
+		// The batches are in the .log (LogSegment.append writes them before its index loop),
+		// but UnifiedLog never advances the log end offset past an append that threw.
 		l.failed = true
 		return l.addEvent(Event{Kind: full.kind, Step: step, Message: full.msg}), nil
 	}
+	l.nextOffset = next
 	if err != nil {
 		return nil, err
 	}

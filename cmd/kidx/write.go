@@ -198,6 +198,7 @@ func writeReplicated(data []byte, path, dir string, mf *modelFlags, stderr io.Wr
 		return nil, err
 	}
 	sw.Config, sw.Rule = segmentConfig(cfg), rule
+	sw.Config.Candidate = fuzz.FileCandidate(era)
 	if err := sw.Validate(); err != nil {
 		return nil, usageErr("%s: %v", path, err)
 	}
