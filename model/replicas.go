@@ -174,6 +174,13 @@ func (rs *ReplicaSet) fetch(step, r int, maxBytes int64) error {
 			Text: fmt.Sprintf("replica %d is at the leader's log end offset %d: nothing to fetch", r, leader.NextOffset())})
 		return nil
 	}
+	if start := rs.spec.StartOffsets[rs.leader]; from < start {
+		// Kafka answers OFFSET_OUT_OF_RANGE and the follower truncates its whole log to start
+		// at the leader's log start offset (ReplicaFetcherThread): a truncation, which kidx
+		// does not model.
+		return fmt.Errorf("step %d: replica %d fetches from offset %d, below the leader's (replica %d) log start offset %d: Kafka would truncate the follower's whole log, and kidx models no truncation",
+			step, r, from, rs.leader, start)
+	}
 	end := leaderSegmentEnd(leader, from)
 	i := sort.Search(len(rs.produced), func(i int) bool { return rs.produced[i].BaseOffset+rs.produced[i].Records > from })
 	if i == len(rs.produced) {
@@ -251,6 +258,11 @@ func SimulateReplicas(cfg Config, era Era, w Workload) (*ReplicaSet, error) {
 	for _, s := range w.Steps {
 		if err := rs.Apply(s); err != nil {
 			return nil, err
+		}
+		if rs.replicas[rs.leader].Stopped() {
+			// The leader threw on a produce: the partition takes no more, and kidx does not
+			// guess what follows (the file writer ends there too).
+			break
 		}
 	}
 	return rs, rs.Close()

@@ -432,8 +432,8 @@ type ReplicaResult struct {
 	Segments   []int64 `json:"segments"` // base offsets
 	NextOffset int64   `json:"nextOffset"`
 	// FailedAt is the step whose append threw (an index overflow), or -1. The failed
-	// replica's nextOffset counts the batches in its .log: Kafka wrote them before the
-	// per-batch loop threw, but did not advance its log end offset.
+	// replica's nextOffset is where that append began: Kafka wrote its batches into the .log
+	// before the per-batch loop threw, but did not advance the log end offset.
 	FailedAt int     `json:"failedAt"`
 	Events   []Event `json:"events"` // each Step a workload step
 }
