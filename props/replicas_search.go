@@ -288,8 +288,12 @@ func successorSteps(space ReplicaSpace, n *searchNode) []model.Step {
 		b.BaseOffset = 0 // the leader assigns a produce's offsets
 		out = append(out, model.AppendStep(b))
 	}
+	// A follower below the leader's log start offset would be truncated by Kafka
+	// (OFFSET_OUT_OF_RANGE), which the model refuses: no such fetch. The leader's first base
+	// lies above that follower's log end, so the state's key holds it (replicaKey).
+	leaderStart := n.reps[n.leader].bases[0]
 	for r := range n.reps {
-		if r != n.leader && n.reps[r].log.NextOffset() < leo {
+		if at := n.reps[r].log.NextOffset(); r != n.leader && at < leo && at >= leaderStart {
 			out = append(out, model.Step{Fetch: true, Replica: r, HasReplica: true})
 		}
 	}
