@@ -203,7 +203,7 @@ func (o *checkOptions) resolveChecks() error {
 }
 
 func (o *checkOptions) Run(stdout, stderr io.Writer) error {
-	if o.replicas.asked() {
+	if o.replicas.on {
 		return o.runReplicas(stdout, stderr)
 	}
 	results, err := o.check(stderr)

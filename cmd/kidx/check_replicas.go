@@ -17,32 +17,20 @@ import (
 )
 
 // replicaFlags are --replicas and the era it runs under, shared by check and prove: --rule,
-// or a candidate from --era-spec (registered here unless the command has it already).
+// or a candidate from the command's --era-spec.
 type replicaFlags struct {
-	on          bool
-	eraSpecPath string
-	ownsEraSpec bool // --era-spec was registered here: it only works with --replicas
-	flags       *pflag.FlagSet
+	on    bool
+	flags *pflag.FlagSet
 }
 
-// registerReplicaFlags adds --replicas (and --era-spec when the command has none) to check
-// or prove.
+// registerReplicaFlags adds --replicas to check or prove, which have --era-spec already.
 func registerReplicaFlags(cmd *cobra.Command, f *replicaFlags, usage string) {
 	cmd.Flags().BoolVar(&f.on, "replicas", false, usage)
-	if cmd.Flags().Lookup("era-spec") == nil {
-		registerEraSpec(cmd, &f.eraSpecPath)
-		f.ownsEraSpec = true
-	}
 	f.flags = cmd.Flags()
 }
 
-// eraSpec is --era-spec's value, whoever registered it.
-func (f *replicaFlags) eraSpec() string {
-	if fl := f.flags.Lookup("era-spec"); fl != nil {
-		return fl.Value.String()
-	}
-	return ""
-}
+// eraSpec is the command's --era-spec.
+func (f *replicaFlags) eraSpec() string { return f.flags.Lookup("era-spec").Value.String() }
 
 // eras picks the eras a replicated run is under: the candidate of --era-spec, else the
 // rules' eras (model.EraForRule: per-batch is 4.1-4.4, per-append 3.7-4.0.0).
@@ -64,26 +52,11 @@ func (f *replicaFlags) eras(rules []model.AppendRule) ([]model.Era, error) {
 	return out, nil
 }
 
-// asked reports whether the replicated run is asked for: --replicas, or an --era-spec that
-// only it reads (refused by refuseEraSpecAlone).
-func (f *replicaFlags) asked() bool { return f.on || (f.ownsEraSpec && f.eraSpec() != "") }
-
-// refuseEraSpecAlone: an --era-spec registered by --replicas means nothing without it.
-func (f *replicaFlags) refuseEraSpecAlone() error {
-	if f.ownsEraSpec && !f.on && f.eraSpec() != "" {
-		return usageErr("--era-spec: only with --replicas here")
-	}
-	return nil
-}
-
 const checkReplicasUsage = "check the replicated properties (FollowerAppendNeverOverflows, LeaderAppendNeverOverflows, ReplicaRecoverNeverOverflows) on replicated workloads drawn by rapid, under --rule or --era-spec (docs/props.md, \"Replicas\")"
 
 // runReplicas is kidx check --replicas: each replicated property through rapid, its shrunk
 // counterexample a replayable replicated workload.
 func (o *checkOptions) runReplicas(stdout, stderr io.Writer) error {
-	if err := o.replicas.refuseEraSpecAlone(); err != nil {
-		return err
-	}
 	if o.exhaustive || len(o.names) > 0 {
 		return usageErr("--replicas checks the replicated properties with rapid: --exhaustive and --property do not apply (kidx prove --replicas is the exhaustive search)")
 	}

@@ -195,7 +195,7 @@ func parseProveRules(rule string) ([]model.AppendRule, error) {
 }
 
 func (o *proveOptions) Run(stdout, _ io.Writer) error {
-	if o.replicas.asked() {
+	if o.replicas.on {
 		return o.runReplicas(stdout)
 	}
 	if o.parametricAsked() {

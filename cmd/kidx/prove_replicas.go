@@ -63,9 +63,6 @@ type replicaSearchJSON struct {
 
 // runReplicas is kidx prove --replicas.
 func (o *proveOptions) runReplicas(stdout io.Writer) error {
-	if err := o.replicas.refuseEraSpecAlone(); err != nil {
-		return err
-	}
 	if o.parametricAsked() {
 		return usageErr("--replicas is the explicit-state search: --parametric does not apply")
 	}
