@@ -121,6 +121,11 @@ func recommend(p *Point, rep *WhatIf) []string {
 			plural(model.OffsetIndexCapacity(cfg.SegmentIndexBytes), "offset entry"), plural(model.TimeIndexCapacity(cfg.SegmentIndexBytes), "time entry"),
 			model.SegmentIndexBytesNeverFull(cfg), S))
 	}
+	if p.IndexFullRolls == 0 && p.Exposure.Exposed {
+		// The run's segments did not fill an index (it ended first, or segments rolled for
+		// size), but its batches can (issue 23, docs/kafka-hazards.md §4).
+		out = append(out, p.Exposure.Sentence(cfg, p.Era))
+	}
 	if p.OverflowHazard {
 		out = append(out, fmt.Sprintf("Index overflow hazard: %s an index after shouldRoll's single check "+
 			"(per-batch rule, several batches per append). Kafka throws there; raise segment.index.bytes.", pluralVerb(int64(len(p.OverflowEvents)), "append overflowed", "appends overflowed")))
