@@ -190,7 +190,7 @@ func pointDoc(p *Point) pointJSON {
 			p.Maps.MaxPartitions},
 		IndexFullRolls: p.IndexFullRolls, OverflowHazard: p.OverflowHazard, OverflowEvents: p.OverflowEvents,
 		FollowerOverflow: exposureDoc(p.Exposure, p.Config, p.Era),
-		Rejected: p.Rejected, VersionWarnings: p.VersionWarnings, Recommendations: p.Recommendations}
+		Rejected:         p.Rejected, VersionWarnings: p.VersionWarnings, Recommendations: p.Recommendations}
 	if len(p.Producer) > 0 {
 		d.Producer = map[string]int64{}
 		for _, s := range p.Producer {

@@ -73,7 +73,7 @@ type Point struct {
 	Maps       Maps
 	// OverflowHazard says appends can overflow an index after shouldRoll's single check
 	// (per-batch rule, several batches per append, a small segment.index.bytes).
-	OverflowHazard  bool
+	OverflowHazard bool
 	// Exposure says whether an index can fill before segment.bytes with the workload's batch
 	// sizes under the point's era (issue 23: the follower index overflow; docs/kafka-hazards.md).
 	Exposure        Exposure
