@@ -229,9 +229,10 @@ func (e Exposure) Cell() string {
 	return "no"
 }
 
-// Sentence says, for an exposed configuration, what can happen under the era and what to
-// change; "" when not exposed.
-func (e Exposure) Sentence(cfg model.Config, era model.Era) string {
+// Sentence says, for an exposed configuration, what can happen and what to change; "" when
+// not exposed. releases names the per-append releases the sentence is about (unused under the
+// per-batch rule, whose releases it names itself).
+func (e Exposure) Sentence(cfg model.Config, releases string) string {
 	if !e.Exposed {
 		return ""
 	}
@@ -249,7 +250,7 @@ func (e Exposure) Sentence(cfg model.Config, era model.Era) string {
 	} else {
 		what = fmt.Sprintf("Exposed to recovery's index overflow only: under %s (one entry per append) a follower's fetch cannot throw, "+
 			"but LogSegment.recover indexes every batch and %s, so recovering a follower's segment after an unclean shutdown can throw "+
-			"\"%s\" and the log does not load (docs/kafka-hazards.md).", era, full, fullIndexMessage(e.Index))
+			"\"%s\" and the log does not load (docs/kafka-hazards.md).", releases, full, fullIndexMessage(e.Index))
 	}
 	return what + " " + e.Remedy.Sentence(cfg)
 }

@@ -77,7 +77,7 @@ func TestWhatIfExposureIssue23Configurations(t *testing.T) {
 			}
 			want := "raise segment.index.bytes to at least " + itoa(c.remedyIndex) + ", or index.interval.bytes to at least " +
 				itoa(c.remedyI) + ", or lower segment.bytes to at most " + itoa(c.remedyS)
-			s := e.Sentence(cfg, p.Era)
+			s := e.Sentence(cfg, p.Era.String())
 			if e.Cell() != "exposed" || !strings.Contains(s, want) || !strings.Contains(s, `"Attempt to append to a full time index"`) ||
 				!strings.Contains(s, "Kafka 3.9.1, 4.0.1 and 4.1+") || doc.FollowerOverflow.Sentence != s || doc.FollowerOverflow.Remedy == nil {
 				t.Errorf("cell %q, sentence %q lacks %q; JSON %+v", e.Cell(), s, want, doc.FollowerOverflow)
@@ -98,7 +98,7 @@ func TestWhatIfExposurePerAppendIsRecoveryOnly(t *testing.T) {
 	cfg := model.DefaultConfig()
 	cfg.SegmentIndexBytes = 1048576
 	p := exposurePoint(t, cfg, model.EraForRule(model.PerAppend), 5070)
-	s := p.Exposure.Sentence(cfg, p.Era)
+	s := p.Exposure.Sentence(cfg, p.Era.String())
 	if !p.Exposure.Exposed || p.Exposure.PerBatch || !strings.Contains(s, "recovery's index overflow only") ||
 		!strings.Contains(s, "a follower's fetch cannot throw") || strings.Contains(s, "3.9.1") {
 		t.Errorf("per-append exposure %+v: %q", p.Exposure, s)

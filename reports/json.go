@@ -189,7 +189,7 @@ func pointDoc(p *Point) pointJSON {
 		Maps: mapsJSON{p.Maps.Partitions, p.Maps.SegmentsPerPart, p.Maps.Maps, p.Maps.MaxMapCount, p.Maps.Headroom,
 			p.Maps.MaxPartitions},
 		IndexFullRolls: p.IndexFullRolls, OverflowHazard: p.OverflowHazard, OverflowEvents: p.OverflowEvents,
-		FollowerOverflow: exposureDoc(p.Exposure, p.Config, p.Era),
+		FollowerOverflow: exposureDoc(p.Exposure, p.Config, p.Era.String()),
 		Rejected:         p.Rejected, VersionWarnings: p.VersionWarnings, Recommendations: p.Recommendations}
 	if len(p.Producer) > 0 {
 		d.Producer = map[string]int64{}
@@ -273,9 +273,14 @@ type exposureJSON struct {
 	Sentence     string          `json:"sentence,omitempty"`
 }
 
-func exposureDoc(e Exposure, cfg model.Config, era model.Era) exposureJSON {
-	d := exposureJSON{Exposed: e.Exposed, Rule: era.Rule().String(), Index: e.Index, Entries: e.Entries, SpacingBytes: e.SpacingBytes,
-		ExactSpacing: e.ExactSpacing, FullAtBytes: e.FullAtBytes, Sentence: e.Sentence(cfg, era)}
+// exposureDoc is e's JSON; releases names the per-append releases for its sentence.
+func exposureDoc(e Exposure, cfg model.Config, releases string) exposureJSON {
+	rule := model.PerAppend
+	if e.PerBatch {
+		rule = model.PerBatch
+	}
+	d := exposureJSON{Exposed: e.Exposed, Rule: rule.String(), Index: e.Index, Entries: e.Entries, SpacingBytes: e.SpacingBytes,
+		ExactSpacing: e.ExactSpacing, FullAtBytes: e.FullAtBytes, Sentence: e.Sentence(cfg, releases)}
 	if e.Exposed {
 		r := e.Remedy
 		d.Remedy = &r

@@ -124,7 +124,7 @@ func recommend(p *Point, rep *WhatIf) []string {
 	if p.IndexFullRolls == 0 && p.Exposure.Exposed {
 		// The run's segments did not fill an index (it ended first, or segments rolled for
 		// size), but its batches can (issue 23, docs/kafka-hazards.md §4).
-		out = append(out, p.Exposure.Sentence(cfg, p.Era))
+		out = append(out, p.Exposure.Sentence(cfg, p.Era.String()))
 	}
 	if p.OverflowHazard {
 		out = append(out, fmt.Sprintf("Index overflow hazard: %s an index after shouldRoll's single check "+
