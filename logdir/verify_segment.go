@@ -213,6 +213,17 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	}
 	w.judge()
 	w.reportFollowerOverflow()
+	if w.overflow != nil {
+		// The batches past the entry whose neighbour threw are the failed append's: no
+		// restart explains their missing entries.
+		kept := w.life.restarts[:0]
+		for _, rs := range w.life.restarts {
+			if rs.Position <= w.overflow.last.Position {
+				kept = append(kept, rs)
+			}
+		}
+		w.life.restarts = kept
+	}
 	w.staleTail(firstFinding)
 	w.uncleanStart()
 	if len(w.life.restarts) > 0 {

@@ -46,9 +46,9 @@ type Exposure struct {
 }
 
 // ExposureRemedy is what keeps every index from filling before segment.bytes whatever the
-// batches, each on its own with the rest of the configuration unchanged. A zero field has no
-// value that does it (SegmentBytes: only values of at least 1 MiB, Kafka 4.1's minimum,
-// KAFKA-19080, are offered).
+// batches, each on its own with the rest of the configuration unchanged. A zero field is not
+// offered: IndexIntervalBytes only below segment.bytes/2, SegmentBytes only from 1 MiB (Kafka
+// 4.1's minimum, KAFKA-19080).
 type ExposureRemedy struct {
 	SegmentIndexBytes  int64 `json:"segmentIndexBytes"`
 	IndexIntervalBytes int64 `json:"indexIntervalBytes"`
@@ -68,8 +68,11 @@ func remedyFor(cfg model.Config) ExposureRemedy {
 	if c == 0 {
 		return r // a time index with no slot is full from the start: only a larger index helps
 	}
-	// The smallest I with C × (I+1) > segment.bytes - 68.
-	r.IndexIntervalBytes = (cfg.SegmentBytes - model.SmallestV2BatchBytes) / c
+	// The smallest I with C × (I+1) > segment.bytes - 68; offered below segment.bytes/2 only
+	// (from there no segment gets a second entry, recommend's rule).
+	if i := (cfg.SegmentBytes - model.SmallestV2BatchBytes) / c; 2*i < cfg.SegmentBytes {
+		r.IndexIntervalBytes = i
+	}
 	closest := max(max(cfg.IndexIntervalBytes, 0)+1, model.SmallestV2BatchBytes)
 	if k := c*closest + model.SmallestV2BatchBytes - 1; k >= minSegmentBytes41 && k < cfg.SegmentBytes {
 		r.SegmentBytes = k
