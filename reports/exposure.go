@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"sync"
 
 	"kidx/model"
 )
@@ -88,6 +89,9 @@ type batchSizes struct {
 	distinct []int64 // nil once many is set
 	many     bool    // more than maxDistinctSizes distinct sizes
 	last     int64
+	// dist caches residueSums once every size is in (exposure is asked after the pass).
+	once sync.Once
+	dist []int64
 }
 
 // maxDistinctSizes bounds the distinct sizes kept for the exact spacing.
@@ -153,30 +157,10 @@ func closestSpacing(interval int64, s *batchSizes) (spacing int64, exact bool) {
 	if s.many || m > maxResidueModulus {
 		return lo, false
 	}
-	const none = math.MaxInt64
-	dist := make([]int64, m) // the smallest sum of sizes congruent to r modulo m
-	for i := range dist {
-		dist[i] = none
-	}
-	dist[0] = 0
-	q := &residueQueue{{0, 0}}
-	for q.Len() > 0 {
-		e := heap.Pop(q).(residueEntry)
-		if e.sum != dist[e.residue] {
-			continue
-		}
-		for _, d := range s.distinct {
-			sum := e.sum + d
-			r := sum % m
-			if sum < dist[r] {
-				dist[r] = sum
-				heap.Push(q, residueEntry{r, sum})
-			}
-		}
-	}
+	dist := s.residueSums()
 	best := hi
 	for _, d := range dist {
-		if d == none {
+		if d == noSum {
 			continue
 		}
 		if d <= interval { // add smallest batches until the sum passes I
@@ -185,6 +169,40 @@ func closestSpacing(interval int64, s *batchSizes) (spacing int64, exact bool) {
 		best = min(best, d)
 	}
 	return best, true
+}
+
+// noSum marks a residue no sum of the sizes reaches.
+const noSum = math.MaxInt64
+
+// residueSums is, for each residue r modulo the smallest size, the smallest sum of sizes
+// congruent to r (Dijkstra over the residues: adding a size d goes from r to (r+d) mod m at
+// cost d). It depends on the sizes only, so a workload computes it once for all its points.
+func (s *batchSizes) residueSums() []int64 {
+	s.once.Do(func() {
+		m := max(s.smallest, 1)
+		dist := make([]int64, m)
+		for i := range dist {
+			dist[i] = noSum
+		}
+		dist[0] = 0
+		q := &residueQueue{{0, 0}}
+		for q.Len() > 0 {
+			e := heap.Pop(q).(residueEntry)
+			if e.sum != dist[e.residue] {
+				continue
+			}
+			for _, d := range s.distinct {
+				sum := e.sum + d
+				r := sum % m
+				if sum < dist[r] {
+					dist[r] = sum
+					heap.Push(q, residueEntry{r, sum})
+				}
+			}
+		}
+		s.dist = dist
+	})
+	return s.dist
 }
 
 type residueEntry struct{ residue, sum int64 }

@@ -170,3 +170,58 @@ func TestClosestSpacingBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBatchSizesAddChunk is what the exposure adds to whatif's fast pass: one look at
+// each batch size of a chunk (uniform: one comparison each; lognormal-like: past 16 distinct
+// sizes only the smallest is kept).
+func BenchmarkBatchSizesAddChunk(b *testing.B) {
+	uniform := make([]int32, chunk)
+	mixed := make([]int32, chunk)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range uniform {
+		uniform[i] = 16350
+		mixed[i] = int32(68 + rng.IntN(65536))
+	}
+	for _, c := range []struct {
+		name  string
+		sizes []int32
+	}{{"uniform", uniform}, {"mixed", mixed}} {
+		b.Run(c.name, func(b *testing.B) {
+			var s batchSizes
+			for b.Loop() {
+				s.addChunk(c.sizes)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(c.sizes)), "ns/batch")
+		})
+	}
+}
+
+// BenchmarkClosestSpacingWorst is the exact spacing at its bounds: 16 distinct sizes, the
+// smallest maxResidueModulus bytes (a shortest path over 262144 residues), computed once per
+// workload ("first"), then one scan of the residues per point ("per point").
+func BenchmarkClosestSpacingWorst(b *testing.B) {
+	sizes := func() *batchSizes {
+		var s batchSizes
+		for i := range int64(maxDistinctSizes) {
+			s.add(maxResidueModulus + 1000*i + 7*i*i)
+		}
+		return &s
+	}
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			if _, exact := closestSpacing(4_000_000, sizes()); !exact {
+				b.Fatal("inexact")
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/workload")
+	})
+	b.Run("per point", func(b *testing.B) {
+		s := sizes()
+		for b.Loop() {
+			if _, exact := closestSpacing(4_000_000, s); !exact {
+				b.Fatal("inexact")
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "us/point")
+	})
+}
