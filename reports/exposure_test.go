@@ -225,3 +225,22 @@ func BenchmarkClosestSpacingWorst(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "us/point")
 	})
 }
+
+// An era the stream cannot run (before 0.10.2's overflow roll) goes through sim.Run point by
+// point: the batch sizes are then read in a pass of their own, and the answer is the same
+// (0.10.1 has a time index: 1048576/12 - 1 = 87380 entries, full at 87381 × 5070 = 443021670).
+func TestWhatIfExposureSlowPathEra(t *testing.T) {
+	era, err := model.EraForKafkaVersion("0.10.1.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model.StreamSupports(era) {
+		t.Fatal("0.10.1 runs in the stream: the test no longer takes the slow path")
+	}
+	cfg := model.DefaultConfig()
+	cfg.SegmentIndexBytes = 1048576
+	p := exposurePoint(t, cfg, era, 5070)
+	if e := p.Exposure; !e.Exposed || e.Entries != 87380 || e.FullAtBytes != 443021670 || e.PerBatch {
+		t.Errorf("exposure %+v", e)
+	}
+}

@@ -238,9 +238,16 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 		if err != nil {
 			return nil, err
 		}
+		stream := shape.fast
 		for _, e := range opts.Eras {
 			// An era StatStream cannot run goes through sim.Run (model.Log) for every point.
 			shape.fast = shape.fast && model.StreamSupports(e)
+		}
+		if stream && !shape.fast {
+			// The fast pass would have recorded the batch sizes: one pass over them instead.
+			if err := streamSizes(g.src, shape.sizes); err != nil {
+				return nil, err
+			}
 		}
 		passes, batches, err := runGroup(g.src, shape, all, opts)
 		if err != nil {
@@ -392,6 +399,26 @@ func probeSource(src sim.Source) (sourceShape, error) {
 		}
 		if err != nil {
 			return sh, err
+		}
+	}
+}
+
+// streamSizes adds a batch stream's sizes to sizes.
+func streamSizes(src sim.Source, sizes *batchSizes) error {
+	st, err := src.Open()
+	if err != nil {
+		return err
+	}
+	bs := st.(sim.BatchStream)
+	bytes, records, ts := make([]int32, chunk), make([]int32, chunk), make([]int64, chunk)
+	for {
+		n, err := bs.NextBatches(bytes, records, ts)
+		sizes.addChunk(bytes[:n])
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
 		}
 	}
 }
