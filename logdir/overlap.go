@@ -81,6 +81,8 @@ func (w *segmentWalk) reportOverlap() {
 		o.pos, o.first, o.last, next, w.nextBase, next)
 	if why := w.cleanedBesideSource(next); why != "" {
 		msg += ". " + why
+	} else if cause := w.overflowCause(); cause != "" {
+		msg += "; " + cause
 	} else {
 		msg += "; a broker rolls only above every offset it holds, so these are files of two logs mixed"
 	}

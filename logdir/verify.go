@@ -26,6 +26,10 @@ type VerifyOptions struct {
 	// the entries allow.
 	IndexIntervalBytes int64
 	HaveInterval       bool
+	// SegmentIndexBytes and SegmentBytes, when above 0, are the topic's segment.index.bytes
+	// and segment.bytes (--config): the capacity of trimmed indexes for the
+	// follower-index-overflow check (live ones show theirs), and its remedy.
+	SegmentIndexBytes, SegmentBytes int64
 	// MaxMessageSize is DumpLogSegments' --max-message-size (slice used by the .index check
 	// of entries that are not at a batch boundary); 0 means its default 5242880.
 	MaxMessageSize int64
@@ -303,6 +307,9 @@ type partitionCtx struct {
 	snapshots     []snapshotMark
 	recoveryPoint *int64 // recovery-point-offset-checkpoint's (nil: none)
 	cleanerOffset *int64 // cleaner-offset-checkpoint's (nil: none)
+	// liveSlots: the newest segment's live index slots, for the follower-overflow check of
+	// the older, trimmed ones (liveSlots).
+	liveSlots [2]int
 	// capacity is each .index's streamed count, for those with more slots than their .log
 	// has room for entries (capacityOf).
 	capacity map[string]indexCapacity
@@ -324,6 +331,9 @@ func verifyPartition(r *VerifyReport, pd *PartitionDir, cps *Checkpoints, opts V
 		ctx.interval, ctx.intervalKnown = bound, true
 	}
 	pv.Interval, pv.IntervalKnown = ctx.interval, ctx.intervalKnown
+	if opts.SegmentIndexBytes <= 0 {
+		ctx.liveSlots = liveSlots(pd)
+	}
 	readable := verifyStateFiles(r, pd.Files)
 	for _, f := range pd.Files {
 		if f.Role == RoleProducerSnapshot && readable[f.Path] {

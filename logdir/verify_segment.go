@@ -63,12 +63,18 @@ type segmentWalk struct {
 	lastEntryOffset int64
 	namesFirst      bool
 	visitor         SegmentVisitor
-	verdict         *SegmentVerdict
-	nextBase        int64 // the next segment's base offset (-1: this is the newest)
-	nextLog         string
-	overlap         *overlap // the batches at or past nextBase, for the finding the walk's end writes
-	compaction      compactionMarks
-	firstBatch      [2]int64 // the first batch's first and last offsets (streamTimeIndex)
+	// The follower-overflow signs (verify_follower.go): the last batch's position, the
+	// batches after the last offset-index entry, the position of the batch holding the last
+	// time-index entry's offset (-1: none), and what they showed.
+	lastBatchPos, lastTimeBatchPos int64
+	batchesAfterLastEntry          int
+	overflow                       *followerOverflow
+	verdict                        *SegmentVerdict
+	nextBase                       int64 // the next segment's base offset (-1: this is the newest)
+	nextLog                        string
+	overlap                        *overlap // the batches at or past nextBase, for the finding the walk's end writes
+	compaction                     compactionMarks
+	firstBatch                     [2]int64 // the first batch's first and last offsets (streamTimeIndex)
 }
 
 // An obsGroup gathers the observations of one kind (check, file, allowed eras, rule): a
@@ -178,7 +184,7 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 	}
 	defer seg.Close()
 	w := &segmentWalk{r: r, ctx: ctx, seg: seg, sf: sf, base: sf.BaseOffset, verdict: &v, nextBase: nextBase, nextLog: next.Log, passed: AllEras,
-		lastTimeTs: segment.NoTimestamp, maxTsSoFar: segment.NoTimestamp, unpairedTime: -1, lastEntryOffset: -1}
+		lastTimeTs: segment.NoTimestamp, maxTsSoFar: segment.NoTimestamp, unpairedTime: -1, lastEntryOffset: -1, lastTimeBatchPos: -1}
 	firstFinding := len(r.Findings)
 	w.checkIndexFiles(newest)
 	if streamed {
@@ -206,6 +212,18 @@ func verifySegment(r *VerifyReport, ctx *partitionCtx, sf segment.SegmentFiles, 
 		w.streamTimeIndex(sf.TimeIndex, timeCapacity, seg.Log.Size())
 	}
 	w.judge()
+	w.reportFollowerOverflow()
+	if w.overflow != nil {
+		// The batches past the entry whose neighbour threw are the failed append's: no
+		// restart explains their missing entries.
+		kept := w.life.restarts[:0]
+		for _, rs := range w.life.restarts {
+			if rs.Position <= w.overflow.last.Position {
+				kept = append(kept, rs)
+			}
+		}
+		w.life.restarts = kept
+	}
 	w.staleTail(firstFinding)
 	w.uncleanStart()
 	if len(w.life.restarts) > 0 {
@@ -299,6 +317,10 @@ func (w *segmentWalk) walk() {
 		}}
 	}
 	prevLast := w.base - 1
+	lastTimeOffset := int64(-1)
+	if len(w.times) > 0 {
+		lastTimeOffset = w.times[len(w.times)-1].Offset
+	}
 	res := lf.WalkIndexed(0, 0, w.entries, w.byPos, func(b segment.BatchInfo) bool {
 		w.r.Batches++
 		w.verdict.Batches++
@@ -316,6 +338,15 @@ func (w *segmentWalk) walk() {
 		w.resolvePending(b, last)
 		slot := w.entriesAt(b, first, last)
 		indexed := slot >= 0
+		w.lastBatchPos = b.Position
+		if indexed {
+			w.batchesAfterLastEntry = 0
+		} else {
+			w.batchesAfterLastEntry++
+		}
+		if first <= lastTimeOffset && lastTimeOffset <= last {
+			w.lastTimeBatchPos = b.Position
+		}
 		if indexed {
 			e := w.entries[slot]
 			w.lastEntryOffset = max(w.lastEntryOffset, e.Offset)
@@ -344,6 +375,7 @@ func (w *segmentWalk) walk() {
 		w.visitor.End(w.seg, res)
 	}
 	w.endOfLog(res)
+	w.overflow = w.detectFollowerOverflow(w.lastBatchPos)
 	w.reportOverlap()
 }
 

@@ -54,6 +54,9 @@ type Analysis struct {
 	Warnings int // of which warnings
 	// AttentionPartitions counts the partitions that need attention (PartitionReport.Attention).
 	AttentionPartitions int
+	// ExposedPartitions counts the partitions exposed to the follower index overflow
+	// (PartitionReport.Exposure).
+	ExposedPartitions int
 	// Topics rolls the partitions up by topic, the topics to look at first on top (all of
 	// them, --top or not).
 	Topics     []TopicRollup
@@ -129,7 +132,10 @@ type PartitionReport struct {
 	Attention []string
 	// NextStart is what the broker's next start recovers (or rebuilds) of the partition:
 	// nil when no log directory was named (a partition directory given alone).
-	NextStart       *logdir.EraWork
+	NextStart *logdir.EraWork
+	// Exposure is the partition's exposure to the follower index overflow (issue 23): nil
+	// when it has no batches or verify could not judge it.
+	Exposure        *PartitionExposure
 	Recommendations []string
 	// unsearched: a segment's .index holds more entries than its .log has room for, and
 	// its lookups were not figured (unsearchedWalk).
@@ -351,6 +357,8 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 		timeUnloaded bool
 	}
 	var walks []walked // in segment order
+	sizes := &batchSizes{}
+	var verdict *logdir.PartitionVerdict
 	// Segments without a .index are walked after verify, with the index recovery would build
 	// (rebuilt.go); the others during verify's walk, the cost walk riding along.
 	rebuilt := map[int64]*segment.OffsetIndex{}
@@ -372,6 +380,7 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 		}
 		cw := newCostWalk(seg, addRun)
 		cw.progress = opts.Progress
+		cw.sizes = sizes
 		walks = append(walks, walked{sf: sf, fig: &cw.fig, timeUnloaded: sf.TimeIndex != "" && seg.TimeIndex == nil})
 		return cw
 	}
@@ -380,6 +389,7 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 	if len(report.Partitions) == 1 {
 		pr.Findings = append(pr.Findings, broker.Partition(pd, &report.Partitions[0])...)
 		pr.NextStart = report.Partitions[0].NextStart
+		verdict = &report.Partitions[0]
 		pv := report.Partitions[0]
 		verdicts := map[int64]*logdir.SegmentVerdict{}
 		for i, v := range pv.Segments {
@@ -445,6 +455,9 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 	}
 	if len(pr.Restarts) > 0 {
 		restartCosts(pr, logSegs, rebuilt)
+	}
+	if verdict != nil && !pr.unsearched {
+		pr.Exposure = partitionExposure(pr, sizes, verdict, opts.Judge)
 	}
 	pr.Passes = 1
 	// Exact quantiles: replay the runs while a quantile's bucket holds several values, from
@@ -600,6 +613,9 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 	if pr.MaxEntries > model.WarmEntries(model.OffsetIndexEntrySize)+1 {
 		out = append(out, fmt.Sprintf("The warm section of the active segment covers %s of log: consumers lagging further search cold index pages (up to %s against %s at the tail).",
 			Bytes(pr.WarmCoveredBytes), plural(int64(pr.Phase1.ColdPages), "page"), plural(int64(pr.Phase1.TailPages), "page")))
+	}
+	if s := pr.Exposure.Sentence(); s != "" {
+		out = append(out, s)
 	}
 	if pr.Problems > 0 {
 		out = append(out, fmt.Sprintf("%s (see findings): check these files before trusting the figures.", plural(int64(pr.Problems), "verify problem")))

@@ -160,20 +160,22 @@ type AnalysisDoc struct {
 	Warnings   int                  `json:"warnings"`
 	// AttentionPartitions counts the partitions that need attention (each partition's
 	// "attention" says why).
-	AttentionPartitions int                 `json:"attentionPartitions"`
-	Root                string              `json:"root"`
-	Roots               []string            `json:"roots"`
-	LiveSegments        int                 `json:"liveSegments"`
-	Restarts            int                 `json:"restarts"`
-	Analyzed            int                 `json:"analyzedPartitions"`
-	Segments            int                 `json:"segments"`
-	LogBytes            int64               `json:"logBytes"`
-	Maps                int64               `json:"maps"`
-	MaxMapCount         int64               `json:"maxMapCount"`
-	Headroom            int64               `json:"headroom"`
-	Problems            int                 `json:"problems"`
-	Findings            []logdir.Finding    `json:"findings"`
-	Partitions          []partitionJSONItem `json:"partitions"`
+	AttentionPartitions int `json:"attentionPartitions"`
+	// ExposedPartitions counts the partitions exposed to the follower index overflow.
+	ExposedPartitions int                 `json:"exposedPartitions"`
+	Root              string              `json:"root"`
+	Roots             []string            `json:"roots"`
+	LiveSegments      int                 `json:"liveSegments"`
+	Restarts          int                 `json:"restarts"`
+	Analyzed          int                 `json:"analyzedPartitions"`
+	Segments          int                 `json:"segments"`
+	LogBytes          int64               `json:"logBytes"`
+	Maps              int64               `json:"maps"`
+	MaxMapCount       int64               `json:"maxMapCount"`
+	Headroom          int64               `json:"headroom"`
+	Problems          int                 `json:"problems"`
+	Findings          []logdir.Finding    `json:"findings"`
+	Partitions        []partitionJSONItem `json:"partitions"`
 	// HeaderReadsFor is the release range the scan objects' header reads are for ("4.1+" or
 	// "before 4.1"); HeaderReadsBoth: no release was given, and the hops are the reads before 4.1.
 	HeaderReadsFor  string `json:"headerReadsFor"`
@@ -206,6 +208,20 @@ type partitionJSONItem struct {
 	Attention          []string         `json:"attention"`
 	Findings           []logdir.Finding `json:"findings"`
 	Recommendations    []string         `json:"recommendations"`
+	// FollowerOverflow is the partition's exposure (absent: no batches, or not judged).
+	FollowerOverflow *partitionExposureJSON `json:"followerOverflow,omitempty"`
+}
+
+// partitionExposureJSON is a partition's exposure to the follower index overflow
+// (docs/reports.md).
+type partitionExposureJSON struct {
+	exposureJSON
+	Config map[string]int64 `json:"config"`
+	// Assumed names the settings not given with --config and where their values come from.
+	Assumed []string `json:"assumed"`
+	// PerBatchReleases, OlderReleases: the release lines the files show.
+	PerBatchReleases bool `json:"perBatchReleases"`
+	OlderReleases    bool `json:"olderReleases"`
 }
 
 // WriteJSON writes the analysis; every partition carries the docs/contract.md §10 `scan` object.
@@ -215,7 +231,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 		root = a.Roots[0]
 	}
 	doc := AnalysisDoc{Broker: a.Broker, BrokerFrom: a.BrokerFrom, ClusterID: a.ClusterID, LogDirs: append([]logdir.LogDirState{}, a.LogDirs...), Verdict: &a.Verdict,
-		Topics: append([]TopicRollup{}, a.Topics...), Errors: a.Errors, Warnings: a.Warnings, AttentionPartitions: a.AttentionPartitions, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
+		Topics: append([]TopicRollup{}, a.Topics...), Errors: a.Errors, Warnings: a.Warnings, AttentionPartitions: a.AttentionPartitions, ExposedPartitions: a.ExposedPartitions, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
 		MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Problems: a.Problems, Findings: a.Findings,
 		Partitions: []partitionJSONItem{}, HeaderReadsFor: a.HeaderReadsFor, HeaderReadsBoth: a.HeaderReadsBoth}
 	for _, p := range a.Partitions {
@@ -227,6 +243,14 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 			Eras: p.Eras, Live: append([]LiveReport{}, p.Live...), Restarts: append([]RestartReport{}, p.Restarts...),
 			Maps: p.Maps, Rebuilt: append([]RebuiltIndex{}, p.Rebuilt...), Problems: p.Problems, Attention: append([]string{}, p.Attention...), Findings: p.Findings, Recommendations: p.Recommendations}
 
+		if e := p.Exposure; e != nil {
+			x := e.Exposure
+			x.PerBatch = e.PerBatch
+			doc := exposureDoc(x, e.Config, "releases before 3.9.1 and 4.0.1")
+			doc.Sentence = e.Sentence()
+			item.FollowerOverflow = &partitionExposureJSON{exposureJSON: doc, Assumed: append([]string{}, e.Assumed...), PerBatchReleases: e.PerBatch, OlderReleases: e.Older,
+				Config: map[string]int64{"index.interval.bytes": e.Config.IndexIntervalBytes, "segment.bytes": e.Config.SegmentBytes, "segment.index.bytes": e.Config.SegmentIndexBytes}}
+		}
 		if item.Findings == nil {
 			item.Findings = []logdir.Finding{}
 		}

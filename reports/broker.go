@@ -65,6 +65,9 @@ func attentionOf(pr *PartitionReport) []string {
 	if emptyIndexAdvice(pr) {
 		out = append(out, fmt.Sprintf("empty offset index over %s", plural(pr.Batches, "batch")))
 	}
+	if pr.Exposure != nil && pr.Exposure.Exposed {
+		out = append(out, "exposed to the follower index overflow")
+	}
 	return out
 }
 
@@ -90,6 +93,9 @@ func (a *Analysis) countPartition(pr *PartitionReport) {
 	}
 	if emptyIndexAdvice(pr) {
 		a.emptyIndexes++
+	}
+	if pr.Exposure != nil && pr.Exposure.Exposed {
+		a.ExposedPartitions++
 	}
 	if a.topicIndex == nil {
 		a.topicIndex = map[string]int{}
@@ -185,6 +191,10 @@ func (a *Analysis) judgeBroker() {
 	}
 	if a.emptyIndexes > 0 {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%s with an empty offset index that index.interval.bytes could fill", plural(int64(a.emptyIndexes), "partition")))
+	}
+	if a.ExposedPartitions > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%s exposed to the follower index overflow: an index can fill before segment.bytes, so a follower can throw \"Attempt to append to a full time index\" (docs/kafka-hazards.md)",
+			plural(int64(a.ExposedPartitions), "partition")))
 	}
 	switch {
 	case v.Headroom < 0:

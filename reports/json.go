@@ -135,6 +135,7 @@ type pointJSON struct {
 	IndexFullRolls       int              `json:"indexFullRolls"`
 	OverflowHazard       bool             `json:"overflowHazard"`
 	OverflowEvents       []model.Event    `json:"overflowEvents"`
+	FollowerOverflow     exposureJSON     `json:"followerOverflow"`
 	Rejected             int64            `json:"rejectedAppends"`
 	VersionWarnings      []string         `json:"versionWarnings"`
 	Recommendations      []string         `json:"recommendations"`
@@ -188,7 +189,8 @@ func pointDoc(p *Point) pointJSON {
 		Maps: mapsJSON{p.Maps.Partitions, p.Maps.SegmentsPerPart, p.Maps.Maps, p.Maps.MaxMapCount, p.Maps.Headroom,
 			p.Maps.MaxPartitions},
 		IndexFullRolls: p.IndexFullRolls, OverflowHazard: p.OverflowHazard, OverflowEvents: p.OverflowEvents,
-		Rejected: p.Rejected, VersionWarnings: p.VersionWarnings, Recommendations: p.Recommendations}
+		FollowerOverflow: exposureDoc(p.Exposure, p.Config, p.Era.String()),
+		Rejected:         p.Rejected, VersionWarnings: p.VersionWarnings, Recommendations: p.Recommendations}
 	if len(p.Producer) > 0 {
 		d.Producer = map[string]int64{}
 		for _, s := range p.Producer {
@@ -256,4 +258,32 @@ func (r *WhatIf) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// exposureJSON is a configuration's exposure to the follower index overflow (docs/reports.md).
+type exposureJSON struct {
+	Exposed      bool            `json:"exposed"`
+	Rule         string          `json:"rule"` // per-batch: a follower's fetch throws; per-append: only recovery can
+	Index        string          `json:"index,omitempty"`
+	Entries      int64           `json:"entries,omitempty"`
+	SpacingBytes int64           `json:"entrySpacingBytes,omitempty"`
+	ExactSpacing bool            `json:"exactSpacing"`
+	FullAtBytes  int64           `json:"fullAtBytes,omitempty"`
+	Remedy       *ExposureRemedy `json:"remedy,omitempty"`
+	Sentence     string          `json:"sentence,omitempty"`
+}
+
+// exposureDoc is e's JSON; releases names the per-append releases for its sentence.
+func exposureDoc(e Exposure, cfg model.Config, releases string) exposureJSON {
+	rule := model.PerAppend
+	if e.PerBatch {
+		rule = model.PerBatch
+	}
+	d := exposureJSON{Exposed: e.Exposed, Rule: rule.String(), Index: e.Index, Entries: e.Entries, SpacingBytes: e.SpacingBytes,
+		ExactSpacing: e.ExactSpacing, FullAtBytes: e.FullAtBytes, Sentence: e.Sentence(cfg, releases)}
+	if e.Exposed {
+		r := e.Remedy
+		d.Remedy = &r
+	}
+	return d
 }

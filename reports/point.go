@@ -73,7 +73,10 @@ type Point struct {
 	Maps       Maps
 	// OverflowHazard says appends can overflow an index after shouldRoll's single check
 	// (per-batch rule, several batches per append, a small segment.index.bytes).
-	OverflowHazard  bool
+	OverflowHazard bool
+	// Exposure says whether an index can fill before segment.bytes with the workload's batch
+	// sizes under the point's era (issue 23: the follower index overflow; docs/kafka-hazards.md).
+	Exposure        Exposure
 	VersionWarnings []string
 
 	Recommendations []string
@@ -191,6 +194,22 @@ func finishPoint(r *run, ref *run, shape sourceShape, rep *WhatIf) {
 	p.Maps = mapsFor(rep.Scale, a.segments)
 	p.OverflowHazard = len(p.OverflowEvents) > 0 || (p.Rule == model.PerBatch && shape.multiBatch && p.IndexFullRolls > 0)
 	p.VersionWarnings = versionWarnings(cfg, rep.KafkaVersion, p.Producer)
+	p.Exposure = exposureOf(cfg, p.Era, shape.sizes, timestampsGrow(p))
+	if p.IndexFullRolls > 0 && !p.Exposure.Exposed {
+		// The run itself filled an index before segment.bytes: exposed, whatever the
+		// timestamps' guess (the spacing is the least these batches allow, so only a time
+		// index taken for the offset one can get here).
+		p.Exposure = exposureOf(cfg, p.Era, shape.sizes, true)
+		p.Exposure.Exposed, p.Exposure.Remedy = true, remedyFor(cfg)
+	}
+}
+
+// timestampsGrow says the point's indexed batches brought newer max timestamps (a producer's
+// CreateTime): its time index took an entry for at least half of its offset entries. Where
+// timestamps do not grow the time index holds one entry a segment and only the offset index
+// can fill; an empty offset index tells nothing, and the time index (the smaller) is assumed.
+func timestampsGrow(p *Point) bool {
+	return p.OffsetIndexEntries == 0 || 2*p.TimeIndexEntries >= p.OffsetIndexEntries
 }
 
 func warmFor(entries int, size, largest int64) Warm {

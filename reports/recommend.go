@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"kidx/internal/english"
 	"kidx/model"
@@ -119,7 +120,12 @@ func recommend(p *Point, rep *WhatIf) []string {
 			"segment.index.bytes=%d keeps every index from filling before segment.bytes=%d whatever the batches.",
 			pluralVerb(int64(p.IndexFullRolls), "segment rolled", "segments rolled"), cfg.SegmentIndexBytes,
 			plural(model.OffsetIndexCapacity(cfg.SegmentIndexBytes), "offset entry"), plural(model.TimeIndexCapacity(cfg.SegmentIndexBytes), "time entry"),
-			model.SegmentIndexBytesNeverFull(cfg), S))
+			model.SegmentIndexBytesNeverFull(cfg), S)+alsoRemedies(remedyFor(cfg), cfg))
+	}
+	if p.IndexFullRolls == 0 && p.Exposure.Exposed {
+		// The run's segments did not fill an index (it ended first, or segments rolled for
+		// size), but its batches can (issue 23, docs/kafka-hazards.md §4).
+		out = append(out, p.Exposure.Sentence(cfg, p.Era.String()))
 	}
 	if p.OverflowHazard {
 		out = append(out, fmt.Sprintf("Index overflow hazard: %s an index after shouldRoll's single check "+
@@ -218,3 +224,20 @@ func nearestPlateau(p *Point, rep *WhatIf) (int64, bool) {
 
 // Bytes renders a byte count for people: exact below 10 KiB, else KiB/MiB/GiB with one decimal.
 func Bytes(n int64) string { return english.Bytes(n) }
+
+// alsoRemedies names the other settings that keep every index from filling whatever the
+// batches (remedyFor), after the index-full rolls' sentence: " So does index.interval.bytes=M
+// (or segment.bytes=K)." ("" when none is offered).
+func alsoRemedies(r ExposureRemedy, cfg model.Config) string {
+	var alt []string
+	if r.IndexIntervalBytes > cfg.IndexIntervalBytes {
+		alt = append(alt, fmt.Sprintf("index.interval.bytes=%d", r.IndexIntervalBytes))
+	}
+	if r.SegmentBytes > 0 {
+		alt = append(alt, fmt.Sprintf("segment.bytes=%d", r.SegmentBytes))
+	}
+	if len(alt) == 0 {
+		return ""
+	}
+	return " So does " + strings.Join(alt, " or ") + ", each on its own."
+}

@@ -163,6 +163,7 @@ func segmentRunsWith(files segment.SegmentFiles, index *segment.OffsetIndex, fn 
 // scanBytes = p - start and hops = k - (batch at start) + 1.
 type costWalk struct {
 	fig     segmentFigures
+	sizes   *batchSizes // the partition's batch sizes, for the follower-overflow exposure (nil: not kept)
 	emit    func(costRun)
 	entries []segment.IndexEntry
 	brute   bool
@@ -222,6 +223,9 @@ func (cw *costWalk) Batch(b segment.BatchInfo, base, last int64) bool {
 	cw.fig.batches++
 	cw.fig.maxBatch = max(cw.fig.maxBatch, b.Size)
 	cw.fig.lastBatchPos = b.Position
+	if cw.sizes != nil {
+		cw.sizes.add(b.Size)
+	}
 	cw.base = base
 	if cw.brute {
 		if last >= base {

@@ -238,9 +238,16 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 		if err != nil {
 			return nil, err
 		}
+		stream := shape.fast
 		for _, e := range opts.Eras {
 			// An era StatStream cannot run goes through sim.Run (model.Log) for every point.
 			shape.fast = shape.fast && model.StreamSupports(e)
+		}
+		if stream && !shape.fast {
+			// The fast pass would have recorded the batch sizes: one pass over them instead.
+			if err := streamSizes(g.src, shape.sizes); err != nil {
+				return nil, err
+			}
 		}
 		passes, batches, err := runGroup(g.src, shape, all, opts)
 		if err != nil {
@@ -357,6 +364,9 @@ type sourceShape struct {
 	multiBatch     bool
 	restarts       int64 // restart, recover and crash steps: the byte counter starts again at each
 	recovers       bool  // some step is a recover or a crash (LogSegment.recover reads every batch)
+	// sizes are the workload's batch sizes for the follower-overflow exposure: filled here
+	// for step workloads, by the first pass for batch streams.
+	sizes *batchSizes
 }
 
 func probeSource(src sim.Source) (sourceShape, error) {
@@ -365,9 +375,9 @@ func probeSource(src sim.Source) (sourceShape, error) {
 		return sourceShape{}, err
 	}
 	if _, ok := st.(sim.BatchStream); ok {
-		return sourceShape{fast: true}, nil
+		return sourceShape{fast: true, sizes: &batchSizes{}}, nil
 	}
-	var sh sourceShape
+	sh := sourceShape{sizes: &batchSizes{}}
 	steps := make([]model.Step, 1024)
 	for {
 		n, err := st.Next(steps)
@@ -375,6 +385,9 @@ func probeSource(src sim.Source) (sourceShape, error) {
 			sh.maxAppendBytes = max(sh.maxAppendBytes, s.AppendBytes())
 			if len(s.Append) > 1 {
 				sh.multiBatch = true
+			}
+			for _, b := range s.Append {
+				sh.sizes.add(b.Bytes)
 			}
 			if s.Restart || s.Recover || s.Crash != nil {
 				sh.restarts++
@@ -386,6 +399,26 @@ func probeSource(src sim.Source) (sourceShape, error) {
 		}
 		if err != nil {
 			return sh, err
+		}
+	}
+}
+
+// streamSizes adds a batch stream's sizes to sizes.
+func streamSizes(src sim.Source, sizes *batchSizes) error {
+	st, err := src.Open()
+	if err != nil {
+		return err
+	}
+	bs := st.(sim.BatchStream)
+	bytes, records, ts := make([]int32, chunk), make([]int32, chunk), make([]int64, chunk)
+	for {
+		n, err := bs.NextBatches(bytes, records, ts)
+		sizes.addChunk(bytes[:n])
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
 		}
 	}
 }
@@ -408,7 +441,7 @@ func runGroup(src sim.Source, shape sourceShape, runs []*run, opts WhatIfOptions
 		var err error
 		var n int64
 		if shape.fast {
-			n, err = fastPass(src, active, first, opts)
+			n, err = fastPass(src, active, first, shape.sizes, opts)
 		} else {
 			n, err = slowPass(src, shape, active, first, opts)
 		}
@@ -462,7 +495,7 @@ func (r *run) onRun() (fn func(count, scanBytes, hops int64), flush func()) {
 // fastPass reads the workload once in chunks and feeds each chunk to every class of runs
 // (runClass: one StatStream for all the runs that are still the same run), the classes split
 // across workers.
-func fastPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int64, error) {
+func fastPass(src sim.Source, runs []*run, first bool, sizes *batchSizes, opts WhatIfOptions) (int64, error) {
 	st, err := src.Open()
 	if err != nil {
 		return 0, err
@@ -479,6 +512,9 @@ func fastPass(src sim.Source, runs []*run, first bool, opts WhatIfOptions) (int6
 		n, err := bs.NextBatches(bytes, records, ts)
 		if n > 0 {
 			b, rc, t := bytes[:n], records[:n], withTimestamps(ts[:n])
+			if first {
+				sizes.addChunk(b)
+			}
 			workers := min(opts.Workers, len(classes))
 			outs := make([][]*runClass, workers)
 			wg.Add(workers)

@@ -85,6 +85,16 @@ func (r *WhatIf) table() *table {
 		t.cols = append(t.cols, column{"same run for", "the index.interval.bytes values that give exactly this point's run (its piece of the exact sweep)", 3})
 	}
 	t.cols = append(t.cols, whatIfColumns...)
+	// The follower-overflow column is essential when some point is exposed, else --wide only
+	// (no noise for healthy setups).
+	follower := column{"follower", "exposed: an index can fill before segment.bytes with these batches, so a follower of Kafka 3.9.1, 4.0.1 " +
+		"or 4.1+ can overflow it on a fetch (per-append eras: a recovery of a follower's segment can); no: it cannot (docs/kafka-hazards.md)", 0}
+	for _, p := range r.Points {
+		if p.Exposure.Exposed {
+			follower.keep = 5
+		}
+	}
+	t.cols = append(t.cols, follower)
 	for _, p := range r.Points {
 		if entriesPerSegment(p) == fewEntries {
 			for i := range t.cols {
@@ -115,7 +125,7 @@ func (r *WhatIf) table() *table {
 			fmt.Sprintf("%.2f", p.Scan.MeanHops()), itoa(p.HopsQ[P99]),
 			fmt.Sprintf("%d/%.2f", p.Scan.MaxHeaderReads, p.Scan.MeanHeaderReads()), itoa(p.BoundLimit), itoa(p.BoundSlack),
 			fmt.Sprintf("%d/%d", p.Phase1.TailPages, p.Phase1.ColdPages), itoa(p.Warm.CoveredBytes),
-			strconv.FormatInt(p.Maps.Maps, 10), strconv.FormatInt(p.Maps.Headroom, 10))...)
+			strconv.FormatInt(p.Maps.Maps, 10), strconv.FormatInt(p.Maps.Headroom, 10), p.Exposure.Cell())...)
 	}
 	return t
 }

@@ -25,7 +25,7 @@ type judgeFlags struct {
 func (f *judgeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.kafkaVersion, "kafka-version", "", "judge the files by the rules of this Kafka release (X.Y.Z, e.g. 3.6.1 or 0.10.2.1); default: the releases the files themselves allow, inferred and reported")
 	cmd.Flags().StringVar(&f.rule, "rule", "", "judge by one of the two current eras: per-batch (Kafka 3.9.1+, 4.0.1+, 4.1+) or per-append (3.7 to 3.9.0, 4.0.0)")
-	cmd.Flags().StringArrayVar(&f.configs, "config", nil, "config k=v: index.interval.bytes=I (or the broker's log.index.interval.bytes) checks that no entry is closer than I and places byte-counter restarts exactly; the other configs are read from the files")
+	cmd.Flags().StringArrayVar(&f.configs, "config", nil, "config k=v: index.interval.bytes=I (or the broker's log.index.interval.bytes) checks that no entry is closer than I and places byte-counter restarts exactly; segment.index.bytes gives trimmed indexes their capacity for the follower-index-overflow check (live ones show theirs), with segment.bytes for its remedy; the other configs are read from the files")
 	cmd.Flags().StringVar(&f.configFile, "config-file", "", "read configs from a server.properties (Java properties) or kafka-configs.sh --describe [--all] output; --config overrides it")
 	f.cmd = cmd
 }
@@ -65,8 +65,9 @@ func (f *judgeFlags) options(opts *logdir.VerifyOptions) error {
 		e := logdir.EraForRule(r)
 		opts.Era = &e
 	}
-	// Every config is checked against Kafka's ranges; only index.interval.bytes is used: the
-	// segment and index sizes are what the files show.
+	// Every config is checked against Kafka's ranges; index.interval.bytes is used, and
+	// segment.index.bytes and segment.bytes for the follower-index-overflow check (the capacity
+	// of trimmed indexes, the remedy): otherwise the sizes are what the files show.
 	var stderr io.Writer = io.Discard
 	if f.cmd != nil {
 		stderr = f.cmd.ErrOrStderr()
@@ -85,6 +86,12 @@ func (f *judgeFlags) options(opts *logdir.VerifyOptions) error {
 	}
 	if setsConfig(fileSettings, "index.interval.bytes") || setsConfig(flagSettings, "index.interval.bytes") {
 		opts.IndexIntervalBytes, opts.HaveInterval = cfg.IndexIntervalBytes, true
+	}
+	if setsConfig(fileSettings, "segment.index.bytes") || setsConfig(flagSettings, "segment.index.bytes") {
+		opts.SegmentIndexBytes = cfg.SegmentIndexBytes
+	}
+	if setsConfig(fileSettings, "segment.bytes") || setsConfig(flagSettings, "segment.bytes") {
+		opts.SegmentBytes = cfg.SegmentBytes
 	}
 	return nil
 }

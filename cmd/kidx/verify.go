@@ -49,6 +49,14 @@ files of a healthy log directory are recognized (docs/logdir-files.md); an index
 restart inside a segment (a broker restart: the scan bound holds per process lifetime) is
 placed from the entries, corroborated by producer snapshots, and reported as info.
 
+A segment whose offset or time index is full while its .log goes on past the last entry for
+more than index.interval.bytes, or whose offset index holds an entry past a full time index, is
+what Kafka's follower index overflow leaves (3.9.1, 4.0.1, 4.1+: a follower's append threw
+"Attempt to append to a full time index" and its partition was marked failed): check
+follower-index-overflow, with what happened, what to do and the segment.index.bytes that
+prevents it (docs/kafka-hazards.md). Live indexes show their capacity; for trimmed ones give
+--config segment.index.bytes=N.
+
 Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input error.`,
 		Example: `  kidx verify /var/lib/kafka/data
   kidx verify --deep /var/lib/kafka/data/orders-3
