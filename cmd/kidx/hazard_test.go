@@ -36,11 +36,11 @@ func TestWhatIfNamesTheFollowerOverflowHazard(t *testing.T) {
 	}
 }
 
-// followerWorkload is issue 23's follower sequence scaled down (segment.index.bytes 120: the
+// smallFollowerWorkload is issue 23's follower sequence scaled down (segment.index.bytes 120: the
 // time index has 10 slots and is full at 9; 5070-byte batches, every one but a lifetime's
 // first indexed under index.interval.bytes 4096): chunks of 6 batches, a clean restart, 4, then
 // 6 in one append, under release version.
-func followerWorkload(t *testing.T, version string) string {
+func smallFollowerWorkload(t *testing.T, version string) string {
 	t.Helper()
 	ts := 1_700_000_000_000
 	chunk := func(n int) string {
@@ -74,7 +74,7 @@ func TestVerifyFollowerOverflowWrittenDirectory(t *testing.T) {
 		found   bool
 	}{{"4.1.0", 1, true}, {"4.0.0", 0, false}} {
 		dir := filepath.Join(t.TempDir(), "t-0")
-		if out, errOut, code := runKidx(t, "write", "--workload", followerWorkload(t, c.version), "--dir", dir); code != 0 {
+		if out, errOut, code := runKidx(t, "write", "--workload", smallFollowerWorkload(t, c.version), "--dir", dir); code != 0 {
 			t.Fatalf("%s: write exit %d:\n%s%s", c.version, code, out, errOut)
 		}
 		out, errOut, code := runKidx(t, "verify", "--all", "--kafka-version", c.version, "--config", "segment.index.bytes=120", dir)
