@@ -154,7 +154,8 @@ func (w *segmentWalk) reportFollowerOverflow() {
 		path = w.seg.TimeIndex.Path
 	}
 	f := Finding{File: path, Pos: int64(o.entries) * entrySizeOf(o.index), Severity: SeverityError, Check: CheckFollowerIndexOverflow,
-		Message: o.message(w), Expected: fmt.Sprintf("a roll before the %s index filled, as a leader's one-batch appends do", o.index)}
+		// Findings render as "message: explanation": no full stop before the colon.
+		Message: strings.TrimSuffix(o.message(w), "."), Expected: fmt.Sprintf("a roll before the %s index filled, as a leader's one-batch appends do", o.index)}
 	if !o.proven {
 		f.Severity, f.Expected = SeverityInfo, ""
 		f.Explanation = "a per-append release (up to 3.9.0, 4.0.0) writes this for a follower's last append of several batches (one entry per append) without any throw; " +
