@@ -169,7 +169,12 @@ func (rs *ReplicaSet) fetch(step, r int, maxBytes int64) error {
 		return rs.on(step, r, nil)
 	}
 	from := f.NextOffset()
-	if from >= leader.NextOffset() {
+	if from > leader.NextOffset() {
+		// Kafka answers OFFSET_OUT_OF_RANGE and the follower truncates to the leader's end.
+		return fmt.Errorf("step %d: replica %d's log ends at offset %d, past the leader's (replica %d) end %d: Kafka would truncate the follower, and kidx models no truncation",
+			step, r, from, rs.leader, leader.NextOffset())
+	}
+	if from == leader.NextOffset() {
 		rs.notes = append(rs.notes, ReplicaNote{Step: step, Replica: r,
 			Text: fmt.Sprintf("replica %d is at the leader's log end offset %d: nothing to fetch", r, leader.NextOffset())})
 		return nil

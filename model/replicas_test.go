@@ -193,3 +193,14 @@ func TestReplicatedWorkloadJSON(t *testing.T) {
 		}
 	}
 }
+
+// kidx models no truncation: a follower whose log ends past the leader's (Kafka answers
+// OFFSET_OUT_OF_RANGE and truncates it) is refused, as the file side refuses it.
+func TestFetchPastLeaderEndRefused(t *testing.T) {
+	w := Workload{Replicas: &ReplicaSpec{Count: 2, FetchMaxBytes: 1000, StartOffsets: []int64{0, 5}},
+		Steps: []Step{AppendStep(Batch{Records: 1, Bytes: 100, MaxTimestamp: 1}), {Fetch: true, Replica: 1, HasReplica: true}}}
+	_, err := SimulateReplicas(DefaultConfig(), EraForRule(PerBatch), w)
+	if err == nil || !strings.Contains(err.Error(), "replica 1's log ends at offset 5, past the leader's (replica 0) end 1") {
+		t.Fatalf("got %v", err)
+	}
+}
