@@ -118,12 +118,22 @@ func Check(p *Property, o Options) (Result, error) {
 	if o.Era != nil {
 		o.Rule = o.Era.Rule()
 	}
-	kind := KindUnder(p, o.Rule, o.Era)
-	res := Result{Property: p.Name, Kind: kind}
-	gen := CaseGen(GenFor(p, o))
+	res := Result{Property: p.Name, Kind: KindUnder(p, o.Rule, o.Era)}
+	return runRapid(res, CaseGen(GenFor(p, o)), o.OnCase, func(c *Case) *Counterexample {
+		if v := evaluate(p, c); v != nil {
+			return &Counterexample{Workload: c.Workload(), Explanation: v.Explanation, Compare: v.Compare}
+		}
+		return nil
+	})
+}
+
+// runRapid draws cases from gen through rapid with kidx's own rapid.TB until check returns a
+// counterexample; rapid shrinks it and replays the minimal case last, so the last
+// counterexample seen is the shrunk one. res names the property and its kind.
+func runRapid[C any](res Result, gen *rapid.Generator[C], onCase func(), check func(C) *Counterexample) (Result, error) {
 	var last *Counterexample
-	firstFail := 0
-	tb := &kidxTB{name: p.Name}
+	failing := false
+	tb := &kidxTB{name: res.Property}
 	start := time.Now()
 	func() {
 		defer func() {
@@ -133,29 +143,24 @@ func Check(p *Property, o Options) (Result, error) {
 		}()
 		rapid.Check(tb, func(t *rapid.T) {
 			c := gen.Draw(t, "case")
-			if firstFail == 0 {
+			if !failing {
 				res.Cases++
 			}
-			if o.OnCase != nil {
-				o.OnCase()
+			if onCase != nil {
+				onCase()
 			}
-			if v := evaluate(p, c); v != nil {
-				if firstFail == 0 {
-					firstFail = res.Cases
-				}
-				// rapid replays the minimal case last, so the last failure seen is the shrunk one.
-				last = &Counterexample{Workload: c.Workload(), Explanation: v.Explanation, Compare: v.Compare}
-				t.Fatalf("%s", v.Explanation)
+			if cx := check(c); cx != nil {
+				failing, last = true, cx
+				t.Fatalf("%s", cx.Explanation)
 			}
 		})
 	}()
 	res.Elapsed = time.Since(start)
-	failed := tb.failed
-	if failed && last == nil {
-		return res, fmt.Errorf("%s: rapid failed without a counterexample: %s", p.Name, strings.Join(tb.log, "\n"))
+	if tb.failed && last == nil {
+		return res, fmt.Errorf("%s: rapid failed without a counterexample: %s", res.Property, strings.Join(tb.log, "\n"))
 	}
-	res.Outcome = outcome(kind, failed)
-	if failed {
+	res.Outcome = outcome(res.Kind, tb.failed)
+	if tb.failed {
 		res.Counterexample = last
 	}
 	return res, nil

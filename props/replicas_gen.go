@@ -3,7 +3,6 @@ package props
 import (
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"pgregory.net/rapid"
@@ -216,42 +215,11 @@ func CheckReplicas(p *ReplicaProperty, o ReplicaOptions) (Result, error) {
 		return Result{}, err
 	}
 	defer func() { _ = flag.Set("rapid.shrinktime", before) }()
-	kind := p.KindFor(o.Era)
-	res := Result{Property: p.Name, Kind: kind}
-	gen := ReplicaCaseGen(ReplicaGenFor(p, o))
-	var last *Counterexample
-	failing := false
-	tb := &kidxTB{name: p.Name}
-	start := time.Now()
-	func() {
-		defer func() {
-			if r := recover(); r != nil && r != errFailNow {
-				panic(r)
-			}
-		}()
-		rapid.Check(tb, func(t *rapid.T) {
-			c := gen.Draw(t, "case")
-			if !failing {
-				res.Cases++
-			}
-			if o.OnCase != nil {
-				o.OnCase()
-			}
-			if v := p.Check(c); v != nil {
-				failing = true
-				// rapid replays the minimal case last, so the last failure seen is the shrunk one.
-				last = &Counterexample{Workload: c.Workload, Explanation: v.Explanation}
-				t.Fatalf("%s", v.Explanation)
-			}
-		})
-	}()
-	res.Elapsed = time.Since(start)
-	if tb.failed && last == nil {
-		return res, fmt.Errorf("%s: rapid failed without a counterexample: %s", p.Name, strings.Join(tb.log, "\n"))
-	}
-	res.Outcome = outcome(kind, tb.failed)
-	if tb.failed {
-		res.Counterexample = last
-	}
-	return res, nil
+	res := Result{Property: p.Name, Kind: p.KindFor(o.Era)}
+	return runRapid(res, ReplicaCaseGen(ReplicaGenFor(p, o)), o.OnCase, func(c *ReplicaCase) *Counterexample {
+		if v := p.Check(c); v != nil {
+			return &Counterexample{Workload: c.Workload, Explanation: v.Explanation}
+		}
+		return nil
+	})
 }
