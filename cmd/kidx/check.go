@@ -360,12 +360,7 @@ func writeCheckText(w io.Writer, seed uint64, r model.AppendRule, era *model.Era
 		if c == nil {
 			continue
 		}
-		label := "FINDING"
-		if res.Outcome == props.Violated {
-			label = "VIOLATED"
-		}
-		wl, _ := c.Workload.MarshalJSON()
-		fmt.Fprintf(w, "\n%s %s: %s\n", label, res.Property, c.Explanation)
+		wl := writeCounterexampleHead(w, res)
 		if len(c.Compare) > 0 {
 			for k, v := range c.Compare {
 				fmt.Fprintf(w, "  compares %s %d and %d\n", k, v[0], v[1])
@@ -376,6 +371,18 @@ func writeCheckText(w io.Writer, seed uint64, r model.AppendRule, era *model.Era
 			fmt.Fprintf(w, "  replay: kidx sim %s--workload %s\n", eraSpecArg(eraSpec), printsafe.Name(filepath.Join(out, res.Property+".json")))
 		}
 	}
+}
+
+// writeCounterexampleHead writes a counterexample's first line, FINDING (a question's) or
+// VIOLATED (an invariant's), and returns its workload as JSON.
+func writeCounterexampleHead(w io.Writer, res props.Result) []byte {
+	label := "FINDING"
+	if res.Outcome == props.Violated {
+		label = "VIOLATED"
+	}
+	fmt.Fprintf(w, "\n%s %s: %s\n", label, res.Property, res.Counterexample.Explanation)
+	wl, _ := res.Counterexample.Workload.MarshalJSON()
+	return wl
 }
 
 // writeCounterexamples writes each counterexample as DIR/<property>.json: the docs/contract.md §3

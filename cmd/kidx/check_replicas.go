@@ -152,12 +152,7 @@ func writeCheckReplicasText(w io.Writer, seed uint64, era model.Era, results []p
 		if c == nil {
 			continue
 		}
-		label := "FINDING"
-		if res.Outcome == props.Violated {
-			label = "VIOLATED"
-		}
-		wl, _ := c.Workload.MarshalJSON()
-		fmt.Fprintf(w, "\n%s %s: %s\n", label, res.Property, c.Explanation)
+		wl := writeCounterexampleHead(w, res)
 		fmt.Fprintf(w, "  minimal counterexample (%d steps): %s\n", len(c.Workload.Steps), wl)
 		if out != "" {
 			f := printsafe.Name(filepath.Join(out, res.Property+".json"))

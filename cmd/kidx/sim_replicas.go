@@ -71,13 +71,7 @@ func runSimReplicas(stdout io.Writer, w model.Workload, cfg model.Config, era mo
 		fmt.Fprintf(stdout, "\nreplica %d (%s at the end%s): log end offset %d\n", i, role, state, l.NextOffset())
 		fmt.Fprint(stdout, simTextRow(heads...))
 		for _, s := range l.Summaries() {
-			roll := string(s.RollReason)
-			if roll == "" {
-				roll = "-"
-			}
-			fmt.Fprint(stdout, simTextRow(fmt.Sprint(s.BaseOffset), fmt.Sprint(s.SizeBytes), fmt.Sprint(s.BatchCount),
-				fmt.Sprint(s.OffsetIndexEntries), fmt.Sprint(s.TimeIndexEntries), fmt.Sprint(s.Scan.MaxScanBytes),
-				fmt.Sprintf("%.1f", s.Scan.MeanScanBytes()), fmt.Sprint(s.Scan.MaxHops), fmt.Sprint(s.Scan.MaxHeaderReads), roll))
+			fmt.Fprint(stdout, simSegmentRow(s))
 		}
 	}
 	if ev := rs.Events(); len(ev) > 0 {

@@ -36,6 +36,17 @@ func simTextRow(cells ...string) string {
 	return line + "\n"
 }
 
+// simSegmentRow is one segment's row of simTextColumns.
+func simSegmentRow(s model.SegmentSummary) string {
+	roll := string(s.RollReason)
+	if roll == "" {
+		roll = "-"
+	}
+	return simTextRow(fmt.Sprint(s.BaseOffset), fmt.Sprint(s.SizeBytes), fmt.Sprint(s.BatchCount),
+		fmt.Sprint(s.OffsetIndexEntries), fmt.Sprint(s.TimeIndexEntries), fmt.Sprint(s.Scan.MaxScanBytes),
+		fmt.Sprintf("%.1f", s.Scan.MeanScanBytes()), fmt.Sprint(s.Scan.MaxHops), fmt.Sprint(s.Scan.MaxHeaderReads), roll)
+}
+
 // writeSimTextStream runs src through the reference model (its events are the text's) and
 // prints each segment's row the moment the segment is final, then the summary: memory is one
 // segment's, whatever the workload's length, and one append's when noRecovers says src has no
@@ -54,13 +65,7 @@ func writeSimTextStream(w io.Writer, src sim.Source, cfg model.Config, era model
 		OnSegment: func(s model.SegmentSummary) {
 			segs++
 			indexable += max(int64(s.BatchCount)-1, 0)
-			roll := string(s.RollReason)
-			if roll == "" {
-				roll = "-"
-			}
-			fmt.Fprint(w, simTextRow(fmt.Sprint(s.BaseOffset), fmt.Sprint(s.SizeBytes), fmt.Sprint(s.BatchCount),
-				fmt.Sprint(s.OffsetIndexEntries), fmt.Sprint(s.TimeIndexEntries), fmt.Sprint(s.Scan.MaxScanBytes),
-				fmt.Sprintf("%.1f", s.Scan.MeanScanBytes()), fmt.Sprint(s.Scan.MaxHops), fmt.Sprint(s.Scan.MaxHeaderReads), roll))
+			fmt.Fprint(w, simSegmentRow(s))
 		}})
 	if err != nil {
 		return usageErr("%v", err)
