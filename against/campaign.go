@@ -24,8 +24,11 @@ type Options struct {
 	Cases    int64         // cases to run; 0: until Duration has passed
 	Duration time.Duration // with Cases 0: no new case starts after this long
 	Workers  int           // cases at once (<= 0: the number of CPUs)
-	// Rule and KafkaVersion pick the writer's rule as kidx corpus does (corpus.Options).
+	// Rule and KafkaVersion pick the writer's rule as kidx corpus does (corpus.Options);
+	// Release and IndexView whose answers the reader is held to (corpus.Options: "" takes
+	// KafkaVersion's line, else the rule's).
 	Rule, KafkaVersion string
+	Release, IndexView string
 	Reader             Reader
 	// Out is where shrunk cases are written (it must exist); "" leaves divergences unshrunk.
 	Out string
@@ -98,7 +101,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	co := corpus.Options{Seed: o.Seed, Rule: o.Rule, KafkaVersion: o.KafkaVersion}
+	co := corpus.Options{Seed: o.Seed, Rule: o.Rule, KafkaVersion: o.KafkaVersion, Release: o.Release, IndexView: o.IndexView}
 	rep := &Report{Seed: o.Seed}
 	var (
 		next, done, divergent, queries atomic.Int64
@@ -209,7 +212,7 @@ func ask(ctx context.Context, c *corpus.Case, q Questions, r Reader) (*Divergenc
 		return nil, err
 	}
 	d := &Divergence{Damage: c.Expected.Damage, Workload: c.Workload, Plan: c.Plan, Queries: len(q.Queries)}
-	answers, err := r.Answer(ctx, part, q.Queries)
+	answers, err := r.Answer(ctx, part, q.Rules, q.Queries)
 	var f *Failure
 	switch {
 	case errors.As(err, &f):

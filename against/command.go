@@ -1,6 +1,8 @@
 package against
 
 import (
+	"kidx/segment"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,7 +18,7 @@ import (
 // A Reader answers a case's queries on a partition directory. A reader that crashes, hangs or
 // answers outside the protocol returns a *Failure; any other error is the harness's own.
 type Reader interface {
-	Answer(ctx context.Context, partition string, qs []Query) ([]Answer, error)
+	Answer(ctx context.Context, partition string, rules segment.ReadRules, qs []Query) ([]Answer, error)
 }
 
 // Failure kinds: what went wrong with the reader itself (findings about it, not kidx errors).
@@ -74,8 +76,8 @@ func maxOutput(queries int) int { return 1<<20 + queries*16<<10 }
 var ErrCannotRun = errors.New("the command cannot be run")
 
 // Answer runs the command once on partition with qs.
-func (c *Command) Answer(ctx context.Context, partition string, qs []Query) ([]Answer, error) {
-	req, err := json.Marshal(Request{Protocol: ProtocolVersion, Partition: partition, Queries: qs})
+func (c *Command) Answer(ctx context.Context, partition string, rules segment.ReadRules, qs []Query) ([]Answer, error) {
+	req, err := json.Marshal(Request{Protocol: ProtocolVersion, Partition: partition, Release: rules.Release.String(), IndexView: rules.View.String(), Queries: qs})
 	if err != nil {
 		return nil, err
 	}

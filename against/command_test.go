@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kidx/segment"
 )
 
 // script writes a shell script into t's temporary directory and returns its path.
@@ -31,7 +33,7 @@ func TestCommandSendsTheRequest(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "seen")
 	sh := script(t, `cat > "`+out+`"; printf '%s\n' "$#:$1" >> "`+out+`.args"; echo '{"start":0,"hit":-1}'; echo '{"start":0,"hit":-1}'`)
 	c := &Command{Line: sh + " --flag 'two words'", Timeout: 10 * time.Second}
-	if _, err := c.Answer(context.Background(), "/some/t-0", twoQueries); err != nil {
+	if _, err := c.Answer(context.Background(), "/some/t-0", rules21, twoQueries); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(out)
@@ -62,7 +64,7 @@ func TestCommandHangIsKilledAndReported(t *testing.T) {
 	sh := script(t, `sleep 60 & echo $! > "`+pidFile+`"; wait`)
 	c := &Command{Line: sh, Timeout: 300 * time.Millisecond}
 	start := time.Now()
-	_, err := c.Answer(context.Background(), t.TempDir(), twoQueries)
+	_, err := c.Answer(context.Background(), t.TempDir(), rules21, twoQueries)
 	var f *Failure
 	if !errors.As(err, &f) || f.Kind != FailHang {
 		t.Fatalf("error %v, want a hang", err)
@@ -102,14 +104,14 @@ func alive(pid int) bool {
 // docs/against.md: a non-zero exit is a crash, reported with the end of its stderr.
 func TestCommandCrashIsReported(t *testing.T) {
 	sh := script(t, `cat >/dev/null; echo 'Traceback: boom' >&2; exit 3`)
-	_, err := (&Command{Line: sh, Timeout: 10 * time.Second}).Answer(context.Background(), t.TempDir(), twoQueries)
+	_, err := (&Command{Line: sh, Timeout: 10 * time.Second}).Answer(context.Background(), t.TempDir(), rules21, twoQueries)
 	var f *Failure
 	if !errors.As(err, &f) || f.Kind != FailCrash || !strings.Contains(f.What, "exit status 3") || !strings.Contains(f.Stderr, "Traceback: boom") {
 		t.Fatalf("error %#v, want a crash with exit status 3 and the stderr", err)
 	}
 	// A reader that does not read its stdin, and dies, is a crash too, not a kidx error.
 	sh = script(t, `kill -SEGV $$`)
-	_, err = (&Command{Line: sh, Timeout: 10 * time.Second}).Answer(context.Background(), t.TempDir(), twoQueries)
+	_, err = (&Command{Line: sh, Timeout: 10 * time.Second}).Answer(context.Background(), t.TempDir(), rules21, twoQueries)
 	if !errors.As(err, &f) || f.Kind != FailCrash || !strings.Contains(f.What, "signal 11, segmentation fault") {
 		t.Fatalf("error %#v, want a crash by SIGSEGV", err)
 	}
@@ -118,13 +120,13 @@ func TestCommandCrashIsReported(t *testing.T) {
 // docs/against.md: exit 0 with anything but one answer per query is a protocol violation.
 func TestCommandProtocolViolation(t *testing.T) {
 	sh := script(t, `echo '{"start":0,"hit":-1}'`)
-	_, err := (&Command{Line: sh, Timeout: 10 * time.Second}).Answer(context.Background(), t.TempDir(), twoQueries)
+	_, err := (&Command{Line: sh, Timeout: 10 * time.Second}).Answer(context.Background(), t.TempDir(), rules21, twoQueries)
 	var f *Failure
 	if !errors.As(err, &f) || f.Kind != FailProtocol || !strings.Contains(f.What, "1 answers for 2 queries") {
 		t.Fatalf("error %v, want a protocol failure", err)
 	}
 	sh = script(t, `yes '{"start":0,"hit":-1}'`) // endless output: cut, not buffered without bound
-	_, err = (&Command{Line: sh, Timeout: 2 * time.Second}).Answer(context.Background(), t.TempDir(), twoQueries)
+	_, err = (&Command{Line: sh, Timeout: 2 * time.Second}).Answer(context.Background(), t.TempDir(), rules21, twoQueries)
 	if !errors.As(err, &f) || (f.Kind != FailProtocol && f.Kind != FailHang) {
 		t.Fatalf("error %v, want a protocol failure or a hang", err)
 	}
@@ -132,8 +134,11 @@ func TestCommandProtocolViolation(t *testing.T) {
 
 // A command the shell cannot find is the user's mistake (exit 2 in kidx diff), not a finding.
 func TestCommandThatCannotRun(t *testing.T) {
-	_, err := (&Command{Line: filepath.Join(t.TempDir(), "no-such-reader"), Timeout: 10 * time.Second}).Answer(context.Background(), t.TempDir(), twoQueries)
+	_, err := (&Command{Line: filepath.Join(t.TempDir(), "no-such-reader"), Timeout: 10 * time.Second}).Answer(context.Background(), t.TempDir(), rules21, twoQueries)
 	if !errors.Is(err, ErrCannotRun) {
 		t.Fatalf("error %v, want ErrCannotRun", err)
 	}
 }
+
+// rules21 asks for 2.1-3.9's answers (the request names them; these readers ignore them).
+var rules21 = segment.ReadRules{Release: segment.Release21}

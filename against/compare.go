@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"kidx/corpus"
+	"kidx/segment"
 )
 
 // Mismatch kinds: how a reader's answer to one query differs from kidx's.
@@ -30,6 +31,7 @@ type Mismatch struct {
 
 // Questions are a case's queries and kidx's answers to them, in the same order.
 type Questions struct {
+	Rules   segment.ReadRules // whose answers Want are: the request's release and index view
 	Queries []Query
 	Want    []Answer
 }
@@ -40,6 +42,9 @@ type Questions struct {
 // alone.
 func QuestionsOf(exp *corpus.Expected) Questions {
 	var q Questions
+	// ReadCase and the corpus wrote these names; an unknown one leaves the zero rules.
+	q.Rules.Release, _ = segment.ParseReadRelease(exp.Release)
+	q.Rules.View, _ = segment.ParseIndexView(exp.IndexView)
 	for _, sa := range exp.Segments {
 		stem := strings.TrimSuffix(filepath.Base(sa.Log), ".log")
 		for _, l := range sa.Lookups {
@@ -52,9 +57,9 @@ func QuestionsOf(exp *corpus.Expected) Questions {
 
 func wantOf(l corpus.OffsetLookup) Answer {
 	if l.Error != nil {
-		return Answer{Hops: -1, Err: &AnswerError{Message: l.Error.Message, File: path.Base(filepath.ToSlash(l.Error.File)), Byte: l.Error.Byte}}
+		return Answer{Hops: -1, Err: &AnswerError{Message: l.Error.Message, File: path.Base(filepath.ToSlash(l.Error.File)), Byte: l.Error.Byte}, Reason: l.Reason}
 	}
-	a := Answer{Start: l.IndexPosition, Hit: -1, Hops: int64(l.Hops)}
+	a := Answer{Start: l.IndexPosition, Hit: -1, Hops: int64(l.Hops), Reason: l.Reason}
 	if l.Found && l.Hit != nil {
 		a.Hit = l.Hit.Position
 	}

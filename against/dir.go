@@ -23,7 +23,7 @@ const maxDirQueries = 4000
 // being one past the batch before; a compressed legacy wrapper holds several), one past the
 // last, and the offset after the place where the walk stops at corrupt data. Nothing in dir is
 // written.
-func DirQuestions(dir string) (Questions, error) {
+func DirQuestions(dir string, rules segment.ReadRules) (Questions, error) {
 	ds, err := logdir.ScanDir(dir)
 	if err != nil {
 		return Questions{}, err
@@ -31,7 +31,7 @@ func DirQuestions(dir string) (Questions, error) {
 	if len(ds.Partitions) != 1 || len(ds.Partitions[0].LogSegments()) == 0 {
 		return Questions{}, fmt.Errorf("%s: not a partition directory with a segment (<base offset>.log) in it", dir)
 	}
-	var q Questions
+	q := Questions{Rules: rules}
 	for _, sf := range ds.Partitions[0].LogSegments() {
 		stem := strings.TrimSuffix(filepath.Base(sf.Log), segment.LogSuffix)
 		s, err := segment.OpenSegmentFiles(sf, segment.DefaultAccess)
@@ -41,7 +41,7 @@ func DirQuestions(dir string) (Questions, error) {
 			continue
 		}
 		for _, o := range dirOffsets(s) {
-			res, err := s.Lookup(o)
+			res, err := s.LookupAs(o, rules)
 			q.Queries = append(q.Queries, Query{Segment: stem, BaseOffset: sf.BaseOffset, Offset: o})
 			q.Want = append(q.Want, kidxAnswer(res, err))
 		}
@@ -85,13 +85,13 @@ func kidxAnswer(res segment.LookupResult, err error) Answer {
 	var oe *segment.OpenError
 	switch {
 	case errors.As(err, &fe):
-		return Answer{Hops: -1, Err: &AnswerError{Message: fe.Msg, File: filepath.Base(fe.File), Byte: fe.Pos}}
+		return Answer{Hops: -1, Err: &AnswerError{Message: fe.Msg, File: filepath.Base(fe.File), Byte: fe.Pos}, Reason: res.Reason}
 	case errors.As(err, &oe):
 		return Answer{Hops: -1, Err: &AnswerError{Message: oe.Reason(), File: filepath.Base(oe.Path), Byte: -1}}
 	case err != nil:
 		return Answer{Hops: -1, Err: &AnswerError{Message: err.Error(), Byte: -1}}
 	}
-	a := Answer{Start: res.IndexPosition, Hit: -1, Hops: int64(res.Hops)}
+	a := Answer{Start: res.IndexPosition, Hit: -1, Hops: int64(res.Hops), Reason: res.Reason}
 	if res.Found {
 		a.Hit = res.HitPosition
 	}
@@ -101,17 +101,17 @@ func kidxAnswer(res segment.LookupResult, err error) Answer {
 // RunDir runs r once on a partition directory kidx did not write and compares its answers
 // with kidx's (DirQuestions). There is no workload to shrink: each divergence names the first
 // query of its kind, and its Cases counts the queries of that kind (not cases: there is one).
-func RunDir(ctx context.Context, dir string, r Reader) (*CorpusReport, error) {
+func RunDir(ctx context.Context, dir string, rules segment.ReadRules, r Reader) (*CorpusReport, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	q, err := DirQuestions(abs)
+	q, err := DirQuestions(abs, rules)
 	if err != nil {
 		return nil, err
 	}
-	answers, err := r.Answer(ctx, abs, q.Queries)
+	answers, err := r.Answer(ctx, abs, rules, q.Queries)
 	rep := &CorpusReport{Cases: 1, Queries: int64(len(q.Queries))}
 	d := &Divergence{Queries: len(q.Queries), Cases: 1}
 	var f *Failure

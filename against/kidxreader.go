@@ -7,15 +7,15 @@ import (
 	"kidx/segment"
 )
 
-// KidxReader is kidx's own reader (segment.Segment.Lookup) as a Reader, in process: the
+// KidxReader is kidx's own reader (segment.Segment.LookupAs) as a Reader, in process: the
 // fast reader of BenchmarkAgainstInProcess, and the baseline every other reader is held to.
 type KidxReader struct {
-	// lookup replaces Segment.Lookup (the tests plant bugs here); nil: Segment.Lookup.
-	lookup func(*segment.Segment, int64) (segment.LookupResult, error)
+	// lookup replaces Segment.LookupAs (the tests plant bugs here); nil: Segment.LookupAs.
+	lookup func(*segment.Segment, int64, segment.ReadRules) (segment.LookupResult, error)
 }
 
 // Answer opens each segment once and answers every query with kidx's answer.
-func (r KidxReader) Answer(_ context.Context, partition string, qs []Query) ([]Answer, error) {
+func (r KidxReader) Answer(_ context.Context, partition string, rules segment.ReadRules, qs []Query) ([]Answer, error) {
 	segs := map[string]*segment.Segment{}
 	defer func() {
 		for _, s := range segs {
@@ -36,9 +36,9 @@ func (r KidxReader) Answer(_ context.Context, partition string, qs []Query) ([]A
 		var res segment.LookupResult
 		var err error
 		if r.lookup != nil {
-			res, err = r.lookup(s, q.Offset)
+			res, err = r.lookup(s, q.Offset, rules)
 		} else {
-			res, err = s.Lookup(q.Offset)
+			res, err = s.LookupAs(q.Offset, rules)
 		}
 		out = append(out, kidxAnswer(res, err))
 	}

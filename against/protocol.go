@@ -23,8 +23,13 @@ type Query struct {
 
 // Request is what a reader reads on stdin: one JSON object, then end of file.
 type Request struct {
-	Protocol  int     `json:"protocol"`
-	Partition string  `json:"partition"`
+	Protocol  int    `json:"protocol"`
+	Partition string `json:"partition"`
+	// Release and IndexView say whose answers kidx compares with: a release line's
+	// LogSegment.translateOffset over the running or reopened index (docs/against.md). A
+	// protocol-1 reader may ignore them.
+	Release   string  `json:"release"`
+	IndexView string  `json:"indexView"`
 	Queries   []Query `json:"queries"`
 }
 
@@ -36,6 +41,9 @@ type Answer struct {
 	Hit   int64
 	Hops  int64 // -1: not given
 	Err   *AnswerError
+	// Reason is kidx's side only: the rule that decided kidx's answer on irregular bytes, or
+	// the Java class Kafka throws (segment.LookupResult.Reason); it groups divergences.
+	Reason string
 }
 
 // AnswerError is a reader's error answer.

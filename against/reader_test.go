@@ -12,31 +12,20 @@ import (
 // entry with offset < the target, where OffsetIndex.lookup takes <= (docs/kafka.md §7.1).
 type plantedReader struct{}
 
-func (plantedReader) Answer(ctx context.Context, partition string, qs []Query) ([]Answer, error) {
-	return KidxReader{lookup: strictLookup}.Answer(ctx, partition, qs)
+func (plantedReader) Answer(ctx context.Context, partition string, rules segment.ReadRules, qs []Query) ([]Answer, error) {
+	return KidxReader{lookup: strictLookup}.Answer(ctx, partition, rules, qs)
 }
 
 // strictLookup is the planted phase 1 (a linear scan for the last entry below the target),
-// then kidx's phase 2 from there.
-func strictLookup(s *segment.Segment, target int64) (segment.LookupResult, error) {
-	res := segment.LookupResult{Target: target, IndexOffset: s.BaseOffset}
+// then Kafka's phase 2 from there (segment.LookupFrom).
+func strictLookup(s *segment.Segment, target int64, rules segment.ReadRules) (segment.LookupResult, error) {
+	start := int64(0)
 	for _, e := range s.Index.Entries(s.Index.ValidLen()) {
 		if e.Offset < target { // the planted bug: Kafka's is <=
-			res.IndexOffset, res.IndexPosition = e.Offset, e.Position
+			start = e.Position
 		}
 	}
-	wr := s.Log.Walk(max(res.IndexPosition, 0), 0, func(b segment.BatchInfo) bool {
-		res.Hops++
-		if b.LastOffset() >= target {
-			res.Found, res.HitPosition = true, b.Position
-			return false
-		}
-		return true
-	})
-	if !res.Found && wr.Err != nil {
-		return res, wr.Err
-	}
-	return res, nil
+	return s.LookupFrom(target, start, rules)
 }
 
 // independentReader is the Go reference adapter's package (examples/goreader/kafkaindex,
@@ -44,7 +33,7 @@ func strictLookup(s *segment.Segment, target int64) (segment.LookupResult, error
 // not kidx's code.
 type independentReader struct{}
 
-func (independentReader) Answer(_ context.Context, partition string, qs []Query) ([]Answer, error) {
+func (independentReader) Answer(_ context.Context, partition string, _ segment.ReadRules, qs []Query) ([]Answer, error) {
 	segs := map[string]*kafkaindex.Segment{}
 	defer func() {
 		for _, s := range segs {

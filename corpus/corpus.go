@@ -25,8 +25,19 @@ type Options struct {
 	// Rule is the writer's rule for every case ("per-batch" or "per-append"); "" alternates
 	// them by case (even cases per-batch, odd per-append).
 	Rule string
-	// KafkaVersion is recorded in expected.json when the rule was picked by a release.
+	// KafkaVersion is recorded in expected.json when the rule was picked by a release; it also
+	// names the release line whose reader the answers are (unless Release says otherwise).
 	KafkaVersion string
+	// Release is the release line whose LogSegment.translateOffset the answers are
+	// (segment.ReadRelease's names); "" takes KafkaVersion's line, else the line of the rule
+	// that wrote the case: 4.1+ for per-batch, 2.1-3.9 for per-append (docs/corpus.md).
+	Release string
+	// IndexView is the index view phase 1 searches: "running" ("") or "reopened".
+	IndexView string
+	// DamageKinds are the damage kinds drawn (nil: every kind, DamageKinds; empty: none, every
+	// case is undamaged). One case in four is damaged either way, so a seed's workloads do not
+	// depend on the kinds.
+	DamageKinds []string
 	// Sync makes Generate fsync every file and directory it wrote, after the last case (kidx
 	// corpus does, before renaming the corpus into place). Without it nothing is synced: the
 	// tests, the benchmark and in-process users do not need the data on disk.
@@ -42,7 +53,7 @@ type Options struct {
 const Partition = "t-0"
 
 // Version is the expected.json schema version (docs/corpus.md).
-const Version = 1
+const Version = 2
 
 // maxAttempts bounds the workloads drawn for one case before it gives up: a draw is redrawn
 // when the harness cannot compare it (fuzz.ErrSkip), the model stops at an index overflow,
@@ -72,7 +83,8 @@ type Case struct {
 type Plan struct {
 	Rule         string
 	KafkaVersion string
-	Damage       *DamagePlan // nil: undamaged
+	Rules        segment.ReadRules // whose answers expected.json holds
+	Damage       *DamagePlan       // nil: undamaged
 }
 
 // Result is what Generate made.
@@ -161,6 +173,31 @@ func (o Options) RuleOf(i int) string {
 	return []string{model.PerBatch.String(), model.PerAppend.String()}[i%2]
 }
 
+// ReadRulesOf is whose answers case i's expected.json holds: o.Release's line, else
+// o.KafkaVersion's, else the line of the rule that writes case i (per-batch: 4.1+, the newest;
+// per-append: 2.1-3.9, the line with most releases of that rule), searched in o.IndexView.
+func (o Options) ReadRulesOf(i int) (segment.ReadRules, error) {
+	var rr segment.ReadRules
+	var err error
+	if rr.View, err = segment.ParseIndexView(o.IndexView); err != nil {
+		return rr, err
+	}
+	switch {
+	case o.Release != "":
+		rr.Release, err = segment.ParseReadRelease(o.Release)
+	case o.KafkaVersion != "":
+		var v model.KafkaVersion
+		if v, err = model.ParseKafkaVersion(o.KafkaVersion); err == nil {
+			rr.Release = segment.ReadReleaseFor(v.Major, v.Minor, v.Patch)
+		}
+	case o.RuleOf(i) == model.PerAppend.String():
+		rr.Release = segment.Release21
+	default:
+		rr.Release = segment.Release41
+	}
+	return rr, err
+}
+
 // caseRand is case i's own randomness for its damage and samples (the workload has its own,
 // fuzz.CaseWorkload's). PCG's two seed words are its state, not a stream selector, so the
 // seed and case number are mixed first (splitmix64): neighbouring cases would otherwise draw
@@ -185,9 +222,22 @@ func WriteCase(dir string, o Options, i int) (*Case, error) {
 	// until one can take the damage (two index entries to swap are rare in small segments),
 	// so that every kind is about as frequent; only when none of maxAttempts can does the kind
 	// fall back to one the case can take.
+	rules, err := o.ReadRulesOf(i)
+	if err != nil {
+		return nil, err
+	}
 	rng := caseRand(o.Seed, i)
 	damaged := rng.IntN(4) == 0
-	kind := DamageKinds[rng.IntN(len(DamageKinds))]
+	kinds := o.DamageKinds
+	if kinds == nil {
+		kinds = DamageKinds
+	}
+	kind := ""
+	if len(kinds) == 0 {
+		damaged = false
+	} else {
+		kind = kinds[rng.IntN(len(kinds))]
+	}
 	fits := func(segs []*model.Segment) bool {
 		return !damaged || len(targets(kind, segs)) > 0
 	}
@@ -211,13 +261,13 @@ func WriteCase(dir string, o Options, i int) (*Case, error) {
 		return nil, fmt.Errorf("case %d: write: %w", i, err)
 	}
 	var dmg *Damage
-	c.Plan = Plan{Rule: rule, KafkaVersion: o.KafkaVersion}
+	c.Plan = Plan{Rule: rule, KafkaVersion: o.KafkaVersion, Rules: rules}
 	if damaged {
-		if dmg, c.Plan.Damage, err = damage(rng, kind, part, ml.Segments()); err != nil {
+		if dmg, c.Plan.Damage, err = damage(rng, kind, kinds, part, ml.Segments()); err != nil {
 			return nil, fmt.Errorf("case %d: damage: %w", i, err)
 		}
 	}
-	exp, err := answers(c.Dir, ml.Segments(), rng)
+	exp, err := answers(c.Dir, ml.Segments(), rng, rules)
 	if err != nil {
 		return nil, fmt.Errorf("case %d: %w", i, err)
 	}
@@ -270,7 +320,7 @@ func WriteWorkloadCase(dir, name string, w model.Workload, p Plan, sampleSeed ui
 			return nil, err
 		}
 	}
-	exp, err := answers(c.Dir, ml.Segments(), caseRand(sampleSeed, 0))
+	exp, err := answers(c.Dir, ml.Segments(), caseRand(sampleSeed, 0), p.Rules)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func sharedCorpus(t *testing.T) (string, *Result) {
 	return shared.dir, shared.res
 }
 
-// ReadCase refuses an expected.json of another version or with keys version 1 does not have.
+// ReadCase refuses an expected.json of an unknown version or with keys version 2 does not have.
 func TestReadCaseStrict(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := WriteCase(dir, Options{Seed: 2}, 0); err != nil {
@@ -60,8 +60,8 @@ func TestReadCaseStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range [][]byte{
-		bytes.Replace(data, []byte(`"version": 1`), []byte(`"version": 2`), 1),
-		bytes.Replace(data, []byte(`"version": 1`), []byte(`"version": 1, "extra": 0`), 1),
+		bytes.Replace(data, []byte(`"version": 2`), []byte(`"version": 3`), 1),
+		bytes.Replace(data, []byte(`"version": 2`), []byte(`"version": 2, "extra": 0`), 1),
 	} {
 		if bytes.Equal(bad, data) {
 			t.Fatal("edit did not apply")
@@ -214,6 +214,12 @@ func TestAnswersAreTheModels(t *testing.T) {
 			for _, a := range sa.Lookups {
 				m, ok := ms.Lookup(a.Offset)
 				want := OffsetLookup{Offset: a.Offset, IndexOffset: m.Index.Offset, IndexPosition: m.Index.Position, Found: ok, Hops: int(m.Hops)}
+				// 4.1's walk (FileRecords.searchForOffsetFromPosition, KAFKA-18989) stops at a
+				// batch whose base offset is the target, else reads the batch after the hit
+				// (when there is one) before it answers: one header more than the model's hops.
+				if exp.Release == "4.1+" && ok && a.Offset != m.Hit.BaseOffset && m.Hit.Position+m.Hit.Size < ms.Size() {
+					want.Hops++
+				}
 				if ok {
 					want.Hit = &Batch{m.Hit.Position, m.Hit.BaseOffset, m.Hit.LastOffset, m.Hit.Size}
 				}

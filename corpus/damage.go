@@ -50,14 +50,17 @@ var hostileLengths = []int32{0, 1, 11, 48, -1, -2147483648, 2147483647, -12}
 // damage applies kind to the partition directory part, on a segment drawn among those that
 // can take it; a kind none can take is replaced by one drawn among those some segment can
 // (the .log kinds fit any segment with a batch, and every case has one).
-func damage(rng *rand.Rand, kind, part string, segs []*model.Segment) (*Damage, *DamagePlan, error) {
+func damage(rng *rand.Rand, kind string, allowed []string, part string, segs []*model.Segment) (*Damage, *DamagePlan, error) {
 	fit := targets(kind, segs)
 	if len(fit) == 0 {
 		var kinds []string
-		for _, k := range DamageKinds {
+		for _, k := range allowed {
 			if len(targets(k, segs)) > 0 {
 				kinds = append(kinds, k)
 			}
+		}
+		if len(kinds) == 0 { // only kinds this case cannot take were asked for: it stays whole
+			return nil, nil, nil
 		}
 		kind = kinds[rng.IntN(len(kinds))]
 		fit = targets(kind, segs)

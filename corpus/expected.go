@@ -24,7 +24,12 @@ type Expected struct {
 	Seed         uint64           `json:"seed"`
 	Rule         string           `json:"rule"`
 	KafkaVersion string           `json:"kafkaVersion,omitempty"`
-	Partition    string           `json:"partition"`
+	// Release and IndexView say whose answers the lookups are: a release line's
+	// LogSegment.translateOffset (segment.ReadRelease) over the running or reopened index
+	// (docs/corpus.md). Version 1 files, which lack them, hold 2.1-3.9's answers, running.
+	Release   string `json:"release"`
+	IndexView string `json:"indexView"`
+	Partition string `json:"partition"`
 	Damage       *Damage          `json:"damage,omitempty"`
 	Segments     []SegmentAnswers `json:"segments"`
 	Verify       Verdict          `json:"verify"`
@@ -64,6 +69,8 @@ type ReadError struct {
 	File    string `json:"file"`
 	Byte    int64  `json:"byte"`
 	Message string `json:"message"`
+	// Class is the Java exception Kafka's reader throws there (lookups only).
+	Class string `json:"class,omitempty"`
 }
 
 // Batch is a batch header's place and offsets.
@@ -85,6 +92,9 @@ type OffsetLookup struct {
 	Hit           *Batch     `json:"hit,omitempty"`
 	Hops          int        `json:"hops"`
 	Error         *ReadError `json:"error,omitempty"`
+	// Reason names the rule that decided the answer on irregular bytes (segment.LookupResult's
+	// Reason): "" for a plain answer.
+	Reason string `json:"reason,omitempty"`
 }
 
 // TimeLookup is LogSegment.findOffsetByTimestamp's answer for one timestamp (docs/kafka.md
@@ -127,10 +137,11 @@ const (
 // answers reads the written (maybe damaged) case in caseDir with kidx's readers. segs are the
 // model's segments of the undamaged files (the differential check made them equal): they
 // choose the offsets and timestamps asked.
-func answers(caseDir string, segs []*model.Segment, rng *rand.Rand) (*Expected, error) {
+func answers(caseDir string, segs []*model.Segment, rng *rand.Rand, rules segment.ReadRules) (*Expected, error) {
 	part := filepath.Join(caseDir, Partition)
 	rel := func(s string) string { return strings.ReplaceAll(s, caseDir+string(filepath.Separator), "") }
-	exp := &Expected{Version: Version, Partition: Partition, Segments: make([]SegmentAnswers, 0, len(segs))}
+	exp := &Expected{Version: Version, Release: rules.Release.String(), IndexView: rules.View.String(), Partition: Partition,
+		Segments: make([]SegmentAnswers, 0, len(segs))}
 	offsets := chooseOffsets(segs, rng)
 	for i, ms := range segs {
 		name := segment.FilenamePrefixFromOffset(ms.BaseOffset())
@@ -162,8 +173,8 @@ func answers(caseDir string, segs []*model.Segment, rng *rand.Rand) (*Expected, 
 			}
 		}
 		for _, o := range offsets[i] {
-			r, err := seg.Lookup(o)
-			a := OffsetLookup{Offset: o, IndexOffset: r.IndexOffset, IndexPosition: r.IndexPosition, Found: r.Found, Hops: r.Hops}
+			r, err := seg.LookupAs(o, rules)
+			a := OffsetLookup{Offset: o, IndexOffset: r.IndexOffset, IndexPosition: r.IndexPosition, Found: r.Found, Hops: r.Hops, Reason: r.Reason}
 			if r.Found {
 				a.Hit = &Batch{r.HitPosition, r.HitBaseOffset, r.HitLastOffset, r.HitSize}
 			}
@@ -173,7 +184,7 @@ func answers(caseDir string, segs []*model.Segment, rng *rand.Rand) (*Expected, 
 			sa.Lookups = append(sa.Lookups, a)
 		}
 		for _, ts := range tss {
-			r, err := seg.LookupTimestamp(ts)
+			r, err := seg.LookupTimestampIn(ts, rules.View)
 			a := TimeLookup{Timestamp: ts, IndexTimestamp: r.IndexTimestamp, IndexOffset: r.IndexOffset, StartPosition: r.StartPosition,
 				Found: r.Found, FoundOffset: r.FoundOffset, FoundTimestamp: r.FoundTimestamp}
 			if err != nil {
@@ -217,7 +228,7 @@ func relFile(caseDir, f string) string {
 func readError(err error, rel func(string) string) *ReadError {
 	var fe *segment.FormatError
 	if errors.As(err, &fe) {
-		return &ReadError{File: rel(fe.File), Byte: fe.Pos, Message: rel(fe.Msg)}
+		return &ReadError{File: rel(fe.File), Byte: fe.Pos, Message: rel(fe.Msg), Class: fe.Class}
 	}
 	re := &ReadError{Byte: -1, Message: rel(err.Error())}
 	var oe *segment.OpenError
@@ -305,8 +316,12 @@ func ReadCase(caseDir string) (*Expected, model.Workload, error) {
 	if err := dec.Decode(&exp); err != nil {
 		return nil, model.Workload{}, fmt.Errorf("%s: %w", filepath.Join(caseDir, "expected.json"), err)
 	}
-	if exp.Version != Version {
-		return nil, model.Workload{}, fmt.Errorf("%s: version %d, this kidx reads version %d", filepath.Join(caseDir, "expected.json"), exp.Version, Version)
+	switch exp.Version {
+	case 1: // before release lines: answered as 2.1-3.9's reader does, running index
+		exp.Release, exp.IndexView = segment.Release21.String(), segment.ViewRunning.String()
+	case Version:
+	default:
+		return nil, model.Workload{}, fmt.Errorf("%s: version %d, this kidx reads versions 1 and %d", filepath.Join(caseDir, "expected.json"), exp.Version, Version)
 	}
 	wdata, err := os.ReadFile(filepath.Join(caseDir, "workload.json"))
 	if err != nil {

@@ -11,6 +11,9 @@ type FormatError struct {
 	File string // path as given to the reader
 	Pos  int64  // byte position in the file
 	Msg  string
+	// Class is the Java exception Kafka throws here, where kidx answers as Kafka's reader
+	// (LookupAs); "" elsewhere.
+	Class string
 }
 
 func (e *FormatError) Error() string {

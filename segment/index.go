@@ -437,6 +437,17 @@ func (x *TimeIndex) Lookup(ts int64) (e TimeIndexEntry, slot int, st SearchStats
 	return x.entry(slot), slot, s.stats
 }
 
+// LookupReopened is TimeIndex.lookup over every slot, the zero tail included, as a broker that
+// reopens the file searches it (a zero slot reads as timestamp 0 at the base offset).
+func (x *TimeIndex) LookupReopened(ts int64) TimeIndexEntry {
+	s := searchState{entrySize: TimeIndexEntrySize}
+	slot := largestLowerBound(x.n, 8192/TimeIndexEntrySize, x.key, ts, &s)
+	if slot < 0 {
+		return TimeIndexEntry{Timestamp: NoTimestamp, Offset: x.BaseOffset}
+	}
+	return x.entry(slot)
+}
+
 // SanityCheck is TimeIndex.sanityCheck (same three rules, same wording).
 func (x *TimeIndex) SanityCheck() error {
 	if x.n != 0 {

@@ -121,6 +121,9 @@ type LookupResult struct {
 	HitSize       int64
 	Hops          int // batch headers read in phase 2, the hit included
 	Search        SearchStats
+	// Reason names the rule that decided the answer on irregular bytes (LookupAs only; ""
+	// for a plain answer): Reason* constants joined by "+", and an error's Java class.
+	Reason string
 }
 
 // ScanBytes is hit position - start position (docs/contract.md §5).
@@ -170,13 +173,29 @@ type TimeLookupResult struct {
 // FileRecords.searchForTimestamp: the first batch with maxTimestamp >= ts,
 // then its first record with timestamp >= ts.
 func (s *Segment) LookupTimestamp(ts int64) (TimeLookupResult, error) {
+	return s.LookupTimestampIn(ts, ViewRunning)
+}
+
+// LookupTimestampIn is LookupTimestamp with both indexes searched in view v (the reopened
+// view searches every slot; docs/kafka.md §7.5).
+func (s *Segment) LookupTimestampIn(ts int64, v IndexView) (TimeLookupResult, error) {
 	r := TimeLookupResult{Target: ts, IndexTimestamp: NoTimestamp, IndexOffset: s.BaseOffset, FoundTimestamp: -1, FoundOffset: -1}
 	if s.TimeIndex != nil {
-		e, _, _ := s.TimeIndex.Lookup(ts)
+		var e TimeIndexEntry
+		if v == ViewReopened {
+			e = s.TimeIndex.LookupReopened(ts)
+		} else {
+			e, _, _ = s.TimeIndex.Lookup(ts)
+		}
 		r.IndexTimestamp, r.IndexOffset = e.Timestamp, e.Offset
 	}
 	if s.Index != nil {
-		e, _, _ := s.Index.Lookup(max(r.IndexOffset, s.BaseOffset))
+		var e IndexEntry
+		if v == ViewReopened {
+			e = s.Index.LookupReopened(max(r.IndexOffset, s.BaseOffset))
+		} else {
+			e, _, _ = s.Index.Lookup(max(r.IndexOffset, s.BaseOffset))
+		}
 		r.StartPosition = e.Position
 	}
 	startingOffset := s.BaseOffset

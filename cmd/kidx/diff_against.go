@@ -14,6 +14,8 @@ import (
 	"kidx/against"
 	"kidx/internal/english"
 	"kidx/internal/printsafe"
+	"kidx/model"
+	"kidx/segment"
 )
 
 // againstFlags are diff's --against options (docs/against.md).
@@ -23,6 +25,7 @@ type againstFlags struct {
 	corpusDir    string
 	dir          string
 	kafkaVersion string
+	indexView    string
 	shrinkBudget int
 }
 
@@ -50,8 +53,10 @@ func (o *diffOptions) validateAgainst() error {
 		return usageErr("--real-files and --max-steps belong to the differential campaign, not --against")
 	case ag.timeout <= 0:
 		return usageErr("--timeout %s: want a positive duration", ag.timeout)
-	case ag.readsCases() && (o.duration > 0 || o.cases > 0 || o.seedGiven || ag.kafkaVersion != "" || o.ruleGiven):
-		return usageErr("--corpus and --dir read cases that exist: --cases, --duration, --seed, --rule and --kafka-version make cases, and do not go with them")
+	case ag.corpusDir != "" && ag.kafkaVersion != "":
+		return usageErr("--corpus reads cases whose expected.json names the release its answers are; --kafka-version goes with generated cases and --dir")
+	case ag.readsCases() && (o.duration > 0 || o.cases > 0 || o.seedGiven || o.ruleGiven):
+		return usageErr("--corpus and --dir read cases that exist: --cases, --duration, --seed and --rule make cases, and do not go with them")
 	case !ag.readsCases() && o.duration == 0 && o.cases == 0:
 		return usageErr("diff --against needs --duration D, --cases N, --corpus DIR or --dir PARTITION")
 	case ag.kafkaVersion != "" && o.ruleGiven:
@@ -129,12 +134,33 @@ func (o *diffOptions) runAgainst(stdout, stderr io.Writer) error {
 	return nil
 }
 
+// dirRules are --dir's answers' release line and index view: --kafka-version's line, else 4.1+.
+func (f againstFlags) dirRules() (segment.ReadRules, error) {
+	rules := segment.ReadRules{Release: segment.Release41}
+	var err error
+	if rules.View, err = segment.ParseIndexView(f.indexView); err != nil {
+		return rules, usageErr("--index-view: %v", err)
+	}
+	if f.kafkaVersion != "" {
+		v, err := model.ParseKafkaVersion(f.kafkaVersion)
+		if err != nil {
+			return rules, usageErr("--kafka-version: %v", err)
+		}
+		rules.Release = segment.ReadReleaseFor(v.Major, v.Minor, v.Patch)
+	}
+	return rules, nil
+}
+
 // runOnCases runs the reader over the cases that exist (--dir or --corpus) and fills rep.
 func (f againstFlags) runOnCases(ctx context.Context, r against.Reader, rep *againstReport) error {
 	var cr *against.CorpusReport
 	var err error
 	if f.dir != "" {
-		cr, err = against.RunDir(ctx, f.dir, r)
+		rules, rerr := f.dirRules()
+		if rerr != nil {
+			return rerr
+		}
+		cr, err = against.RunDir(ctx, f.dir, rules, r)
 		rep.Dir = f.dir
 	} else {
 		cr, err = against.RunCorpus(ctx, f.corpusDir, r)
@@ -178,7 +204,7 @@ func (o *diffOptions) runAgainstGenerated(ctx context.Context, stderr io.Writer,
 	}
 	meter := startProgress(stderr, "cases", o.progressTotal())
 	defer meter.Done()
-	ao := against.Options{Seed: o.seed, Cases: o.cases, Duration: o.duration, Workers: o.workers, Rule: o.rule, Reader: r, Out: outDir,
+	ao := against.Options{Seed: o.seed, Cases: o.cases, Duration: o.duration, Workers: o.workers, Rule: o.rule, Reader: r, Out: outDir, IndexView: o.against.indexView,
 		ShrinkBudget: o.against.shrinkBudget, Progress: func(n, divs int64) {
 			meter.Note(english.Plural(divs, "divergent case"))
 			meter.Set(n)
