@@ -19,20 +19,20 @@ import (
 // Expected is a case's expected.json (docs/corpus.md): what a correct reader reports on the
 // case's files.
 type Expected struct {
-	Version      int              `json:"version"`
-	Case         int              `json:"case"`
-	Seed         uint64           `json:"seed"`
-	Rule         string           `json:"rule"`
-	KafkaVersion string           `json:"kafkaVersion,omitempty"`
+	Version      int    `json:"version"`
+	Case         int    `json:"case"`
+	Seed         uint64 `json:"seed"`
+	Rule         string `json:"rule"`
+	KafkaVersion string `json:"kafkaVersion,omitempty"`
 	// Release and IndexView say whose answers the lookups are: a release line's
 	// LogSegment.translateOffset (segment.ReadRelease) over the running or reopened index
 	// (docs/corpus.md). Version 1 files, which lack them, hold 2.1-3.9's answers, running.
-	Release   string `json:"release"`
-	IndexView string `json:"indexView"`
-	Partition string `json:"partition"`
-	Damage       *Damage          `json:"damage,omitempty"`
-	Segments     []SegmentAnswers `json:"segments"`
-	Verify       Verdict          `json:"verify"`
+	Release   string           `json:"release"`
+	IndexView string           `json:"indexView"`
+	Partition string           `json:"partition"`
+	Damage    *Damage          `json:"damage,omitempty"`
+	Segments  []SegmentAnswers `json:"segments"`
+	Verify    Verdict          `json:"verify"`
 }
 
 // SegmentAnswers are one segment's index contents and lookup answers.
