@@ -24,6 +24,7 @@ func init() { registerCommand(newCorpusCmd) }
 // corpusOptions is kidx corpus's flags.
 type corpusOptions struct {
 	out, version string
+	indexView    string
 	count        int
 	workers      int
 	seed         uint64
@@ -49,7 +50,11 @@ says what a correct reader reports: the answer, or an error at a file and byte.
 
 The same --seed and --count write the same bytes. --kafka-version picks the writer's rule as
 kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-append:
-3.7-4.0.0 and theirs); without it the cases alternate between the two. DIR must not exist or
+3.7-4.0.0 and theirs); without it the cases alternate between the two. The answers are Kafka's
+lookup as one release line gives it (docs/kafka.md §7.5: they differ on damaged bytes):
+--kafka-version's line, else per-batch cases 4.1+'s and per-append cases 2.1-3.9's.
+--index-view reopened answers as a broker that reopens the files searches the index (every
+slot, the zero tail included). DIR must not exist or
 be empty; the cases are written into a temporary directory beside it and renamed into place.`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
@@ -59,7 +64,8 @@ be empty; the cases are written into a temporary directory beside it and renamed
 	f.IntVar(&o.count, "count", 100, "number of cases")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
 	f.Uint64Var(&o.seed, "seed", 0, "corpus seed (default: random, printed); the same seed and count write the same bytes")
-	f.StringVar(&o.version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by (default: both rules, alternating by case)")
+	f.StringVar(&o.version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by and whose lookup answers expected.json holds (default: both rules, alternating by case)")
+	f.StringVar(&o.indexView, "index-view", "running", "the index entries phase 1 searches: running (a running broker's valid entries) or reopened (every slot of the file)")
 	return cmd
 }
 
@@ -67,7 +73,7 @@ func (o *corpusOptions) Complete(cmd *cobra.Command, _ []string) error {
 	if !cmd.Flags().Changed("seed") {
 		o.seed, o.seedDrawn = rand.Uint64(), true
 	}
-	o.opts = corpus.Options{Count: o.count, Seed: o.seed, Sync: true, Workers: o.workers}
+	o.opts = corpus.Options{Count: o.count, Seed: o.seed, Sync: true, Workers: o.workers, IndexView: o.indexView}
 	return nil
 }
 
@@ -77,6 +83,9 @@ func (o *corpusOptions) Validate() error {
 	}
 	if o.count < 1 {
 		return usageErr("--count %d: want at least 1", o.count)
+	}
+	if _, err := segment.ParseIndexView(o.indexView); err != nil {
+		return usageErr("--index-view: %v", err)
 	}
 	if err := emptyTarget(o.out); err != nil {
 		return err
