@@ -197,7 +197,7 @@ func runCase(ctx context.Context, scratch string, co corpus.Options, i int, r Re
 		return nil, 0, err
 	}
 	defer os.RemoveAll(c.Dir)
-	q := QuestionsOf(c.Expected)
+	q := questionsFor(c.Expected, r)
 	d, err := ask(ctx, c, q, r)
 	if d != nil {
 		d.Case = int64(i)

@@ -82,7 +82,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 			return Questions{}, nil
 		}
 		defer os.RemoveAll(c.Dir)
-		q := QuestionsOf(c.Expected)
+		q := questionsFor(c.Expected, r)
 		if queries != nil {
 			q = queries(q)
 		}
@@ -131,7 +131,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// one query should not depend on the others; when it does, all are kept); for a failure,
 	// halves of the list while a half still fails (at most 2 runs per halving).
 	span := func(lo, hi int) func(Questions) Questions {
-		return func(q Questions) Questions { return Questions{Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]} }
+		return func(q Questions) Questions { return Questions{Rules: q.Rules, Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]} }
 	}
 	lo, hi := 0, len(q.Queries)
 	if got.Mismatch != nil {
@@ -183,7 +183,7 @@ func writeShrunk(out string, d *Divergence, s *Shrunk, sampleSeed uint64) (strin
 	if err != nil {
 		return "", err
 	}
-	req, err := json.MarshalIndent(Request{Protocol: ProtocolVersion, Partition: corpus.Partition, Queries: s.Queries}, "", "  ")
+	req, err := json.MarshalIndent(Request{Protocol: protocolOf(s.Queries), Partition: corpus.Partition, Queries: s.Queries}, "", "  ")
 	if err != nil {
 		return "", err
 	}
