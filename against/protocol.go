@@ -48,7 +48,7 @@ type Answer struct {
 	// Kind is the query kind answered ("" in protocol 1). A timestamp answer has Start, and
 	// Offset and Timestamp (-1 when no record is at or past the timestamp); a segment answer
 	// has BaseOffset (-1 when no segment).
-	Kind                         string
+	Kind                          string
 	Offset, Timestamp, BaseOffset int64
 	// Reason is kidx's side only: the rule that decided kidx's answer on irregular bytes, or
 	// the Java class Kafka throws (segment.LookupResult.Reason); it groups divergences.

@@ -27,9 +27,9 @@ type Serve struct {
 	Timeout  time.Duration
 	Protocol int // 2: protocol 2's questions; 0 or 1: protocol 1's
 
-	mu     sync.Mutex
-	idle   []*serveProcess
-	closed bool
+	mu      sync.Mutex
+	idle    []*serveProcess
+	closed  bool
 	started int // reader processes started
 }
 

@@ -131,7 +131,9 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// one query should not depend on the others; when it does, all are kept); for a failure,
 	// halves of the list while a half still fails (at most 2 runs per halving).
 	span := func(lo, hi int) func(Questions) Questions {
-		return func(q Questions) Questions { return Questions{Rules: q.Rules, Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]} }
+		return func(q Questions) Questions {
+			return Questions{Rules: q.Rules, Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]}
+		}
 	}
 	lo, hi := 0, len(q.Queries)
 	if got.Mismatch != nil {
