@@ -252,3 +252,9 @@ func (a Answer) protocol2String() string {
 	}
 	return ""
 }
+
+// Protocol2 asks its Reader protocol 2's questions: an in-process Reader (a test's) run as
+// --protocol 2 runs an external one.
+type Protocol2 struct{ Reader }
+
+func (Protocol2) protocolVersion() int { return ProtocolVersion2 }

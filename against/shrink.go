@@ -65,9 +65,10 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// A hang costs its whole time limit per candidate that still hangs: an external reader's
 	// candidates get a limit of a few times its slowest normal run (Command.shrinkTimeout),
 	// and the result is checked again under the full limit (below).
-	full := r
+	// (limited, not r != full: a Reader need not be comparable, KidxReader is not.)
+	full, limited := r, false
 	if c, ok := r.(*Command); ok && d.Kind == FailHang {
-		r = &Command{Line: c.Line, Timeout: c.shrinkTimeout()}
+		r, limited = &Command{Line: c.Line, Timeout: c.shrinkTimeout(), Protocol: c.Protocol}, true
 	}
 	var harnessErr error
 	// try writes w as a case, asks r the questions of it that queries keeps (nil: all) and
@@ -119,9 +120,9 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	if got == nil {
 		q, got = try(best, nil) // nothing smaller diverged: the case as found
 	}
-	if got == nil && r != full {
+	if got == nil && limited {
 		// Slow under the shorter limit, not hanging under the full one: the case as found.
-		r, best = full, d.Workload
+		r, best, limited = full, d.Workload, false
 		q, got = try(best, nil)
 	}
 	if got == nil {
@@ -153,7 +154,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 			}
 		}
 	}
-	if r != full {
+	if limited {
 		// The hang, checked under the full limit; else the case and queries as found.
 		r = full
 		if _, got2 := try(best, span(lo, hi)); got2 != nil {
