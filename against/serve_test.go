@@ -17,8 +17,12 @@ import (
 )
 
 // testReaderEnv makes this test binary a reader (TestMain): "serve" speaks the long-lived
-// mode, "oneshot" answers one request and exits; both answer with KidxReader.
+// mode, "oneshot" answers one request and exits; both answer with KidxReader. A suffix
+// "-slow" makes it sleep 50ms at start, as a JVM reader's start-up costs.
 const testReaderEnv = "KIDX_AGAINST_TEST_READER"
+
+// slowStart is the "-slow" test reader's start-up.
+const slowStart = 50 * time.Millisecond
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(testReaderEnv); mode != "" {
@@ -37,6 +41,10 @@ func testReaderLine(t testing.TB, mode string) string {
 }
 
 func runTestReader(mode string) int {
+	if m, ok := strings.CutSuffix(mode, "-slow"); ok {
+		mode = m
+		time.Sleep(slowStart)
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 0, 1<<16), 1<<30)
 	out := bufio.NewWriter(os.Stdout)
@@ -209,14 +217,15 @@ echo eof >> "`+seen+`"`)
 }
 
 // BenchmarkServeVsOneShot runs the same cases through this test binary as a reader started
-// once per case (one-shot) and as a long-lived reader (--serve), and reports cases/s of each.
+// once per case (one-shot) and as a long-lived reader (--serve), and reports cases/s of each;
+// the -slow variants start in 50ms (a JVM reader's start-up is longer still).
 func BenchmarkServeVsOneShot(b *testing.B) {
 	const cases = 60
-	for _, mode := range []string{"oneshot", "serve"} {
+	for _, mode := range []string{"oneshot", "serve", "oneshot-slow", "serve-slow"} {
 		b.Run(mode, func(b *testing.B) {
-			var r Reader = &Command{Line: testReaderLine(b, "oneshot"), Timeout: 20 * time.Second}
-			if mode == "serve" {
-				s := &Serve{Line: testReaderLine(b, "serve"), Timeout: 20 * time.Second}
+			var r Reader = &Command{Line: testReaderLine(b, mode), Timeout: 20 * time.Second}
+			if strings.HasPrefix(mode, "serve") {
+				s := &Serve{Line: testReaderLine(b, mode), Timeout: 20 * time.Second}
 				defer s.Close()
 				r = s
 			}

@@ -48,7 +48,8 @@ readers on the files after the differential harness found the files equal to the
 case in four is damaged on purpose (a truncated .log or .index, a live index's zero tail, a
 flipped header byte, a hostile length field, swapped index entries) and its expected.json
 says what a correct reader reports: the answer, or an error at a file and byte. --damage
-picks the kinds drawn (none: every case undamaged); the workloads do not depend on it.
+picks the kinds drawn (none: every case undamaged); which cases are damaged does not depend on
+it.
 
 The same --seed and --count write the same bytes. --kafka-version picks the writer's rule as
 kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-append:
