@@ -258,3 +258,15 @@ func (a Answer) protocol2String() string {
 type Protocol2 struct{ Reader }
 
 func (Protocol2) protocolVersion() int { return ProtocolVersion2 }
+
+// String says q in words, for reports: "segment S, offset O", "segment S, timestamp T", or
+// "which segment holds offset O".
+func (q Query) String() string {
+	switch q.Kind {
+	case KindTimestamp:
+		return fmt.Sprintf("segment %s, timestamp %d", q.Segment, q.Timestamp)
+	case KindSegment:
+		return fmt.Sprintf("which segment holds offset %d", q.Offset)
+	}
+	return fmt.Sprintf("segment %s, offset %d", q.Segment, q.Offset)
+}

@@ -273,3 +273,48 @@ func BenchmarkAgainstInProcessProtocol2(b *testing.B) {
 	}
 	b.ReportMetric(float64(cases)/secs, "cases/s")
 }
+
+// --dir --protocol 2 (docs/against.md, "Protocol 2"): a partition kidx did not write is asked
+// timestamp and segment queries too; kidx's reader agrees with itself on a multi-segment
+// undamaged case, and a planted floorSegment bug is a segment mismatch at a base offset.
+func TestDirAsksProtocol2(t *testing.T) {
+	var part string
+	for i := 0; part == "" && i < 40; i++ {
+		c, err := corpus.WriteCase(t.TempDir(), corpus.Options{Seed: 21, DamageKinds: []string{}}, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Expected.Segments) >= 2 {
+			part = filepath.Join(c.Dir, corpus.Partition)
+		}
+	}
+	if part == "" {
+		t.Fatal("no case of two segments in 40")
+	}
+	rep, err := RunDir(context.Background(), part, rules21, KidxReader{Protocol: 2})
+	if err != nil || len(rep.Divergences) != 0 {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+	q, err := DirQuestions(part, rules21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q2, err := addDirProtocol2(part, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, qu := range q2.Queries {
+		kinds[qu.Kind]++
+	}
+	if kinds[KindOffset] == 0 || kinds[KindTimestamp] == 0 || kinds[KindSegment] == 0 || kinds[""] != 0 || rep.Queries != int64(len(q2.Queries)) {
+		t.Errorf("queries by kind %v, %d asked", kinds, rep.Queries)
+	}
+	bad, err := RunDir(context.Background(), part, rules21, KidxReader{Protocol: 2, floor: floorBelow})
+	if err != nil || len(bad.Divergences) != 1 || bad.Divergences[0].Divergence.Kind != MismatchSegment {
+		t.Fatalf("planted floorSegment: %+v, %v", bad, err)
+	}
+	if m := bad.Divergences[0].Divergence.Mismatch; m.Want.BaseOffset != m.Query.Offset {
+		t.Errorf("the first segment mismatch asks %d, kidx answers segment %d: not a base offset", m.Query.Offset, m.Want.BaseOffset)
+	}
+}

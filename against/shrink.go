@@ -214,7 +214,7 @@ func (s *Shrunk) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s divergence, %s, %s\n", s.Kind, english.Plural(int64(len(s.Workload.Steps)), "step"), english.Plural(int64(len(s.Queries)), "query"))
 	if m := s.Mismatch; m != nil {
-		fmt.Fprintf(&b, "query: segment %s, offset %d\nkidx:   %s\nreader: %s\n", m.Query.Segment, m.Query.Offset, m.Want, m.Got)
+		fmt.Fprintf(&b, "query: %s\nkidx:   %s\nreader: %s\n", m.Query, m.Want, m.Got)
 	}
 	if f := s.Failure; f != nil {
 		fmt.Fprintf(&b, "reader: %s\n", f.What)

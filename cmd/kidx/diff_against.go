@@ -320,7 +320,7 @@ func renderAgainstDivergence(w io.Writer, rep againstReport, d againstDivergence
 		fmt.Fprintf(w, "  case:    %s\n", printsafe.Name(d.Dir))
 	}
 	if d.Query != nil {
-		fmt.Fprintf(w, "  query:   segment %s, offset %d\n  kidx:    %s\n", d.Query.Segment, d.Query.Offset, d.Kidx)
+		fmt.Fprintf(w, "  query:   %s\n  kidx:    %s\n", d.Query, d.Kidx)
 	}
 	fmt.Fprintf(w, "  reader:  %s\n", d.Reader)
 	if d.Stderr != "" {
@@ -330,7 +330,7 @@ func renderAgainstDivergence(w io.Writer, rep againstReport, d againstDivergence
 		fmt.Fprintf(w, "  shrunk to %s and %s (%s tried): %s\n", english.Plural(int64(s.Steps), "step"),
 			english.Plural(int64(len(s.Queries)), "query"), english.Plural(int64(s.Tried), "candidate"), s.Dir)
 		if len(s.Queries) == 1 {
-			fmt.Fprintf(w, "    query:  segment %s, offset %d\n", s.Queries[0].Segment, s.Queries[0].Offset)
+			fmt.Fprintf(w, "    query:  %s\n", s.Queries[0])
 		}
 		if s.Kidx != "" {
 			fmt.Fprintf(w, "    kidx:   %s\n", s.Kidx)
