@@ -29,7 +29,9 @@ type Options struct {
 	// KafkaVersion's line, else the rule's).
 	Rule, KafkaVersion string
 	Release, IndexView string
-	Reader             Reader
+	// DamageKinds are the damage kinds drawn (corpus.Options: nil every kind, empty none).
+	DamageKinds []string
+	Reader      Reader
 	// Out is where shrunk cases are written (it must exist); "" leaves divergences unshrunk.
 	Out string
 	// ShrinkBudget is the most candidate cases one shrink tries (<= 0: DefaultShrinkBudget).
@@ -101,7 +103,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	co := corpus.Options{Seed: o.Seed, Rule: o.Rule, KafkaVersion: o.KafkaVersion, Release: o.Release, IndexView: o.IndexView}
+	co := corpus.Options{Seed: o.Seed, Rule: o.Rule, KafkaVersion: o.KafkaVersion, Release: o.Release, IndexView: o.IndexView, DamageKinds: o.DamageKinds}
 	rep := &Report{Seed: o.Seed}
 	var (
 		next, done, divergent, queries atomic.Int64
@@ -197,7 +199,7 @@ func runCase(ctx context.Context, scratch string, co corpus.Options, i int, r Re
 		return nil, 0, err
 	}
 	defer os.RemoveAll(c.Dir)
-	q := QuestionsOf(c.Expected)
+	q := questionsFor(c.Expected, r)
 	d, err := ask(ctx, c, q, r)
 	if d != nil {
 		d.Case = int64(i)

@@ -46,6 +46,8 @@ func (f *Failure) Error() string { return f.Kind + ": " + f.What }
 type Command struct {
 	Line    string
 	Timeout time.Duration
+	// Protocol 2 asks protocol 2's questions (timestamp and segment queries); 0 or 1: protocol 1.
+	Protocol int
 	// slowest is the longest run, in nanoseconds, that ended by itself: Shrink bounds the
 	// candidates of a hang by a multiple of it rather than by Timeout.
 	slowest atomic.Int64
@@ -62,6 +64,8 @@ func (c *Command) shrinkTimeout() time.Duration {
 	return t
 }
 
+func (c *Command) protocolVersion() int { return c.Protocol }
+
 // errTimeLimit is the cause of a run's cancel when its time limit expires.
 var errTimeLimit = errors.New("time limit")
 
@@ -77,7 +81,7 @@ var ErrCannotRun = errors.New("the command cannot be run")
 
 // Answer runs the command once on partition with qs.
 func (c *Command) Answer(ctx context.Context, partition string, rules segment.ReadRules, qs []Query) ([]Answer, error) {
-	req, err := json.Marshal(Request{Protocol: ProtocolVersion, Partition: partition, Release: rules.Release.String(), IndexView: rules.View.String(), Queries: qs})
+	req, err := json.Marshal(Request{Protocol: protocolOf(qs), Partition: partition, Release: rules.Release.String(), IndexView: rules.View.String(), Queries: qs})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +133,7 @@ func (c *Command) Answer(ctx context.Context, partition string, rules segment.Re
 	if stdout.overflow {
 		return nil, &Failure{Kind: FailProtocol, What: fmt.Sprintf("more than %d bytes of output for %d queries", stdout.max, len(qs)), Stderr: stderr.String()}
 	}
-	answers, err := parseAnswers(stdout.Bytes(), len(qs))
+	answers, err := parseAnswersOf(stdout.Bytes(), qs)
 	if err != nil {
 		return nil, &Failure{Kind: FailProtocol, What: err.Error(), Stderr: stderr.String()}
 	}

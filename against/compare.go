@@ -80,6 +80,9 @@ func Compare(q Questions, got []Answer) []Mismatch {
 }
 
 func mismatch(want, got Answer) string {
+	if k, ok := mismatchProtocol2(want, got); ok {
+		return k
+	}
 	switch {
 	case want.Err != nil && got.Err == nil:
 		return MismatchMissedError

@@ -48,7 +48,7 @@ func RunCorpus(ctx context.Context, dir string, r Reader) (*CorpusReport, error)
 		if err != nil {
 			return rep, err
 		}
-		q := QuestionsOf(exp)
+		q := questionsFor(exp, r)
 		if q, err = restrictTo(cd, q); err != nil {
 			return rep, err
 		}

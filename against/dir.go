@@ -111,6 +111,11 @@ func RunDir(ctx context.Context, dir string, rules segment.ReadRules, r Reader) 
 	if err != nil {
 		return nil, err
 	}
+	if readerProtocol(r) >= ProtocolVersion2 {
+		if q, err = addDirProtocol2(abs, q); err != nil {
+			return nil, err
+		}
+	}
 	answers, err := r.Answer(ctx, abs, rules, q.Queries)
 	rep := &CorpusReport{Cases: 1, Queries: int64(len(q.Queries))}
 	d := &Divergence{Queries: len(q.Queries), Cases: 1}

@@ -13,12 +13,16 @@ import (
 // ProtocolVersion is the version of the protocol a Request speaks (docs/against.md).
 const ProtocolVersion = 1
 
-// Query is one offset lookup asked of a reader: the offset, in the segment whose files are
-// <Segment>.log and <Segment>.index in the partition directory.
+// Query is one lookup asked of a reader. In protocol 1 (Kind "") and for an offset query of
+// protocol 2 (Kind "offset"), the offset, in the segment whose files are <Segment>.log and
+// <Segment>.index in the partition directory; a timestamp query asks Timestamp in that segment;
+// a segment query asks which segment holds Offset (protocol2.go).
 type Query struct {
-	Segment    string `json:"segment"`
+	Kind       string `json:"kind,omitempty"`
+	Segment    string `json:"segment,omitempty"`
 	BaseOffset int64  `json:"baseOffset"`
 	Offset     int64  `json:"offset"`
+	Timestamp  int64  `json:"timestamp,omitempty"`
 }
 
 // Request is what a reader reads on stdin: one JSON object, then end of file.
@@ -41,6 +45,11 @@ type Answer struct {
 	Hit   int64
 	Hops  int64 // -1: not given
 	Err   *AnswerError
+	// Kind is the query kind answered ("" in protocol 1). A timestamp answer has Start, and
+	// Offset and Timestamp (-1 when no record is at or past the timestamp); a segment answer
+	// has BaseOffset (-1 when no segment).
+	Kind                          string
+	Offset, Timestamp, BaseOffset int64
 	// Reason is kidx's side only: the rule that decided kidx's answer on irregular bytes, or
 	// the Java class Kafka throws (segment.LookupResult.Reason); it groups divergences.
 	Reason string
@@ -64,6 +73,9 @@ func (a Answer) String() string {
 			s += " at byte " + strconv.FormatInt(a.Err.Byte, 10)
 		}
 		return s
+	}
+	if a.Kind == KindTimestamp || a.Kind == KindSegment {
+		return a.protocol2String()
 	}
 	s := fmt.Sprintf("start %d, hit %d", a.Start, a.Hit)
 	if a.Hit < 0 {
@@ -89,10 +101,14 @@ type wireAnswer struct {
 // maxLine bounds one output line: an answer is a few dozen bytes.
 const maxLine = 64 << 10
 
-// parseAnswers reads a reader's stdout: exactly n lines (blank lines are not allowed), each
-// one JSON object with exactly the keys docs/against.md allows. Anything else is a protocol
-// violation, said in words that name the line.
-func parseAnswers(out []byte, n int) ([]Answer, error) {
+// parseAnswers is parseAnswersOf for n protocol-1 queries.
+func parseAnswers(out []byte, n int) ([]Answer, error) { return parseAnswersOf(out, make([]Query, n)) }
+
+// parseAnswersOf reads a reader's stdout: exactly one line per query of qs (blank lines are not
+// allowed), each one JSON object with exactly the keys docs/against.md allows for its query's
+// kind. Anything else is a protocol violation, said in words that name the line.
+func parseAnswersOf(out []byte, qs []Query) ([]Answer, error) {
+	n := len(qs)
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	answers := make([]Answer, 0, n)
@@ -102,7 +118,7 @@ func parseAnswers(out []byte, n int) ([]Answer, error) {
 		if len(answers) == n {
 			return nil, fmt.Errorf("more output than the %d answers asked for (line %d: %s)", n, line, clip(sc.Bytes()))
 		}
-		a, err := parseAnswer(sc.Bytes())
+		a, err := parseAnswerAs(qs[len(answers)].Kind, sc.Bytes())
 		if err != nil {
 			return nil, fmt.Errorf("line %d (answer to query %d): %v: %s", line, len(answers), err, clip(sc.Bytes()))
 		}

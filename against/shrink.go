@@ -65,9 +65,10 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// A hang costs its whole time limit per candidate that still hangs: an external reader's
 	// candidates get a limit of a few times its slowest normal run (Command.shrinkTimeout),
 	// and the result is checked again under the full limit (below).
-	full := r
+	// (limited, not r != full: a Reader need not be comparable, KidxReader is not.)
+	full, limited := r, false
 	if c, ok := r.(*Command); ok && d.Kind == FailHang {
-		r = &Command{Line: c.Line, Timeout: c.shrinkTimeout()}
+		r, limited = &Command{Line: c.Line, Timeout: c.shrinkTimeout(), Protocol: c.Protocol}, true
 	}
 	var harnessErr error
 	// try writes w as a case, asks r the questions of it that queries keeps (nil: all) and
@@ -82,7 +83,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 			return Questions{}, nil
 		}
 		defer os.RemoveAll(c.Dir)
-		q := QuestionsOf(c.Expected)
+		q := questionsFor(c.Expected, r)
 		if queries != nil {
 			q = queries(q)
 		}
@@ -119,9 +120,9 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	if got == nil {
 		q, got = try(best, nil) // nothing smaller diverged: the case as found
 	}
-	if got == nil && r != full {
+	if got == nil && limited {
 		// Slow under the shorter limit, not hanging under the full one: the case as found.
-		r, best = full, d.Workload
+		r, best, limited = full, d.Workload, false
 		q, got = try(best, nil)
 	}
 	if got == nil {
@@ -131,7 +132,9 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// one query should not depend on the others; when it does, all are kept); for a failure,
 	// halves of the list while a half still fails (at most 2 runs per halving).
 	span := func(lo, hi int) func(Questions) Questions {
-		return func(q Questions) Questions { return Questions{Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]} }
+		return func(q Questions) Questions {
+			return Questions{Rules: q.Rules, Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]}
+		}
 	}
 	lo, hi := 0, len(q.Queries)
 	if got.Mismatch != nil {
@@ -151,7 +154,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 			}
 		}
 	}
-	if r != full {
+	if limited {
 		// The hang, checked under the full limit; else the case and queries as found.
 		r = full
 		if _, got2 := try(best, span(lo, hi)); got2 != nil {
@@ -183,7 +186,7 @@ func writeShrunk(out string, d *Divergence, s *Shrunk, sampleSeed uint64) (strin
 	if err != nil {
 		return "", err
 	}
-	req, err := json.MarshalIndent(Request{Protocol: ProtocolVersion, Partition: corpus.Partition, Queries: s.Queries}, "", "  ")
+	req, err := json.MarshalIndent(Request{Protocol: protocolOf(s.Queries), Partition: corpus.Partition, Queries: s.Queries}, "", "  ")
 	if err != nil {
 		return "", err
 	}
@@ -211,7 +214,7 @@ func (s *Shrunk) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s divergence, %s, %s\n", s.Kind, english.Plural(int64(len(s.Workload.Steps)), "step"), english.Plural(int64(len(s.Queries)), "query"))
 	if m := s.Mismatch; m != nil {
-		fmt.Fprintf(&b, "query: segment %s, offset %d\nkidx:   %s\nreader: %s\n", m.Query.Segment, m.Query.Offset, m.Want, m.Got)
+		fmt.Fprintf(&b, "query: %s\nkidx:   %s\nreader: %s\n", m.Query, m.Want, m.Got)
 	}
 	if f := s.Failure; f != nil {
 		fmt.Fprintf(&b, "reader: %s\n", f.What)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +26,7 @@ func init() { registerCommand(newCorpusCmd) }
 type corpusOptions struct {
 	out, version string
 	indexView    string
+	damage       string // --damage: "" every kind, none, or kinds
 	count        int
 	workers      int
 	seed         uint64
@@ -46,7 +48,9 @@ segment's valid index and time-index entries, the two-phase lookup of a chosen s
 readers on the files after the differential harness found the files equal to the model. One
 case in four is damaged on purpose (a truncated .log or .index, a live index's zero tail, a
 flipped header byte, a hostile length field, swapped index entries) and its expected.json
-says what a correct reader reports: the answer, or an error at a file and byte.
+says what a correct reader reports: the answer, or an error at a file and byte. --damage
+picks the kinds drawn (none: every case undamaged); which cases are damaged does not depend on
+it.
 
 The same --seed and --count write the same bytes. --kafka-version picks the writer's rule as
 kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-append:
@@ -64,6 +68,7 @@ be empty; the cases are written into a temporary directory beside it and renamed
 	f.IntVar(&o.count, "count", 100, "number of cases")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
 	f.Uint64Var(&o.seed, "seed", 0, "corpus seed (default: random, printed); the same seed and count write the same bytes")
+	f.StringVar(&o.damage, "damage", "", "damage kinds drawn, comma-separated, or none: every case undamaged (default: every kind: "+strings.Join(corpus.DamageKinds, ",")+")")
 	f.StringVar(&o.version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by and whose lookup answers expected.json holds (default: both rules, alternating by case)")
 	f.StringVar(&o.indexView, "index-view", "running", "the index entries phase 1 searches: running (a running broker's valid entries) or reopened (every slot of the file)")
 	return cmd
@@ -89,6 +94,13 @@ func (o *corpusOptions) Validate() error {
 	}
 	if err := emptyTarget(o.out); err != nil {
 		return err
+	}
+	if o.damage != "" {
+		kinds, err := parseDamageKinds(o.damage)
+		if err != nil {
+			return err
+		}
+		o.opts.DamageKinds = kinds
 	}
 	if o.version != "" {
 		rule, err := corpusRule(o.version)

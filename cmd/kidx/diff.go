@@ -133,6 +133,7 @@ kidx did not write (a real broker's, of any release), with kidx's readers giving
 	f.StringVar(&o.against.kafkaVersion, "kafka-version", "", "with --against: the Kafka release X.Y.Z whose lookup answers the reader is held to (its release line, docs/against.md), and whose rule generated cases are written by, as kidx corpus --kafka-version (default: both rules, each case answered by its rule's line; --dir: 4.1+)")
 	f.StringVar(&o.against.indexView, "index-view", "running", "with --against: the index entries Kafka's phase 1 searches: running (a running broker's valid entries) or reopened (every slot of the file, as a broker that reopens it)")
 	f.IntVar(&o.against.shrinkBudget, "shrink-budget", 0, "with --against: most candidate cases one shrink runs the reader on (default 300)")
+	addAgainstServeFlags(f, &o.against.serve)
 	registerEraSpec(cmd, &o.eraSpec)
 	f.BoolVar(&o.realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd

@@ -27,6 +27,7 @@ type againstFlags struct {
 	kafkaVersion string
 	indexView    string
 	shrinkBudget int
+	serve        againstServeFlags // --serve, --protocol, --damage (diff_against_serve.go)
 }
 
 // asked reports whether --against, --corpus or --dir was given: the --against mode, whose
@@ -62,7 +63,7 @@ func (o *diffOptions) validateAgainst() error {
 	case ag.kafkaVersion != "" && o.ruleGiven:
 		return usageErr("--rule and --kafka-version both pick the rule: give one")
 	}
-	return nil
+	return o.against.serve.validate(ag.readsCases())
 }
 
 // diffAgainstReader replaces the external command in tests (an in-process reader): nil means
@@ -109,10 +110,8 @@ type againstShrunk struct {
 // external reader. Divergences exit 1; a reader that cannot be run, or a harness failure,
 // exits 2.
 func (o *diffOptions) runAgainst(stdout, stderr io.Writer) error {
-	var r against.Reader = &against.Command{Line: o.against.command, Timeout: o.against.timeout}
-	if diffAgainstReader != nil {
-		r = diffAgainstReader
-	}
+	r, closeReader := o.against.serve.reader(o.against.command, o.against)
+	defer closeReader()
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stopSignals()
 	rep := againstReport{Command: o.against.command, Timeout: o.against.timeout.String(), Divergences: []againstDivergence{}}
@@ -204,7 +203,7 @@ func (o *diffOptions) runAgainstGenerated(ctx context.Context, stderr io.Writer,
 	}
 	meter := startProgress(stderr, "cases", o.progressTotal())
 	defer meter.Done()
-	ao := against.Options{Seed: o.seed, Cases: o.cases, Duration: o.duration, Workers: o.workers, Rule: o.rule, Reader: r, Out: outDir, IndexView: o.against.indexView,
+	ao := against.Options{Seed: o.seed, Cases: o.cases, Duration: o.duration, Workers: o.workers, Rule: o.rule, Reader: r, Out: outDir, IndexView: o.against.indexView, DamageKinds: o.against.serve.damageKinds,
 		ShrinkBudget: o.against.shrinkBudget, Progress: func(n, divs int64) {
 			meter.Note(english.Plural(divs, "divergent case"))
 			meter.Set(n)
@@ -321,7 +320,7 @@ func renderAgainstDivergence(w io.Writer, rep againstReport, d againstDivergence
 		fmt.Fprintf(w, "  case:    %s\n", printsafe.Name(d.Dir))
 	}
 	if d.Query != nil {
-		fmt.Fprintf(w, "  query:   segment %s, offset %d\n  kidx:    %s\n", d.Query.Segment, d.Query.Offset, d.Kidx)
+		fmt.Fprintf(w, "  query:   %s\n  kidx:    %s\n", d.Query, d.Kidx)
 	}
 	fmt.Fprintf(w, "  reader:  %s\n", d.Reader)
 	if d.Stderr != "" {
@@ -331,7 +330,7 @@ func renderAgainstDivergence(w io.Writer, rep againstReport, d againstDivergence
 		fmt.Fprintf(w, "  shrunk to %s and %s (%s tried): %s\n", english.Plural(int64(s.Steps), "step"),
 			english.Plural(int64(len(s.Queries)), "query"), english.Plural(int64(s.Tried), "candidate"), s.Dir)
 		if len(s.Queries) == 1 {
-			fmt.Fprintf(w, "    query:  segment %s, offset %d\n", s.Queries[0].Segment, s.Queries[0].Offset)
+			fmt.Fprintf(w, "    query:  %s\n", s.Queries[0])
 		}
 		if s.Kidx != "" {
 			fmt.Fprintf(w, "    kidx:   %s\n", s.Kidx)
