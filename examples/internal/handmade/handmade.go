@@ -13,24 +13,45 @@ import (
 	"strings"
 )
 
-// Line is one answer line of the "against" protocol: start and hit, or an error (for an
+// Line is one answer line of the "against" protocol: start and hit (an offset query), start,
+// offset and timestamp (a timestamp query), baseOffset (a segment query), or an error (for an
 // expected error, Error is a substring of the message).
 type Line struct {
-	Start *int64  `json:"start,omitempty"`
-	Hit   *int64  `json:"hit,omitempty"`
-	Error *string `json:"error,omitempty"`
-	File  *string `json:"file,omitempty"`
-	Byte  *int64  `json:"byte,omitempty"`
+	Start      *int64  `json:"start,omitempty"`
+	Hit        *int64  `json:"hit,omitempty"`
+	Offset     *int64  `json:"offset,omitempty"`
+	Timestamp  *int64  `json:"timestamp,omitempty"`
+	BaseOffset *int64  `json:"baseOffset,omitempty"`
+	Error      *string `json:"error,omitempty"`
+	File       *string `json:"file,omitempty"`
+	Byte       *int64  `json:"byte,omitempty"`
 }
 
-// Query is one lookup of a case with its hand-written answers.
+// Query is one lookup of a case with its hand-written answers. Release and IndexView are the
+// request's (empty: not sent, the protocol's default 2.1-3.9 and running); Kind, when set,
+// makes the query a protocol 2 one (offset, timestamp or segment).
 type Query struct {
-	Segment    string `json:"segment"`
+	Release    string `json:"release,omitempty"`
+	IndexView  string `json:"indexView,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Segment    string `json:"segment,omitempty"`
 	BaseOffset int64  `json:"baseOffset"`
 	Offset     int64  `json:"offset"`
+	Timestamp  int64  `json:"timestamp,omitempty"`
 	Want       Line   `json:"want"`
 	SeedPost   *Line  `json:"seedPost"`
 	Why        string `json:"why"`
+}
+
+// PerRelease says the case's queries name a release line, a view or a kind: the seed post's
+// reader (protocol 1, one rule) is not held to them.
+func (c Case) PerRelease() bool {
+	for _, q := range c.Queries {
+		if q.Release != "" || q.IndexView != "" || q.Kind != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Case is one partition directory.
@@ -78,22 +99,61 @@ func Load() ([]Case, error) {
 }
 
 // Request is the protocol's request for a case's queries, with keys no reader knows yet (a
-// reader must ignore them: docs/against.md).
+// reader must ignore them: docs/against.md). It is for a case whose queries share one
+// release and view (see Requests).
 func (c Case) Request() []byte {
+	return request(c.Path, c.Queries)
+}
+
+// Batch is one request of a case and the queries it asks.
+type Batch struct {
+	Request []byte
+	Queries []Query
+}
+
+// Requests splits a case's queries into requests, one per run of queries with the same
+// release line and index view (a request names one of each), in order.
+func (c Case) Requests() []Batch {
+	var out []Batch
+	for i := 0; i < len(c.Queries); {
+		j := i + 1
+		for j < len(c.Queries) && c.Queries[j].Release == c.Queries[i].Release && c.Queries[j].IndexView == c.Queries[i].IndexView {
+			j++
+		}
+		out = append(out, Batch{request(c.Path, c.Queries[i:j]), c.Queries[i:j]})
+		i = j
+	}
+	return out
+}
+
+func request(path string, queries []Query) []byte {
 	type query struct {
-		Segment    string `json:"segment"`
+		Kind       string `json:"kind,omitempty"`
+		Segment    string `json:"segment,omitempty"`
 		BaseOffset int64  `json:"baseOffset"`
 		Offset     int64  `json:"offset"`
+		Timestamp  *int64 `json:"timestamp,omitempty"`
 		Future     string `json:"futureQueryKey"`
 	}
 	req := struct {
 		Protocol  int     `json:"protocol"`
 		Partition string  `json:"partition"`
+		Release   string  `json:"release,omitempty"`
+		IndexView string  `json:"indexView,omitempty"`
 		Queries   []query `json:"queries"`
 		Future    any     `json:"futureKey"`
-	}{Protocol: 1, Partition: c.Path, Future: map[string]any{"nested": []int{1, 2}}}
-	for _, q := range c.Queries {
-		req.Queries = append(req.Queries, query{q.Segment, q.BaseOffset, q.Offset, "ignore me"})
+	}{Protocol: 1, Partition: path, Future: map[string]any{"nested": []int{1, 2}}}
+	for _, q := range queries {
+		req.Release, req.IndexView = q.Release, q.IndexView
+		wq := query{Kind: q.Kind, Segment: q.Segment, BaseOffset: q.BaseOffset, Offset: q.Offset, Future: "ignore me"}
+		if q.Kind != "" {
+			req.Protocol = 2
+		}
+		if q.Kind == "timestamp" {
+			ts := q.Timestamp
+			wq.Timestamp = &ts
+		}
+		req.Queries = append(req.Queries, wq)
 	}
 	b, err := json.Marshal(req)
 	if err != nil {
@@ -131,12 +191,13 @@ func Mismatch(want, got Line) string {
 			return fmt.Sprintf("want an error containing %q, got %q", *want.Error, *got.Error)
 		case !sameString(want.File, got.File) || !sameInt(want.Byte, got.Byte):
 			return fmt.Sprintf("want the error at %s, got it at %s", where(want), where(got))
-		case got.Start != nil || got.Hit != nil:
-			return fmt.Sprintf("an error line with start or hit: %s", got)
+		case got.Start != nil || got.Hit != nil || got.Offset != nil || got.Timestamp != nil || got.BaseOffset != nil:
+			return fmt.Sprintf("an error line with an answer in it: %s", got)
 		}
 		return ""
 	}
-	if got.Error != nil || !sameInt(want.Start, got.Start) || !sameInt(want.Hit, got.Hit) {
+	if got.Error != nil || !sameInt(want.Start, got.Start) || !sameInt(want.Hit, got.Hit) ||
+		!sameInt(want.Offset, got.Offset) || !sameInt(want.Timestamp, got.Timestamp) || !sameInt(want.BaseOffset, got.BaseOffset) {
 		return fmt.Sprintf("want %s, got %s", want, got)
 	}
 	return ""
