@@ -121,7 +121,9 @@ func TestCorrectReader(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.Dir, func(t *testing.T) {
-			check(t, runReader(t, py, []string{c.Path}, c.Request()), c.Queries, func(q handmade.Query) handmade.Line { return q.Want })
+			for _, b := range c.Requests() {
+				check(t, runReader(t, py, []string{c.Path}, b.Request), b.Queries, func(q handmade.Query) handmade.Line { return q.Want })
+			}
 		})
 	}
 }
@@ -139,6 +141,10 @@ func TestSeedPostReader(t *testing.T) {
 	}
 	differ := 0
 	for _, c := range cases {
+		c = c.DefaultQueries() // the post's reader has one rule and speaks protocol 1
+		if len(c.Queries) == 0 {
+			continue
+		}
 		t.Run(c.Dir, func(t *testing.T) {
 			if c.SeedPostHangs {
 				// kidx kills a reader past its time limit (docs/against.md); 2 s is plenty for
@@ -171,21 +177,32 @@ func TestSeedPostReader(t *testing.T) {
 	}
 }
 
-// The protocol's refusals, in both modes: a protocol other than the integer 1 (true is no 1),
-// a request that is no JSON object, a query without integer offsets: exit 2, no answer.
+// The protocol's refusals, in both modes: a protocol other than the integers 1 and 2 (true is
+// no 1; the seed post's mode speaks 1 only), a request that is no JSON object, a query without
+// integer offsets, an unknown release line or index view: exit 2, no answer.
 func TestRefusals(t *testing.T) {
 	py := python3(t)
 	dir := filepath.Join(handmade.Dir(), "three-v2")
 	q := `"queries":[{"segment":"00000000000000000000","baseOffset":0,"offset":7}]`
 	for _, mode := range [][]string{nil, {"--seed-post"}} {
 		for _, stdin := range []string{
-			`{"protocol":2,` + q + `}`, `{` + q + `}`, `{"protocol":true,` + q + `}`, `{"protocol":1.0,` + q + `}`,
+			`{"protocol":3,` + q + `}`, `{` + q + `}`, `{"protocol":true,` + q + `}`, `{"protocol":1.0,` + q + `}`,
+			`{"protocol":1,"release":"4.1",` + q + `}`, `{"protocol":1,"indexView":"all",` + q + `}`,
 			`[1]`, `not json`, `{"protocol":1,"queries":[{"segment":"00000000000000000000","baseOffset":0,"offset":7.0}]}`,
 		} {
 			r := runReader(t, py, append(mode, dir), []byte(stdin))
 			if r.code != 2 || len(r.stdout) != 0 {
 				t.Errorf("%q %s: exit %d, stdout %q; want 2 and nothing", mode, stdin, r.code, r.stdout)
 			}
+		}
+		// Protocol 2 is the correct mode's only: an offset query is answered, the seed post's
+		// mode refuses it.
+		r2 := runReader(t, py, append(mode, dir), []byte(`{"protocol":2,"queries":[{"kind":"offset","segment":"00000000000000000000","baseOffset":0,"offset":7}]}`))
+		if mode == nil && (r2.code != 0 || strings.TrimSpace(string(r2.stdout)) != `{"start": 0, "hit": 100}`) {
+			t.Errorf("protocol 2: exit %d, stdout %q, stderr %s", r2.code, r2.stdout, r2.stderr)
+		}
+		if mode != nil && (r2.code != 2 || len(r2.stdout) != 0) {
+			t.Errorf("--seed-post protocol 2: exit %d, stdout %q; want 2 and nothing", r2.code, r2.stdout)
 		}
 		// With protocol 1 the same query is answered: hit 100 (answers.json, three-v2).
 		r := runReader(t, py, append(mode, dir), []byte(`{"protocol":1,`+q+`}`))

@@ -200,9 +200,10 @@ func gunzipAsJava(data []byte) ([]byte, error) {
 	}
 }
 
+// gzipError words a failure as both reference readers do (the Python one gets zlib's words).
 func gzipError(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return errors.New("Unexpected end of ZLIB input stream")
 	}
-	return fmt.Errorf("gzip: %v", err)
+	return errors.New("corrupt gzip data")
 }

@@ -43,6 +43,19 @@ type Query struct {
 	Why        string `json:"why"`
 }
 
+// DefaultQueries is the case with only its queries of protocol 1 that name no release line
+// and no view: what the seed post's reader (one rule, protocol 1) is held to.
+func (c Case) DefaultQueries() Case {
+	var keep []Query
+	for _, q := range c.Queries {
+		if q.Release == "" && q.IndexView == "" && q.Kind == "" {
+			keep = append(keep, q)
+		}
+	}
+	c.Queries = keep
+	return c
+}
+
 // PerRelease says the case's queries name a release line, a view or a kind: the seed post's
 // reader (protocol 1, one rule) is not held to them.
 func (c Case) PerRelease() bool {
