@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,7 +68,7 @@ var built struct {
 }
 
 // buildReader builds the command once for the package's tests (removed by TestMain).
-func buildReader(t *testing.T) string {
+func buildReader(t testing.TB) string {
 	t.Helper()
 	built.Do(func() {
 		goTool, err := exec.LookPath("go")
@@ -113,16 +111,9 @@ func TestLongLivedMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byDir := map[string]handmade.Case{}
-	for _, c := range cases {
-		byDir[c.Dir] = c
-	}
-	var batches []handmade.Batch
-	for _, dir := range []string{"three-v2", "legacy-gzip", "timestamps"} {
-		batches = append(batches, byDir[dir].Requests()...)
-	}
-	if len(batches) < 3 {
-		t.Fatalf("%d requests", len(batches))
+	batches, err := handmade.LongLivedBatches(cases)
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -140,23 +131,14 @@ func TestLongLivedMode(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	answers := bufio.NewReader(stdout)
-	for i, b := range batches {
-		if _, err := stdin.Write(append(b.Request, '\n')); err != nil {
-			t.Fatalf("request %d: %v", i, err)
-		}
-		var got []byte
-		for range b.Queries {
-			line, err := answers.ReadBytes('\n')
-			if err != nil {
-				t.Fatalf("request %d: reading its answers: %v (stderr %s)", i, err, stderr.String())
-			}
-			got = append(got, line...)
-		}
-		checkLines(t, b.Queries, got)
+	answers, rest, err := handmade.RunLongLived(stdin, stdout, batches)
+	if err != nil {
+		t.Fatalf("%v (stderr %s)", err, stderr.String())
 	}
-	stdin.Close()
-	if rest, _ := io.ReadAll(answers); len(rest) != 0 {
+	for i, b := range batches {
+		checkLines(t, b.Queries, answers[i])
+	}
+	if len(rest) != 0 {
 		t.Errorf("lines after the last answer: %q", rest)
 	}
 	if err := cmd.Wait(); err != nil {

@@ -177,6 +177,50 @@ func TestSeedPostReader(t *testing.T) {
 	}
 }
 
+// The long-lived mode (partition argument "-"): five requests on five stdin lines (three
+// cases, protocols 1 and 2, three release lines), each answered and flushed before the next
+// line is written; the end of stdin is exit 0. The answers are answers.json's.
+func TestLongLivedMode(t *testing.T) {
+	py := python3(t)
+	cases, err := handmade.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches, err := handmade.LongLivedBatches(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, script, "-")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	answers, rest, err := handmade.RunLongLived(stdin, stdout, batches)
+	if err != nil {
+		t.Fatalf("%v (stderr %s)", err, stderr.String())
+	}
+	for i, b := range batches {
+		check(t, run{answers[i], nil, 0}, b.Queries, func(q handmade.Query) handmade.Line { return q.Want })
+	}
+	if len(rest) != 0 {
+		t.Errorf("lines after the last answer: %q", rest)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("at the end of stdin: %v, want exit 0 (stderr %s)", err, stderr.String())
+	}
+}
+
 // The protocol's refusals, in both modes: a protocol other than the integers 1 and 2 (true is
 // no 1; the seed post's mode speaks 1 only), a request that is no JSON object, a query without
 // integer offsets, an unknown release line or index view: exit 2, no answer.

@@ -4,9 +4,11 @@
 package handmade
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -234,3 +236,46 @@ func (l Line) String() string {
 
 func sameInt(a, b *int64) bool     { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 func sameString(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// LongLivedBatches is requests of three cases for a reader's long-lived mode: a protocol 1
+// request, three per-release ones and a protocol 2 one (three-v2, legacy-gzip, timestamps).
+func LongLivedBatches(cases []Case) ([]Batch, error) {
+	byDir := map[string]Case{}
+	for _, c := range cases {
+		byDir[c.Dir] = c
+	}
+	var batches []Batch
+	for _, dir := range []string{"three-v2", "legacy-gzip", "timestamps"} {
+		c, ok := byDir[dir]
+		if !ok {
+			return nil, fmt.Errorf("answers.json has no case %s", dir)
+		}
+		batches = append(batches, c.Requests()...)
+	}
+	return batches, nil
+}
+
+// RunLongLived runs a started reader's long-lived mode: it writes each batch's request as one
+// line and reads that request's answer lines before writing the next (so a reader that waits
+// for more input before it flushes hangs here, until the caller's deadline kills it), then
+// closes stdin. It returns the answer lines of each batch and anything written after the last.
+func RunLongLived(stdin io.WriteCloser, stdout io.Reader, batches []Batch) (answers [][]byte, rest []byte, err error) {
+	r := bufio.NewReader(stdout)
+	for i, b := range batches {
+		if _, err := stdin.Write(append(b.Request, '\n')); err != nil {
+			return answers, nil, fmt.Errorf("request %d: %w", i, err)
+		}
+		var got []byte
+		for range b.Queries {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return answers, nil, fmt.Errorf("request %d: reading its answers: %w", i, err)
+			}
+			got = append(got, line...)
+		}
+		answers = append(answers, got)
+	}
+	stdin.Close()
+	rest, err = io.ReadAll(r)
+	return answers, rest, err
+}
