@@ -153,9 +153,10 @@ func (s *Segment) Close() error {
 // all-zero slot 0 of a file of several slots (Kafka's append rule never indexes position 0).
 func validEntries(raw []byte, slotSize, relAt int) int {
 	slots := len(raw) / slotSize
+	relativeAt := func(raw []byte, i int) int32 { return int32At(raw, i*slotSize+relAt) }
 	n := slots
 	for i := 1; i < slots; i++ {
-		if int32At(raw, i*slotSize+relAt) == 0 {
+		if relativeAt(raw, i) == 0 {
 			n = i
 			break
 		}
@@ -276,6 +277,28 @@ func binarySearch(lo, hi int, target int64, key func(int) int64) int {
 		}
 	}
 	return lo
+}
+
+// nextBatch is FileLogInputStream.nextBatch (0.11.0 on): ok false at the end of the log, which
+// is 17 bytes or fewer left, or an entry that runs past the end of the file; a size under 14
+// is an error at the size field.
+func (s *Segment) nextBatch(pos int64) (b batchHead, ok bool, rerr *ReadError) {
+	end := s.logSize
+	if pos >= end-headerUpToMagic {
+		return b, false, nil
+	}
+	var head [headerUpToMagic]byte
+	if err := s.readAt(head[:], pos); err != nil {
+		return b, false, err
+	}
+	size := int64(int32At(head[:], 8))
+	if size < minRecordOverhead {
+		return b, false, s.corrupt(pos+8, fmt.Sprintf("CorruptRecordException: Found record size %d smaller than minimum record overhead (%d) in file %s.", size, minRecordOverhead, s.logName))
+	}
+	if pos > end-logOverhead-size {
+		return b, false, nil // the entry runs past the end of the file: a torn tail, the end of the log
+	}
+	return batchHead{pos: pos, total: logOverhead + size, offset: int64At(head[:], 0), magic: int8(head[16])}, true, nil
 }
 
 func (s *Segment) readAt(buf []byte, at int64) *ReadError {

@@ -86,27 +86,6 @@ func (s *Segment) walkEntries(pos, target int64) (int64, *ReadError) {
 	return -1, nil
 }
 
-// nextBatch is FileLogInputStream.nextBatch (0.11.0 on): ok false at the end of the log, which
-// is 17 bytes or fewer left, or an entry that runs past the end of the file; a size under 14
-// is an error at the size field.
-func (s *Segment) nextBatch(pos int64) (b batchHead, ok bool, rerr *ReadError) {
-	if pos >= s.logSize-headerUpToMagic {
-		return b, false, nil
-	}
-	var head [headerUpToMagic]byte
-	if err := s.readAt(head[:], pos); err != nil {
-		return b, false, err
-	}
-	size := int64(int32At(head[:], 8))
-	if size < minRecordOverhead {
-		return b, false, s.corrupt(pos+8, fmt.Sprintf("CorruptRecordException: Found record size %d smaller than minimum record overhead (%d) in file %s.", size, minRecordOverhead, s.logName))
-	}
-	if pos > s.logSize-logOverhead-size {
-		return b, false, nil
-	}
-	return batchHead{pos: pos, total: logOverhead + size, offset: int64At(head[:], 0), magic: int8(head[16])}, true, nil
-}
-
 // lastOffset is FileChannelRecordBatch.lastOffset: a legacy entry's offset field; for a v2
 // batch loadBatchHeader reads 61 bytes at its position whatever its size says (a batch of
 // 26..60 bytes reads into the next bytes) and fails only when the file ends first.
