@@ -406,7 +406,7 @@ def gunzip_as_java(data):
         if len(out) > MAX_DECOMPRESSED or d.unconsumed_tail:
             raise IOError("inflates past %d bytes, this reader's cap" % MAX_DECOMPRESSED)
         if not d.eof:
-            raise IOError("Unexpected end of ZLIB input stream")
+            raise IOError("unexpected end of ZLIB input stream")
         data = d.unused_data
 
 

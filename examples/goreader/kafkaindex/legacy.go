@@ -203,7 +203,7 @@ func gunzipAsJava(data []byte) ([]byte, error) {
 // gzipError words a failure as both reference readers do (the Python one gets zlib's words).
 func gzipError(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("Unexpected end of ZLIB input stream")
+		return errors.New("unexpected end of ZLIB input stream")
 	}
 	return errors.New("corrupt gzip data")
 }
