@@ -390,47 +390,63 @@ class Segment:
 # reaches that record ("" for none).
 
 def gunzip_as_java(data):
-    """Inflates as java.util.zip.GZIPInputStream reads: member after member, each checked against
-    its trailer; after a member, bytes that do not start a readable gzip header are ignored."""
+    """Inflates as java.util.zip.GZIPInputStream reads: member after member, each header read as
+    GZIPInputStream.readHeader reads it (reserved flags and long names are no error), each
+    trailer checked (CRC-32 and length); after a member, bytes that do not start a readable
+    header are ignored (GZIPInputStream.readTrailer stops quietly there)."""
     out = bytearray()
     first = True
     while True:
-        if not first and (not data or not readable_gzip_header(data)):
+        header = java_gzip_header(data)
+        if header < 0:
+            if first:
+                raise IOError("corrupt gzip data")
             return bytes(out)
         first = False
-        d = zlib.decompressobj(wbits=31)
+        d = zlib.decompressobj(wbits=-15)  # raw deflate: the header and trailer are read here
         try:
-            out += d.decompress(data, MAX_DECOMPRESSED + 1 - len(out))
+            inflated = d.decompress(data[header:], MAX_DECOMPRESSED + 1 - len(out))
         except zlib.error:
             raise IOError("corrupt gzip data")
-        if len(out) > MAX_DECOMPRESSED or d.unconsumed_tail:
+        if len(out) + len(inflated) > MAX_DECOMPRESSED:
             raise IOError("inflates past %d bytes, this reader's cap" % MAX_DECOMPRESSED)
         if not d.eof:
             raise IOError("unexpected end of ZLIB input stream")
-        data = d.unused_data
+        rest = d.unused_data
+        if len(rest) < 8:
+            raise IOError("unexpected end of ZLIB input stream")
+        crc, size = struct.unpack_from("<II", rest, 0)
+        if crc != zlib.crc32(inflated) or size != len(inflated) & 0xffffffff:
+            raise IOError("corrupt gzip data")
+        out += inflated
+        data = rest[8:]
+        if not data:
+            return bytes(out)
 
 
-def readable_gzip_header(data):
-    """GZIPInputStream.readHeader would read a header here: magic, deflate, and the optional
-    fields its flags name, with a header CRC that matches when there is one."""
+def java_gzip_header(data):
+    """The length of the gzip header data starts with, as GZIPInputStream.readHeader reads it;
+    -1 when it would throw."""
     if len(data) < 10 or data[0] != 0x1f or data[1] != 0x8b or data[2] != 8:
-        return False
+        return -1
     flags, at = data[3], 10
     if flags & 4:  # FEXTRA
         if len(data) < at + 2:
-            return False
+            return -1
         at += 2 + (data[at] | data[at + 1] << 8)
     for bit in (8, 16):  # FNAME, FCOMMENT: zero-terminated
         if flags & bit:
+            if at > len(data):
+                return -1
             end = data.find(b"\0", at)
             if end < 0:
-                return False
+                return -1
             at = end + 1
     if flags & 2:  # FHCRC
         if len(data) < at + 2 or (zlib.crc32(data[:at]) & 0xffff) != (data[at] | data[at + 1] << 8):
-            return False
+            return -1
         at += 2
-    return len(data) >= at
+    return at if at <= len(data) else -1
 
 
 def legacy_timestamp(rec, wrapper_time):

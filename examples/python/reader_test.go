@@ -70,9 +70,24 @@ func runReader(t *testing.T, py string, args []string, stdin []byte) run {
 // runReaderFor runs the reader for at most limit; hung says it was killed then.
 func runReaderFor(t *testing.T, limit time.Duration, py string, args []string, stdin []byte) (run, bool) {
 	t.Helper()
+	return runPythonFor(t, limit, py, append([]string{script}, args...), stdin)
+}
+
+// runPython runs the interpreter with args in this directory, for at most 20 s.
+func runPython(t *testing.T, py string, args []string, stdin []byte) run {
+	t.Helper()
+	r, hung := runPythonFor(t, 20*time.Second, py, args, stdin)
+	if hung {
+		t.Fatalf("python3 %q: no answer in 20 s (a hang)", args)
+	}
+	return r
+}
+
+func runPythonFor(t *testing.T, limit time.Duration, py string, args []string, stdin []byte) (run, bool) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, append([]string{script}, args...)...)
+	cmd := exec.CommandContext(ctx, py, args...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

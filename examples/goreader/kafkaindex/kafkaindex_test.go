@@ -321,3 +321,17 @@ func FuzzLookup(f *testing.F) {
 		}
 	})
 }
+
+// gunzipAsJava reads gzip as java.util.zip.GZIPInputStream does (Kafka's gzip codec):
+// hand-built streams, the answers from GZIPInputStream.readHeader and readTrailer.
+func TestGunzipAsJava(t *testing.T) {
+	for _, tc := range handmade.GzipCases() {
+		got, err := gunzipAsJava(tc.Data)
+		switch {
+		case tc.Fails && err == nil:
+			t.Errorf("%s: %q, want an error", tc.Name, got)
+		case !tc.Fails && (err != nil || string(got) != tc.Want):
+			t.Errorf("%s: %q, %v; want %q", tc.Name, got, err, tc.Want)
+		}
+	}
+}

@@ -2,9 +2,11 @@ package kafkaindex
 
 import (
 	"bytes"
-	"compress/gzip"
+	"compress/flate"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 )
 
@@ -176,34 +178,75 @@ func legacyValue(rec []byte, magic int8) (value []byte, isNull bool, fail string
 }
 
 // gunzipAsJava inflates as java.util.zip.GZIPInputStream reads: member after member, each
-// checked against its trailer; after a member, bytes that do not start a readable gzip header
-// are ignored (GZIPInputStream.readTrailer stops quietly there).
+// header read as GZIPInputStream.readHeader reads it (magic, deflate, the optional fields its
+// flags name, a header CRC when flagged; reserved flags and long names are no error), each
+// trailer checked (CRC-32 and length); after a member, bytes that do not start a readable
+// header are ignored (GZIPInputStream.readTrailer stops quietly there).
 func gunzipAsJava(data []byte) ([]byte, error) {
-	in := bytes.NewReader(data) // an io.ByteReader: the gzip reader reads no byte past a member
-	z, err := gzip.NewReader(in)
-	if err != nil {
-		return nil, gzipError(err)
-	}
-	var out bytes.Buffer
-	for {
-		z.Multistream(false)
-		_, err := io.Copy(&out, io.LimitReader(z, maxDecompressed+1-int64(out.Len())))
-		if err != nil {
-			return nil, gzipError(err)
+	var out []byte
+	for first := true; ; first = false {
+		header, ok := javaGzipHeader(data)
+		if !ok {
+			if first {
+				return nil, errors.New("corrupt gzip data")
+			}
+			return out, nil
 		}
-		if out.Len() > maxDecompressed {
+		in := bytes.NewReader(data[header:]) // an io.ByteReader: flate reads no byte past its stream
+		inflated, err := io.ReadAll(io.LimitReader(flate.NewReader(in), maxDecompressed+1-int64(len(out))))
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, errors.New("unexpected end of ZLIB input stream")
+		case err != nil:
+			return nil, errors.New("corrupt gzip data")
+		case len(out)+len(inflated) > maxDecompressed:
 			return nil, fmt.Errorf("inflates past %d bytes, this reader's cap", maxDecompressed)
 		}
-		if in.Len() == 0 || z.Reset(in) != nil {
-			return out.Bytes(), nil
+		rest := data[len(data)-in.Len():]
+		if len(rest) < 8 {
+			return nil, errors.New("unexpected end of ZLIB input stream")
+		}
+		if binary.LittleEndian.Uint32(rest) != crc32.ChecksumIEEE(inflated) || binary.LittleEndian.Uint32(rest[4:]) != uint32(len(inflated)) {
+			return nil, errors.New("corrupt gzip data")
+		}
+		out = append(out, inflated...)
+		if data = rest[8:]; len(data) == 0 {
+			return out, nil
 		}
 	}
 }
 
-// gzipError words a failure as both reference readers do (the Python one gets zlib's words).
-func gzipError(err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("unexpected end of ZLIB input stream")
+// javaGzipHeader is the length of the gzip header data starts with, as
+// GZIPInputStream.readHeader reads it; false when it would throw.
+func javaGzipHeader(data []byte) (int, bool) {
+	const fhcrc, fextra, fname, fcomment = 2, 4, 8, 16
+	if len(data) < 10 || data[0] != 0x1f || data[1] != 0x8b || data[2] != 8 {
+		return 0, false
 	}
-	return errors.New("corrupt gzip data")
+	flags, at := data[3], 10
+	if flags&fextra != 0 {
+		if len(data) < at+2 {
+			return 0, false
+		}
+		at += 2 + int(binary.LittleEndian.Uint16(data[at:]))
+	}
+	for _, f := range []byte{fname, fcomment} { // zero-terminated
+		if flags&f != 0 {
+			if at > len(data) {
+				return 0, false
+			}
+			end := bytes.IndexByte(data[at:], 0)
+			if end < 0 {
+				return 0, false
+			}
+			at += end + 1
+		}
+	}
+	if flags&fhcrc != 0 {
+		if len(data) < at+2 || uint16(crc32.ChecksumIEEE(data[:at])) != binary.LittleEndian.Uint16(data[at:]) {
+			return 0, false
+		}
+		at += 2
+	}
+	return at, at <= len(data)
 }
