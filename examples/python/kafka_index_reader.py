@@ -157,6 +157,7 @@ class Segment:
         if not stem or stem in (".", "..") or os.path.basename(stem) != stem:
             raise CorruptData("segment name is not a file stem in the partition directory", stem, -1)
         self.base = base
+        self.stem = stem
         self.log_name = stem + ".log"
         self.offset_raw = read_index_file(directory, stem + ".index", SLOT.size)
         self.time_raw = read_index_file(directory, stem + ".timeindex", TIME_SLOT.size)
@@ -189,7 +190,8 @@ class Segment:
         return 0 if RELEASES.index(release) < RELEASES.index("2.1-3.9") else WARM_INDEX_BYTES // slot_size
 
     def offset_start(self, target, release, view):
-        """OffsetIndex.lookup's position, 0 when no entry is at or below target."""
+        """OffsetIndex.lookup's position, 0 when no entry is at or below target, and its slot
+        (-1 for none)."""
         raw = self.offset_raw
         n = self.entries(raw, self.offset_valid, SLOT.size, view)
         if release == "0.8-0.10.0":
@@ -200,7 +202,7 @@ class Segment:
             base = self.base
             slot = largest_lower_bound(n, self.warm(SLOT.size, release), target,
                                        lambda i: as_long(base + INT32.unpack_from(raw, i * 8)[0]))
-        return 0 if slot < 0 else INT32.unpack_from(raw, slot * 8 + 4)[0]
+        return (0, -1) if slot < 0 else (INT32.unpack_from(raw, slot * 8 + 4)[0], slot)
 
     # Phase 2 ----------------------------------------------------------------------------------
 
@@ -335,7 +337,7 @@ class Segment:
             pos += b.total
 
     def lookup(self, target, release, view):
-        start = self.offset_start(target, release, view)
+        start, _ = self.offset_start(target, release, view)
         if self.log_error is not None:
             raise self.log_error
         return start, self.walk(max(start, 0), target, release)
@@ -344,17 +346,22 @@ class Segment:
 
     def lookup_timestamp(self, ts, release, view):
         """LogSegment.findOffsetByTimestamp(ts, base offset): the time index's largest lower
-        bound, the offset index's lookup of max(its offset, base), then
-        FileRecords.searchForTimestamp (0.11's nextBatch walk in every line)."""
+        bound, the offset index's lookup of max(its offset, base) (a negative position is an
+        error at the .index slot), then FileRecords.searchForTimestamp (0.11's nextBatch walk
+        in every line)."""
         raw = self.time_raw
         n = self.entries(raw, self.time_valid, TIME_SLOT.size, view)
         slot = largest_lower_bound(n, self.warm(TIME_SLOT.size, release), ts,
                                    lambda i: INT64.unpack_from(raw, i * 12)[0])
         offset = self.base if slot < 0 else as_long(self.base + INT32.unpack_from(raw, slot * 12 + 8)[0])
-        start = self.offset_start(max(offset, self.base), release, view)
+        start, start_slot = self.offset_start(max(offset, self.base), release, view)
         if self.log_error is not None:
             raise self.log_error
-        pos = max(start, 0)
+        if start < 0:
+            # findOffsetByTimestamp passes the position on as it is: the walk's first read throws.
+            raise CorruptData("IllegalArgumentException: Negative position (the offset index's position %d)" % start,
+                              self.stem + ".index", start_slot * SLOT.size + 4)
+        pos = start
         while True:
             b = self.next_batch(pos)
             if b is None:

@@ -65,7 +65,7 @@ type Segment struct {
 	timeRaw   []byte // the .timeindex, whole slots only
 	// offsetValid and timeValid count the valid entries (the running view).
 	offsetValid, timeValid int
-	logName                string
+	stem, logName          string
 	log                    *os.File // nil when logErr is set
 	logSize                int64
 	logErr                 *ReadError
@@ -87,7 +87,7 @@ func OpenNamed(dir, stem string, baseOffset int64) (*Segment, error) {
 	if stem == "" || stem == "." || stem == ".." || filepath.Base(stem) != stem {
 		return nil, &ReadError{File: stem, Byte: -1, Message: "segment name is not a file stem in the partition directory"}
 	}
-	s := &Segment{base: baseOffset, logName: stem + ".log"}
+	s := &Segment{base: baseOffset, stem: stem, logName: stem + ".log"}
 	var err error
 	if s.offsetRaw, err = readIndexFile(dir, stem+".index", offsetSlotSize); err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func (s *Segment) Lookup(target int64) Answer {
 // LookupAs answers the batch holding offset target as rules' release line and index view do:
 // phase 1 in the index, phase 2 in the log (LogSegment.translateOffset).
 func (s *Segment) LookupAs(target int64, rules Rules) Answer {
-	start := s.offsetStart(target, rules)
+	start, _ := s.offsetStart(target, rules)
 	if s.logErr != nil {
 		return Answer{Err: s.logErr}
 	}
@@ -210,8 +210,8 @@ func (s *Segment) LookupAs(target int64, rules Rules) Answer {
 }
 
 // offsetStart is phase 1 on the offset index: OffsetIndex.lookup's position, 0 when no entry
-// is at or below target (Kafka's (base offset, 0)).
-func (s *Segment) offsetStart(target int64, rules Rules) int64 {
+// is at or below target (Kafka's (base offset, 0)), and the slot it comes from (-1 for none).
+func (s *Segment) offsetStart(target int64, rules Rules) (int64, int) {
 	n := s.entries(s.offsetRaw, s.offsetValid, offsetSlotSize, rules.View)
 	var slot int
 	if rules.Release == Release08 {
@@ -225,9 +225,9 @@ func (s *Segment) offsetStart(target int64, rules Rules) int64 {
 		})
 	}
 	if slot < 0 {
-		return 0
+		return 0, -1
 	}
-	return int64(int32At(s.offsetRaw, slot*offsetSlotSize+4))
+	return int64(int32At(s.offsetRaw, slot*offsetSlotSize+4)), slot
 }
 
 // warmEntries is the size of the warm section Kafka searches first: AbstractIndex's warm

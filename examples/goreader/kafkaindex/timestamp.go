@@ -24,8 +24,8 @@ const (
 // LookupTimestamp answers the first record whose timestamp is at or past ts, as
 // LogSegment.findOffsetByTimestamp(ts, base offset) does: the time index's largest lower bound
 // on ts gives an offset (the base offset when none), the offset index's lookup of the larger of
-// that and the base offset gives the start position, and FileRecords.searchForTimestamp walks
-// from there: the first batch whose maxTimestamp() reaches ts, then its first record with a
+// that and the base offset gives the start position (a negative one is an error there, in the
+// .index), and FileRecords.searchForTimestamp walks from there: the first batch whose maxTimestamp() reaches ts, then its first record with a
 // timestamp at or past ts and an offset at or past the base offset. Phase 1 follows rules
 // (release line and view) on both indexes; the walk is 0.11's FileLogInputStream.nextBatch
 // in every line (Kafka's time index came with 0.10.1).
@@ -36,11 +36,17 @@ func (s *Segment) LookupTimestamp(ts int64, rules Rules) TimestampAnswer {
 	if slot >= 0 {
 		offset = s.base + int64(int32At(s.timeRaw, slot*timeSlotSize+8))
 	}
-	start := s.offsetStart(max(offset, s.base), rules)
+	start, startSlot := s.offsetStart(max(offset, s.base), rules)
 	if s.logErr != nil {
 		return TimestampAnswer{Err: s.logErr}
 	}
-	for pos := max(start, 0); ; {
+	if start < 0 {
+		// findOffsetByTimestamp passes the index's position on as it is (translateOffset takes
+		// max(position, 0)): the walk's first read throws. Blamed on the index slot's position.
+		return TimestampAnswer{Err: &ReadError{File: s.stem + ".index", Byte: int64(startSlot*offsetSlotSize + 4),
+			Message: fmt.Sprintf("IllegalArgumentException: Negative position (the offset index's position %d)", start)}}
+	}
+	for pos := start; ; {
 		b, ok, err := s.nextBatch(pos)
 		if err != nil {
 			return TimestampAnswer{Err: err}

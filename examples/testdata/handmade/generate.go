@@ -238,6 +238,9 @@ func main() {
 		"size-minus-one-after-hit": {{seg0 + ".log", join(v2Batch(0, 4, 100), v2Batch(5, 4, 150), minus1)}, {seg0 + ".index", nil}},
 		"base-offset-3":            {{seg0 + ".log", join(v2Batch(0, 4, 100), based3, v2Batch(10, 4, 80))}, {seg0 + ".index", nil}},
 		"legacy-gzip":              {{seg100 + ".log", legacyGzip}, {seg100 + ".index", nil}},
+		"timestamp-negative-position": {
+			{seg0 + ".log", stamped}, {seg0 + ".index", index(0, 4, -5)}, {seg0 + ".timeindex", timeIndex(1010, 4)},
+		},
 		"timestamps": {
 			{seg0 + ".log", stamped}, {seg0 + ".index", index(0, 4, 85)}, {seg0 + ".timeindex", timeIndex(1005, 2, 1010, 4)},
 			{seg100 + ".log", nil}, {"00000000000000000050.log.deleted", nil}, {"00000000000000000070.index", nil},
