@@ -179,6 +179,27 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// The long-lived mode answers each request before it reads the next, ends with exit 2 at a
+// request it refuses (kidx starts a new reader), skips blank lines, and needs the partition key.
+func TestLongLivedRefusals(t *testing.T) {
+	dir := filepath.Join(handmade.Dir(), "three-v2")
+	good := `{"protocol":1,"partition":"` + dir + `","queries":[{"segment":"00000000000000000000","baseOffset":0,"offset":7}]}`
+	for _, tc := range []struct {
+		stdin, out string
+		code       int
+	}{
+		{good + "\n\n" + good, "{\"start\":0,\"hit\":100}\n{\"start\":0,\"hit\":100}\n", 0},
+		{good + "\n{\"protocol\":3}\n" + good + "\n", "{\"start\":0,\"hit\":100}\n", 2},
+		{`{"protocol":1,"queries":[]}` + "\n", "", 2},
+		{"", "", 0},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run([]string{"-"}, strings.NewReader(tc.stdin), &out, &errOut); code != tc.code || out.String() != tc.out {
+			t.Errorf("stdin %q: exit %d, stdout %q (stderr %q); want %d and %q", tc.stdin, code, out.String(), errOut.String(), tc.code, tc.out)
+		}
+	}
+}
+
 // An empty query list gets no lines and exit 0; a segment name with a path in it gets an error
 // line, not a file outside the partition directory.
 func TestEmptyAndBadSegments(t *testing.T) {
