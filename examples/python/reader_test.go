@@ -70,9 +70,24 @@ func runReader(t *testing.T, py string, args []string, stdin []byte) run {
 // runReaderFor runs the reader for at most limit; hung says it was killed then.
 func runReaderFor(t *testing.T, limit time.Duration, py string, args []string, stdin []byte) (run, bool) {
 	t.Helper()
+	return runPythonFor(t, limit, py, append([]string{script}, args...), stdin)
+}
+
+// runPython runs the interpreter with args in this directory, for at most 20 s.
+func runPython(t *testing.T, py string, args []string, stdin []byte) run {
+	t.Helper()
+	r, hung := runPythonFor(t, 20*time.Second, py, args, stdin)
+	if hung {
+		t.Fatalf("python3 %q: no answer in 20 s (a hang)", args)
+	}
+	return r
+}
+
+func runPythonFor(t *testing.T, limit time.Duration, py string, args []string, stdin []byte) (run, bool) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, append([]string{script}, args...)...)
+	cmd := exec.CommandContext(ctx, py, args...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -119,11 +134,29 @@ func TestCorrectReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Protocol 1's default requests one process each, as kidx runs a reader by default; the
+	// requests naming a release line, a view or a kind through one process in the long-lived
+	// mode (a Python start costs a tenth of a second or more on a loaded machine).
+	var rest []handmade.Batch
 	for _, c := range cases {
 		t.Run(c.Dir, func(t *testing.T) {
-			check(t, runReader(t, py, []string{c.Path}, c.Request()), c.Queries, func(q handmade.Query) handmade.Line { return q.Want })
+			for _, b := range c.Requests() {
+				if q := b.Queries[0]; q.Release != "" || q.IndexView != "" || q.Kind != "" {
+					rest = append(rest, b)
+					continue
+				}
+				check(t, runReader(t, py, []string{c.Path}, b.Request), b.Queries, func(q handmade.Query) handmade.Line { return q.Want })
+			}
 		})
 	}
+	t.Run("per-release requests, long-lived", func(t *testing.T) {
+		if len(rest) < 20 {
+			t.Fatalf("only %d per-release requests", len(rest))
+		}
+		for i, answers := range runLongLived(t, py, nil, rest) {
+			check(t, run{answers, nil, 0}, rest[i].Queries, func(q handmade.Query) handmade.Line { return q.Want })
+		}
+	})
 }
 
 // --seed-post runs the reader of seed post 000 as printed (docs/background.md): its answers,
@@ -137,8 +170,27 @@ func TestSeedPostReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The cases it answers go through one process in the long-lived mode (the one-shot mode is
+	// TestRefusals'); those it crashes or hangs on get a process each.
 	differ := 0
+	var answered []handmade.Batch
 	for _, c := range cases {
+		c = c.DefaultQueries() // the post's reader has one rule and speaks protocol 1
+		if len(c.Queries) == 0 {
+			continue
+		}
+		if !c.SeedPostHangs && !c.SeedPostCrashes {
+			for _, q := range c.Queries {
+				if q.SeedPost == nil {
+					t.Fatalf("answers.json: %s offset %d has no seedPost answer", c.Dir, q.Offset)
+				}
+				if handmade.Mismatch(q.Want, *q.SeedPost) != "" {
+					differ++
+				}
+			}
+			answered = append(answered, handmade.Batch{Request: c.Request(), Queries: c.Queries})
+			continue
+		}
 		t.Run(c.Dir, func(t *testing.T) {
 			if c.SeedPostHangs {
 				// kidx kills a reader past its time limit (docs/against.md); 2 s is plenty for
@@ -149,43 +201,98 @@ func TestSeedPostReader(t *testing.T) {
 				return
 			}
 			r := runReader(t, py, []string{"--seed-post", c.Path}, c.Request())
-			if c.SeedPostCrashes {
-				if r.code == 0 || !bytes.Contains(r.stderr, []byte("Traceback")) {
-					t.Fatalf("want a crash with a traceback, got exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
-				}
-				return
+			if r.code == 0 || !bytes.Contains(r.stderr, []byte("Traceback")) {
+				t.Fatalf("want a crash with a traceback, got exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 			}
-			for _, q := range c.Queries {
-				if q.SeedPost == nil {
-					t.Fatalf("answers.json: offset %d has no seedPost answer", q.Offset)
-				}
-				if handmade.Mismatch(q.Want, *q.SeedPost) != "" {
-					differ++
-				}
-			}
-			check(t, r, c.Queries, func(q handmade.Query) handmade.Line { return *q.SeedPost })
 		})
 	}
+	t.Run("answered, long-lived", func(t *testing.T) {
+		for i, answers := range runLongLived(t, py, []string{"--seed-post"}, answered) {
+			check(t, run{answers, nil, 0}, answered[i].Queries, func(q handmade.Query) handmade.Line { return *q.SeedPost })
+		}
+	})
 	if differ < 8 {
 		t.Errorf("only %d queries where the seed post's reader and a correct one differ (docs/background.md)", differ)
 	}
 }
 
-// The protocol's refusals, in both modes: a protocol other than the integer 1 (true is no 1),
-// a request that is no JSON object, a query without integer offsets: exit 2, no answer.
+// The long-lived mode (partition argument "-"): five requests on five stdin lines (three
+// cases, protocols 1 and 2, three release lines), each answered and flushed before the next
+// line is written; the end of stdin is exit 0. The answers are answers.json's.
+func TestLongLivedMode(t *testing.T) {
+	py := python3(t)
+	cases, err := handmade.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches, err := handmade.LongLivedBatches(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, answers := range runLongLived(t, py, nil, batches) {
+		check(t, run{answers, nil, 0}, batches[i].Queries, func(q handmade.Query) handmade.Line { return q.Want })
+	}
+}
+
+// runLongLived runs the reader with "-" over the batches (handmade.RunLongLived: each
+// request's answers read before the next is written) and expects exit 0 at the end of stdin.
+func runLongLived(t *testing.T, py string, args []string, batches []handmade.Batch) [][]byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, append(append([]string{script}, args...), "-")...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	answers, rest, err := handmade.RunLongLived(stdin, stdout, batches)
+	if err != nil {
+		t.Fatalf("%v (stderr %s)", err, stderr.String())
+	}
+	if len(rest) != 0 {
+		t.Errorf("lines after the last answer: %q", rest)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("at the end of stdin: %v, want exit 0 (stderr %s)", err, stderr.String())
+	}
+	return answers
+}
+
+// The protocol's refusals, in both modes: a protocol other than the integers 1 and 2 (true is
+// no 1; the seed post's mode speaks 1 only), a request that is no JSON object, a query without
+// integer offsets, an unknown release line or index view: exit 2, no answer.
 func TestRefusals(t *testing.T) {
 	py := python3(t)
 	dir := filepath.Join(handmade.Dir(), "three-v2")
 	q := `"queries":[{"segment":"00000000000000000000","baseOffset":0,"offset":7}]`
 	for _, mode := range [][]string{nil, {"--seed-post"}} {
 		for _, stdin := range []string{
-			`{"protocol":2,` + q + `}`, `{` + q + `}`, `{"protocol":true,` + q + `}`, `{"protocol":1.0,` + q + `}`,
+			`{"protocol":3,` + q + `}`, `{` + q + `}`, `{"protocol":true,` + q + `}`, `{"protocol":1.0,` + q + `}`,
+			`{"protocol":1,"release":"4.1",` + q + `}`, `{"protocol":1,"indexView":"all",` + q + `}`,
 			`[1]`, `not json`, `{"protocol":1,"queries":[{"segment":"00000000000000000000","baseOffset":0,"offset":7.0}]}`,
 		} {
 			r := runReader(t, py, append(mode, dir), []byte(stdin))
 			if r.code != 2 || len(r.stdout) != 0 {
 				t.Errorf("%q %s: exit %d, stdout %q; want 2 and nothing", mode, stdin, r.code, r.stdout)
 			}
+		}
+		// Protocol 2 is the correct mode's only: an offset query is answered, the seed post's
+		// mode refuses it.
+		r2 := runReader(t, py, append(mode, dir), []byte(`{"protocol":2,"queries":[{"kind":"offset","segment":"00000000000000000000","baseOffset":0,"offset":7}]}`))
+		if mode == nil && (r2.code != 0 || strings.TrimSpace(string(r2.stdout)) != `{"start": 0, "hit": 100}`) {
+			t.Errorf("protocol 2: exit %d, stdout %q, stderr %s", r2.code, r2.stdout, r2.stderr)
+		}
+		if mode != nil && (r2.code != 2 || len(r2.stdout) != 0) {
+			t.Errorf("--seed-post protocol 2: exit %d, stdout %q; want 2 and nothing", r2.code, r2.stdout)
 		}
 		// With protocol 1 the same query is answered: hit 100 (answers.json, three-v2).
 		r := runReader(t, py, append(mode, dir), []byte(`{"protocol":1,`+q+`}`))
