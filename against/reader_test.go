@@ -33,7 +33,16 @@ func strictLookup(s *segment.Segment, target int64, rules segment.ReadRules) (se
 // not kidx's code.
 type independentReader struct{}
 
-func (independentReader) Answer(_ context.Context, partition string, _ segment.ReadRules, qs []Query) ([]Answer, error) {
+func (independentReader) Answer(_ context.Context, partition string, rules segment.ReadRules, qs []Query) ([]Answer, error) {
+	// The line and view names are the protocol's, and both packages spell them alike.
+	release, err := kafkaindex.ParseRelease(rules.Release.String())
+	if err != nil {
+		return nil, err
+	}
+	view, err := kafkaindex.ParseView(rules.View.String())
+	if err != nil {
+		return nil, err
+	}
 	segs := map[string]*kafkaindex.Segment{}
 	defer func() {
 		for _, s := range segs {
@@ -50,7 +59,7 @@ func (independentReader) Answer(_ context.Context, partition string, _ segment.R
 			}
 			segs[q.Segment] = s
 		}
-		a := s.Lookup(q.Offset)
+		a := s.LookupAs(q.Offset, kafkaindex.Rules{Release: release, View: view})
 		if a.Err != nil {
 			out = append(out, Answer{Hops: -1, Err: &AnswerError{Message: a.Err.Message, File: a.Err.File, Byte: a.Err.Byte}})
 			continue
