@@ -32,6 +32,10 @@ func TestBadLogInput(t *testing.T) {
 	flip[78+70] ^= 0xff
 	magic := append([]byte(nil), good...)
 	magic[78+16] = 7
+	// A magic byte inverted (2 -> 0xfd, -3): below 2, so nextBatch reads a legacy message, and
+	// no format has a negative magic (issue 24's corpus found verify indexing by it).
+	negative := append([]byte(nil), good...)
+	negative[78+16] ^= 0xff
 	cases := []struct {
 		name    string
 		data    []byte
@@ -47,6 +51,7 @@ func TestBadLogInput(t *testing.T) {
 		{"size 2^31-1", setSize(1<<31 - 1), CheckTrailingBytes, 1}, // a truncated tail, never trusted beyond the file
 		{"crc mismatch", flip, CheckCRC, 3},
 		{"wrong magic", magic, CheckMagic, 3},
+		{"negative magic", negative, CheckMagic, 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -391,6 +391,12 @@ func (w *segmentWalk) batchOffsets(lf *segment.LogFile, b segment.BatchInfo) (in
 	if !b.IsLegacy() {
 		return b.BaseOffset(), b.LastOffset()
 	}
+	if b.Magic < 0 {
+		// FileLogInputStream.nextBatch reads any magic below 2 as legacy; only 0 and 1 are.
+		w.r.add(Finding{File: lf.Path, Pos: b.Position + segment.MagicOffset, Severity: SeverityError, Check: CheckMagic,
+			Message: fmt.Sprintf("unknown magic %d", b.Magic), Expected: "magic 0, 1 or 2"})
+		return b.Legacy.Offset, b.Legacy.Offset
+	}
 	w.magics[b.Magic]++
 	if b.Legacy.Attributes&7 == 0 {
 		return b.Legacy.Offset, b.Legacy.Offset
