@@ -310,8 +310,8 @@ func (w *kafkaWalk) nextEntry(pos int64) error {
 		if wrap32(pos+LogOverhead) >= w.end {
 			return nil
 		}
-		if pos < 0 {
-			return javaError("IllegalArgumentException", w.l.Path, pos, "Negative position")
+		if pos < 0 { // Utils.readFullyOrFail's own check (0.10.2.0 Utils.java:823-825)
+			return javaError("IllegalArgumentException", w.l.Path, pos, "The file channel position cannot be negative, but it is %d", pos)
 		}
 		h, err := w.l.read(pos, LogOverhead)
 		if err != nil || len(h) < LogOverhead {
@@ -355,6 +355,12 @@ func (w *kafkaWalk) next(pos int64) (b walkBatch, ok bool, err error) {
 	return b, true, nil
 }
 
+// records is FileRecords.toString of the segment's .log as FileRecords.open opens an existing
+// file: start 0, end Integer.MAX_VALUE (the size comes from the channel).
+func (w *kafkaWalk) records() string {
+	return fmt.Sprintf("FileRecords(size=%d, file=%s, start=0, end=2147483647)", w.end, w.l.Path)
+}
+
 // lastOffset is FileChannelRecordBatch.lastOffset(): a legacy entry's offset field; for v2,
 // loadBatchHeader() reads 61 bytes whatever the batch's size (a short batch's read runs into
 // the bytes after it) and fails only when the file ends first.
@@ -365,7 +371,7 @@ func (w *kafkaWalk) lastOffset(b *walkBatch) error {
 	}
 	h, err := w.l.read(b.pos, RecordBatchOverhead)
 	if err != nil || len(h) < RecordBatchOverhead {
-		return javaError("KafkaException", w.l.Path, b.pos, "Failed to load record batch at position %d from FileRecords(size=%d, file=%s, start=0, end=%d)", b.pos, w.end, w.l.Path, w.end)
+		return javaError("KafkaException", w.l.Path, b.pos, "Failed to load record batch at position %d from %s", b.pos, w.records())
 	}
 	if b.size < RecordBatchOverhead {
 		w.reasons = append(w.reasons, ReasonShortV2Header)
@@ -476,7 +482,7 @@ func (w *kafkaWalk) baseOffset(b *walkBatch) error {
 	w.reasons = append(w.reasons, ReasonLegacy)
 	data, err := w.l.read(b.pos, int(b.size))
 	if err != nil || int64(len(data)) < b.size {
-		return javaError("KafkaException", w.l.Path, b.pos, "Failed to load record batch at position %d from FileRecords(size=%d, file=%s, start=0, end=%d)", b.pos, w.end, w.l.Path, w.end)
+		return javaError("KafkaException", w.l.Path, b.pos, "Failed to load record batch at position %d from %s", b.pos, w.records())
 	}
 	rec := data[LogOverhead:] // LegacyRecord over the message (its size bytes)
 	attrs := int8(rec[5])     // LegacyRecord.ATTRIBUTES_OFFSET; size >= 14 so it exists
