@@ -272,9 +272,10 @@ func wrap32(v int64) int64 { return int64(int32(v)) }
 // messageSet is FileMessageSet.searchFor (0.8-0.10.0) and searchForOffsetWithSize (0.10.1):
 // while position + 12 < size, read the offset and size; 0.10.1 checks the size first.
 func (w *kafkaWalk) messageSet(pos int64, sizeFirst bool) error {
+	sizeField := pos // where a position that wrapped came from: the size field that moved it
 	for wrap32(pos+LogOverhead) < w.end {
-		if pos < 0 {
-			return javaError("IllegalArgumentException", w.l.Path, pos, "Negative position")
+		if pos < 0 { // FileChannel.read's own check
+			return javaError("IllegalArgumentException", w.l.Path, sizeField, "Negative position")
 		}
 		h, err := w.l.read(pos, LogOverhead)
 		if err != nil || len(h) < LogOverhead {
@@ -297,7 +298,7 @@ func (w *kafkaWalk) messageSet(pos int64, sizeFirst bool) error {
 		if bad {
 			return javaError("IllegalStateException", w.l.Path, pos+8, "Invalid message size: %d", size)
 		}
-		pos = wrap32(pos + LogOverhead + int64(size))
+		sizeField, pos = pos+8, wrap32(pos+LogOverhead+int64(size))
 	}
 	return nil
 }
@@ -306,12 +307,13 @@ func (w *kafkaWalk) messageSet(pos int64, sizeFirst bool) error {
 // position + 12 >= end ends the log, a size below 14 throws, an entry past the end ends the
 // log (the test is Java int arithmetic and wraps for a huge size), the offset field decides.
 func (w *kafkaWalk) nextEntry(pos int64) error {
+	sizeField := pos // where a position that wrapped came from: the size field that moved it
 	for {
 		if wrap32(pos+LogOverhead) >= w.end {
 			return nil
 		}
 		if pos < 0 { // Utils.readFullyOrFail's own check (0.10.2.0 Utils.java:823-825)
-			return javaError("IllegalArgumentException", w.l.Path, pos, "The file channel position cannot be negative, but it is %d", pos)
+			return javaError("IllegalArgumentException", w.l.Path, sizeField, "The file channel position cannot be negative, but it is %d", pos)
 		}
 		h, err := w.l.read(pos, LogOverhead)
 		if err != nil || len(h) < LogOverhead {
@@ -330,7 +332,7 @@ func (w *kafkaWalk) nextEntry(pos int64) error {
 			w.hit = walkBatch{pos: pos, size: LogOverhead + int64(size), offset: off, base: off, last: off}
 			return nil
 		}
-		pos = wrap32(pos + LogOverhead + int64(size))
+		sizeField, pos = pos+8, wrap32(pos+LogOverhead+int64(size))
 	}
 }
 
@@ -394,6 +396,9 @@ func (w *kafkaWalk) byLastOffset(pos int64, takeBase bool) error {
 		}
 		if b.last >= w.target {
 			b.base = b.offset
+			if b.magic < 2 { // lastOffset() was the offset field (LegacyFileChannelRecordBatch)
+				w.reasons = append(w.reasons, ReasonLegacy)
+			}
 			if takeBase {
 				if err := w.baseOffset(&b); err != nil {
 					return err
