@@ -268,7 +268,7 @@ func runLongLived(t *testing.T, py string, args []string, batches []handmade.Bat
 }
 
 // The protocol's refusals, in both modes: a protocol other than the integers 1 and 2 (true is
-// no 1; the seed post's mode speaks 1 only), a request that is no JSON object, a query without
+// no 1; the seed post's mode (docs/background.md) speaks 1 only), a request that is no JSON object, a query without
 // integer offsets, an unknown release line or index view: exit 2, no answer.
 func TestRefusals(t *testing.T) {
 	py := python3(t)
@@ -286,7 +286,7 @@ func TestRefusals(t *testing.T) {
 			}
 		}
 		// Protocol 2 is the correct mode's only: an offset query is answered, the seed post's
-		// mode refuses it.
+		// mode (docs/background.md) refuses it.
 		r2 := runReader(t, py, append(mode, dir), []byte(`{"protocol":2,"queries":[{"kind":"offset","segment":"00000000000000000000","baseOffset":0,"offset":7}]}`))
 		if mode == nil && (r2.code != 0 || strings.TrimSpace(string(r2.stdout)) != `{"start": 0, "hit": 100}`) {
 			t.Errorf("protocol 2: exit %d, stdout %q, stderr %s", r2.code, r2.stdout, r2.stderr)

@@ -46,7 +46,7 @@ type Query struct {
 }
 
 // DefaultQueries is the case with only its queries of protocol 1 that name no release line
-// and no view: what the seed post's reader (one rule, protocol 1) is held to.
+// and no view: what the seed post's reader (docs/background.md; one rule, protocol 1) is held to.
 func (c Case) DefaultQueries() Case {
 	var keep []Query
 	for _, q := range c.Queries {
@@ -59,7 +59,7 @@ func (c Case) DefaultQueries() Case {
 }
 
 // PerRelease says the case's queries name a release line, a view or a kind: the seed post's
-// reader (protocol 1, one rule) is not held to them.
+// reader (docs/background.md; protocol 1, one rule) is not held to them.
 func (c Case) PerRelease() bool {
 	for _, q := range c.Queries {
 		if q.Release != "" || q.IndexView != "" || q.Kind != "" {
