@@ -186,7 +186,8 @@ func writeShrunk(out string, d *Divergence, s *Shrunk, sampleSeed uint64) (strin
 	if err != nil {
 		return "", err
 	}
-	req, err := json.MarshalIndent(Request{Protocol: protocolOf(s.Queries), Partition: corpus.Partition, Queries: s.Queries}, "", "  ")
+	req, err := json.MarshalIndent(Request{Protocol: protocolOf(s.Queries), Partition: corpus.Partition, Release: d.Plan.Rules.Release.String(),
+		IndexView: d.Plan.Rules.View.String(), Queries: s.Queries}, "", "  ")
 	if err != nil {
 		return "", err
 	}

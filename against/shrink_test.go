@@ -2,8 +2,14 @@ package against
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"kidx/corpus"
+	"kidx/segment"
 )
 
 // A hang's shrink candidates run under a shorter limit (Command.shrinkTimeout), so a candidate
@@ -34,5 +40,33 @@ func TestHangShrinkHoldsUnderTheFullLimit(t *testing.T) {
 	}
 	if len(again.Divergences) != 1 || again.Divergences[0].Divergence.Kind != FailHang {
 		t.Fatalf("the shrunk case under the full limit: %+v", again.Divergences)
+	}
+}
+
+// A case's queries.json cuts the questions to its queries, and the answers stay those of the
+// release line and view expected.json names (issue 24: a replay asked the reader for the zero
+// rules while kidx's answers were 2.1-3.9's).
+func TestQueriesFileKeepsTheCasesRules(t *testing.T) {
+	dir := t.TempDir()
+	c, err := corpus.WriteCase(dir, corpus.Options{Seed: 3, Release: "2.1-3.9", IndexView: "reopened"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := QuestionsOf(c.Expected)
+	req := Request{Protocol: 1, Partition: corpus.Partition, Queries: q.Queries[:1]}
+	data, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.Dir, QueriesFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := restrictTo(c.Dir, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := segment.ReadRules{Release: segment.Release21, View: segment.ViewReopened}
+	if len(got.Queries) != 1 || got.Rules != want {
+		t.Fatalf("%d queries under %v; want 1 under %v", len(got.Queries), got.Rules, want)
 	}
 }

@@ -46,33 +46,34 @@ func ParseIndexView(s string) (IndexView, error) {
 type ReadRelease int
 
 const (
-	// Release08 is 0.8.0-0.10.0.x: FileMessageSet.searchFor compares an entry's offset before
-	// it checks its size, and never checks that the entry fits the file.
-	Release08 ReadRelease = iota
-	// Release0101 is 0.10.1.x: FileMessageSet.searchForOffsetWithSize checks the size
-	// (IllegalStateException below 14) before the offset; still no end check.
-	Release0101
-	// Release0102 is 0.10.2.x: FileRecords over FileLogInputStream.nextEntry: 12-byte framing,
-	// an entry past the end ends the log; the offset field decides for every magic.
-	Release0102
-	// Release011 is 0.11.0-2.0.x: nextBatch's 17-byte framing and a v2 batch's lastOffset()
-	// from a 61-byte header load; phase 1 without the warm section.
-	Release011
-	// Release21 is 2.1.0-3.9.x: as Release011, phase 1 with the warm section
-	// (AbstractIndex.indexSlotRangeFor).
-	Release21
+	// Release41 is 4.1.0 and later: FileRecords.searchForOffsetFromPosition (KAFKA-18989)
+	// walks by baseOffset() and reads one batch past the hit. It is the zero value: rules that
+	// name no line ask for the newest.
+	Release41 ReadRelease = iota
 	// Release40 is 4.0.x: as Release21, then the hit's baseOffset() (KAFKA-17803), which for a
 	// batch read as legacy loads and iterates it.
 	Release40
-	// Release41 is 4.1.0 and later: FileRecords.searchForOffsetFromPosition (KAFKA-18989)
-	// walks by baseOffset() and reads one batch past the hit.
-	Release41
+	// Release21 is 2.1.0-3.9.x: as Release011, phase 1 with the warm section
+	// (AbstractIndex.indexSlotRangeFor).
+	Release21
+	// Release011 is 0.11.0-2.0.x: nextBatch's 17-byte framing and a v2 batch's lastOffset()
+	// from a 61-byte header load; phase 1 without the warm section.
+	Release011
+	// Release0102 is 0.10.2.x: FileRecords over FileLogInputStream.nextEntry: 12-byte framing,
+	// an entry past the end ends the log; the offset field decides for every magic.
+	Release0102
+	// Release0101 is 0.10.1.x: FileMessageSet.searchForOffsetWithSize checks the size
+	// (IllegalStateException below 14) before the offset; still no end check.
+	Release0101
+	// Release08 is 0.8.0-0.10.0.x: FileMessageSet.searchFor compares an entry's offset before
+	// it checks its size, and never checks that the entry fits the file.
+	Release08
 )
 
 // ReadReleases are every release line, oldest first.
 var ReadReleases = []ReadRelease{Release08, Release0101, Release0102, Release011, Release21, Release40, Release41}
 
-var readReleaseNames = [...]string{"0.8-0.10.0", "0.10.1", "0.10.2", "0.11-2.0", "2.1-3.9", "4.0", "4.1+"}
+var readReleaseNames = [...]string{Release41: "4.1+", Release40: "4.0", Release21: "2.1-3.9", Release011: "0.11-2.0", Release0102: "0.10.2", Release0101: "0.10.1", Release08: "0.8-0.10.0"}
 
 func (r ReadRelease) String() string {
 	if r >= 0 && int(r) < len(readReleaseNames) {
@@ -83,12 +84,14 @@ func (r ReadRelease) String() string {
 
 // ParseReadRelease reads a release line's name (ReadRelease.String).
 func ParseReadRelease(s string) (ReadRelease, error) {
-	for i, n := range readReleaseNames {
-		if n == s {
-			return ReadRelease(i), nil
+	var names []string
+	for _, r := range ReadReleases {
+		if r.String() == s {
+			return r, nil
 		}
+		names = append(names, r.String())
 	}
-	return 0, fmt.Errorf("release line %q: want one of %s", s, strings.Join(readReleaseNames[:], ", "))
+	return 0, fmt.Errorf("release line %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 // ReadReleaseFor is the line of Kafka release major.minor.patch.
@@ -112,9 +115,10 @@ func ReadReleaseFor(major, minor, patch int) ReadRelease {
 }
 
 // warmSearch says whether the line's phase 1 tries the warm section first (2.1.0 on).
-func (r ReadRelease) warmSearch() bool { return r >= Release21 }
+func (r ReadRelease) warmSearch() bool { return r <= Release21 }
 
-// ReadRules are the release line and the index view a lookup answers for.
+// ReadRules are the release line and the index view a lookup answers for. The zero value is
+// 4.1+ over the running index.
 type ReadRules struct {
 	Release ReadRelease
 	View    IndexView
