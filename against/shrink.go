@@ -28,6 +28,35 @@ type ShrinkOptions struct {
 	Scratch    string // where candidates are written ("": fuzz.TempRoot())
 	Budget     int    // <= 0: DefaultShrinkBudget
 	SampleSeed uint64 // the offsets sampled in a large case (corpus.WriteWorkloadCase)
+	Fields     Fields // the parts of a position answer compared (0: all)
+}
+
+// sameGroupAs reports whether got (a candidate's divergence) still shows d's: the same
+// failure kind, or a mismatch of d's kind for which kidx gives d's reason (not necessarily
+// the candidate's first mismatch); got.Mismatch becomes that one.
+func (got *Divergence) sameGroupAs(d *Divergence) bool {
+	if d.Mismatch == nil {
+		return got.Mismatch == nil && got.Kind == d.Kind
+	}
+	for i, m := range got.mismatches {
+		if m.Kind == d.Kind && m.Want.Reason == d.Reason {
+			got.Kind, got.Reason, got.Mismatch = m.Kind, m.Want.Reason, &got.mismatches[i]
+			return true
+		}
+	}
+	return false
+}
+
+// withShrinkTimeout is r with a hang's shorter time limit for the shrink's candidates
+// (Command.shrinkTimeout), through a CopyingReader; another reader is r.
+func withShrinkTimeout(r Reader) Reader {
+	switch r := r.(type) {
+	case *Command:
+		return &Command{Line: r.Line, Timeout: r.shrinkTimeout()}
+	case *CopyingReader:
+		return &CopyingReader{Reader: withShrinkTimeout(r.Reader), Scratch: r.Scratch}
+	}
+	return r
 }
 
 // Shrunk is a divergence reduced: a case written into its own directory (the partition,
@@ -66,8 +95,8 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// candidates get a limit of a few times its slowest normal run (Command.shrinkTimeout),
 	// and the result is checked again under the full limit (below).
 	full := r
-	if c, ok := r.(*Command); ok && d.Kind == FailHang {
-		r = &Command{Line: c.Line, Timeout: c.shrinkTimeout()}
+	if d.Kind == FailHang {
+		r = withShrinkTimeout(r)
 	}
 	var harnessErr error
 	// try writes w as a case, asks r the questions of it that queries keeps (nil: all) and
@@ -83,6 +112,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		}
 		defer os.RemoveAll(c.Dir)
 		q := QuestionsOf(c.Expected)
+		q.Fields = o.Fields
 		if queries != nil {
 			q = queries(q)
 		}
@@ -90,7 +120,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		if err != nil && harnessErr == nil {
 			harnessErr = err
 		}
-		if got == nil || got.Kind != d.Kind {
+		if got == nil || !got.sameGroupAs(d) {
 			return q, nil
 		}
 		return q, got
@@ -131,7 +161,9 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// one query should not depend on the others; when it does, all are kept); for a failure,
 	// halves of the list while a half still fails (at most 2 runs per halving).
 	span := func(lo, hi int) func(Questions) Questions {
-		return func(q Questions) Questions { return Questions{Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]} }
+		return func(q Questions) Questions {
+			return Questions{Rules: q.Rules, Queries: q.Queries[lo:hi], Want: q.Want[lo:hi], Fields: q.Fields}
+		}
 	}
 	lo, hi := 0, len(q.Queries)
 	if got.Mismatch != nil {
