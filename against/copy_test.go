@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kidx/fuzz"
 )
 
 // samplePartition writes a partition directory topic-0 under dir: a .log of non-zero bytes, a
@@ -147,4 +149,57 @@ func TestCopyPartitionKeepsBytesAndHoles(t *testing.T) {
 			t.Fatalf("the index's copy takes %d bytes on disk (the original %d)", got, orig)
 		}
 	}
+}
+
+// BenchmarkCopyPartition is --copy's cost per run on a partition of a 64 MiB .log of data and
+// a preallocated 10 MiB .index and .timeindex (zero tails left as holes): MB/s of the
+// partition's size.
+func BenchmarkCopyPartition(b *testing.B) {
+	src := filepath.Join(b.TempDir(), "topic-0")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	log := bytes.Repeat([]byte{7}, 64<<20)
+	if err := os.WriteFile(filepath.Join(src, "00000000000000000000.log"), log, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"00000000000000000000.index", "00000000000000000000.timeindex"} {
+		if err := os.WriteFile(filepath.Join(src, name), make([]byte, 10<<20), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	size := float64(84 << 20)
+	scratch := b.TempDir()
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		dst := filepath.Join(scratch, "topic-0")
+		if err := CopyPartition(src, dst); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.RemoveAll(dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAgainstInProcessCopying is BenchmarkAgainstInProcess with --copy: the cost of a
+// private copy of each generated case's partition (cases/s), the copies made where kidx diff
+// makes them for generated cases (fuzz.TempRoot: tmpfs where there is one).
+func BenchmarkAgainstInProcessCopying(b *testing.B) {
+	var cases int64
+	var secs float64
+	scratch, err := os.MkdirTemp(fuzz.TempRoot(), "kidx-copy-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(scratch)
+	for b.Loop() {
+		rep, err := Run(context.Background(), Options{Seed: 1, Cases: 200, Reader: &CopyingReader{Reader: KidxReader{}, Scratch: scratch}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cases += rep.Cases
+		secs += rep.Elapsed.Seconds()
+	}
+	b.ReportMetric(float64(cases)/secs, "cases/s")
 }

@@ -139,7 +139,7 @@ XML.`,
 	f.StringVar(&o.against.indexView, "index-view", "running", "with --against: the index entries Kafka's phase 1 searches: running (a running broker's valid entries) or reopened (every slot of the file, as a broker that reopens it); refused with --corpus, whose expected.json names its view")
 	f.IntVar(&o.against.shrinkBudget, "shrink-budget", 0, "with --against: most candidate cases one shrink runs the reader on (default 300)")
 	f.StringVar(&o.against.compare, "compare", "start,hit,hops", "with --against: the parts of a position answer compared, a comma-separated list of start, hit, hops (hops only when the reader gives them); errors are always compared")
-	f.BoolVar(&o.against.copy, "copy", false, "with --against: give the reader a private copy of each partition (in $TMPDIR, zero blocks left sparse), removed after each run, even after a hang")
+	f.BoolVar(&o.against.copy, "copy", false, "with --against: give the reader a private copy of each partition (zero blocks left sparse; --dir and --corpus: in $TMPDIR), removed after each run, even after a hang")
 	registerEraSpec(cmd, &o.eraSpec)
 	f.BoolVar(&o.realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd

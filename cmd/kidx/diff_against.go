@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kidx/against"
+	"kidx/fuzz"
 	"kidx/internal/english"
 	"kidx/internal/printsafe"
 	"kidx/model"
@@ -135,7 +136,13 @@ func (o *diffOptions) runAgainst(stdout, stderr io.Writer) error {
 		r = diffAgainstReader
 	}
 	if o.against.copy {
-		r = &against.CopyingReader{Reader: r, Scratch: againstCopyScratch}
+		scratch := againstCopyScratch
+		if scratch == "" && !o.against.readsCases() {
+			// Generated cases are small and already on tmpfs: their copies go there too (2.4 ms
+			// a case on disk against 0.3 ms). A real partition's copy goes to $TMPDIR, not RAM.
+			scratch = fuzz.TempRoot()
+		}
+		r = &against.CopyingReader{Reader: r, Scratch: scratch}
 	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stopSignals()
