@@ -140,3 +140,29 @@ func TestDiffAgainstDirLogDirectoryWithCopy(t *testing.T) {
 		t.Fatalf("copies left behind: %v (%v)", ents, err)
 	}
 }
+
+// A reader's stderr may hold any bytes: the JUnit failure text stays XML that parses back,
+// control characters and invalid UTF-8 replaced, a "]]>" kept.
+func TestJUnitFailureTextIsAlwaysXML(t *testing.T) {
+	var b strings.Builder
+	stderr := "boom\x00\x01\xff]]>end"
+	rep := againstReport{Command: "r", Cases: 1, DivergentCases: 1, Divergences: []againstDivergence{{Kind: against.FailCrash, Cases: 1, Reader: "exit 1", Stderr: stderr}}}
+	if err := renderAgainstJUnit(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	var x struct {
+		Suites []struct {
+			Cases []struct {
+				Failure struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(b.String()), &x); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if len(x.Suites) != 1 || len(x.Suites[0].Cases) != 1 || !strings.Contains(x.Suites[0].Cases[0].Failure.Text, "boom\uFFFD\uFFFD\uFFFD]]>end") {
+		t.Fatalf("parsed back %+v", x)
+	}
+}

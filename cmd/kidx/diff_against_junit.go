@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"kidx/internal/english"
 )
@@ -45,7 +46,8 @@ type junitCase struct {
 type junitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"` // the divergence's kind
-	Text    string `xml:",chardata"`
+	// Text is CDATA: chardata would escape every newline (&#xA;), unreadable in a CI's page.
+	Text string `xml:",cdata"`
 }
 
 // renderAgainstJUnit writes rep as JUnit XML.
@@ -77,7 +79,7 @@ func renderAgainstJUnit(w io.Writer, rep againstReport) error {
 			divergent[d.Dir] = true
 		}
 		suite.Cases = append(suite.Cases, junitCase{Name: name, ClassName: class,
-			Failure: &junitFailure{Message: name, Type: d.Kind, Text: junitFailureText(rep, d)}})
+			Failure: &junitFailure{Message: name, Type: d.Kind, Text: xmlChars(junitFailureText(rep, d))}})
 	}
 	if rep.asked != nil {
 		for _, dir := range rep.asked {
@@ -101,6 +103,22 @@ func renderAgainstJUnit(w io.Writer, rep againstReport) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// xmlChars is s with every rune XML 1.0 does not allow (control characters, invalid UTF-8: a
+// reader's stderr may hold any bytes) replaced by U+FFFD, as encoding/xml's chardata escaping
+// does; CDATA is written as given.
+func xmlChars(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF && r != utf8.RuneError,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
 }
 
 // junitFailureText is a divergence group in the text report's words.
