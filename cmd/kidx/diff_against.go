@@ -139,8 +139,8 @@ func (o *diffOptions) runAgainst(stdout, stderr io.Writer) error {
 	if o.against.copy {
 		scratch := againstCopyScratch
 		if scratch == "" && !o.against.readsCases() {
-			// Generated cases are small and already on tmpfs: their copies go there too (about
-			// 0.4 ms a case, 2.4 ms on disk). A real partition's copy goes to $TMPDIR, not RAM.
+			// Generated cases are small and already on tmpfs: their copies go there too (under
+			// 1 ms a case, 2.4 ms on disk). A real partition's copy goes to $TMPDIR, not RAM.
 			scratch = fuzz.TempRoot()
 		}
 		r = &against.CopyingReader{Reader: r, Scratch: scratch}
