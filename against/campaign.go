@@ -36,6 +36,8 @@ type Options struct {
 	Out string
 	// ShrinkBudget is the most candidate cases one shrink tries (<= 0: DefaultShrinkBudget).
 	ShrinkBudget int
+	// Fields are the parts of a position answer compared (0: all).
+	Fields Fields
 	// Scratch is where cases are written while they run ("" : fuzz.TempRoot(), tmpfs where
 	// there is one); each case is removed once its answers are compared.
 	Scratch string
@@ -51,32 +53,46 @@ type Report struct {
 	// Divergent is the number of cases on which the reader failed or answered otherwise.
 	Divergent int64
 	Elapsed   time.Duration
-	// Divergences are the first case of each kind of divergence and damage (a reader with one
-	// bug diverges on many cases the same way), by case number.
+	// Divergences are the first case of each group of divergences (Divergence.Key: kind,
+	// damage kind and kidx's reason; a reader with one bug diverges on many cases the same
+	// way), by case number.
 	Divergences []*Divergence
 }
 
 // Divergence is a case on which the reader failed (Failure) or answered a query otherwise
 // (Mismatch) than kidx.
 type Divergence struct {
-	Kind     string // a Mismatch kind or a Failure kind
-	Case     int64
-	Cases    int64          // the cases that diverged with this kind and damage kind
+	Kind string // a Mismatch kind or a Failure kind
+	// Reason is kidx's reason for its answer to the mismatched query (Answer.Reason: the rule
+	// or Java class that decided it), "" for a plain answer and for a failure.
+	Reason string
+	Case   int64
+	Cases  int64 // the cases (with --dir: the queries) of the group
+	// CaseList are the group's case numbers, ascending (Run's groups; one case elsewhere).
+	CaseList []int64
 	Damage   *corpus.Damage // the case's damage; nil for an undamaged case
-	Mismatch *Mismatch      // the case's first mismatch of Kind
+	Mismatch *Mismatch      // the case's first mismatch
 	Failure  *Failure
-	Workload model.Workload
-	Plan     corpus.Plan
-	Queries  int // the case's query count
-	Shrunk   *Shrunk
+	// mismatches are every mismatch of the case, for Shrink to keep the group's own.
+	mismatches []Mismatch
+	Workload   model.Workload
+	Plan       corpus.Plan
+	Queries    int // the case's query count
+	Shrunk     *Shrunk
 }
 
-// Key is what divergences are grouped by: the kind, and the damage kind of the case.
+// Key is what divergences are grouped by: the kind, the damage kind of the case and kidx's
+// reason, so that a reader's bug and a deliberate difference from one of Kafka's rules never
+// share a group (issue 24): "hit on batch-header-byte-flip (kidx: short-v2-header)".
 func (d *Divergence) Key() string {
-	if d.Damage == nil {
-		return d.Kind
+	k := d.Kind
+	if d.Damage != nil {
+		k += " on " + d.Damage.Kind
 	}
-	return d.Kind + " on " + d.Damage.Kind
+	if d.Reason != "" {
+		k += " (kidx: " + d.Reason + ")"
+	}
+	return k
 }
 
 // Run generates cases (package corpus) from o.Seed, runs o.Reader on each and compares its
@@ -123,7 +139,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				if (o.Cases > 0 && i >= o.Cases) || (o.Cases <= 0 && time.Now().After(deadline)) {
 					return
 				}
-				d, nq, err := runCase(ctx, scratch, co, int(i), o.Reader)
+				d, nq, err := runCase(ctx, scratch, co, int(i), o.Reader, o.Fields)
 				if err != nil {
 					if ctx.Err() != nil {
 						return
@@ -142,11 +158,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 					mu.Lock()
 					if g, ok := groups[d.Key()]; !ok || d.Case < g.Case {
 						if ok {
-							d.Cases = g.Cases
+							d.Cases, d.CaseList = g.Cases, g.CaseList
 						}
 						groups[d.Key()] = d
 					}
-					groups[d.Key()].Cases++
+					g := groups[d.Key()]
+					g.Cases++
+					g.CaseList = append(g.CaseList, d.Case)
 					mu.Unlock()
 				}
 				n := done.Add(1)
@@ -166,6 +184,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return rep, err
 	}
 	for _, d := range groups {
+		slices.Sort(d.CaseList)
 		rep.Divergences = append(rep.Divergences, d)
 	}
 	slices.SortFunc(rep.Divergences, func(a, b *Divergence) int {
@@ -175,7 +194,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return rep, nil
 	}
 	for _, d := range rep.Divergences {
-		s, err := Shrink(ctx, d, o.Reader, ShrinkOptions{Out: o.Out, Scratch: scratch, Budget: o.ShrinkBudget, SampleSeed: o.Seed})
+		s, err := Shrink(ctx, d, o.Reader, ShrinkOptions{Out: o.Out, Scratch: scratch, Budget: o.ShrinkBudget, SampleSeed: o.Seed, Fields: o.Fields})
 		if err != nil {
 			return rep, fmt.Errorf("shrinking case %d (%s): %w", d.Case, d.Key(), err)
 		}
@@ -193,13 +212,14 @@ func scratchRoot(s string) string {
 
 // runCase writes case i, asks the reader its questions and compares; nil when the reader
 // answered every query as kidx does. nq is the number of queries asked.
-func runCase(ctx context.Context, scratch string, co corpus.Options, i int, r Reader) (*Divergence, int, error) {
+func runCase(ctx context.Context, scratch string, co corpus.Options, i int, r Reader, fields Fields) (*Divergence, int, error) {
 	c, err := corpus.WriteCase(scratch, co, i)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer os.RemoveAll(c.Dir)
 	q := questionsFor(c.Expected, r)
+	q.Fields = fields
 	d, err := ask(ctx, c, q, r)
 	if d != nil {
 		d.Case = int64(i)
@@ -233,6 +253,6 @@ func ask(ctx context.Context, c *corpus.Case, q Questions, r Reader) (*Divergenc
 	if len(ms) == 0 {
 		return nil, nil
 	}
-	d.Kind, d.Mismatch = ms[0].Kind, &ms[0]
+	d.Kind, d.Reason, d.Mismatch, d.mismatches = ms[0].Kind, ms[0].Want.Reason, &ms[0], ms
 	return d, nil
 }

@@ -93,14 +93,14 @@ func TestPlantedStrictPhase1IsFoundAndShrunk(t *testing.T) {
 			t.Errorf("shrunk case lacks %s: %v", f, err)
 		}
 	}
-	again, err := RunCorpus(context.Background(), s.Dir, planted)
+	again, err := RunCorpus(context.Background(), s.Dir, planted, AllFields)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.Cases != 1 || again.Queries != 1 || len(again.Divergences) != 1 || again.Divergences[0].Divergence.Kind != MismatchStart {
 		t.Fatalf("replay with the bug: %+v", again)
 	}
-	clean, err := RunCorpus(context.Background(), s.Dir, KidxReader{})
+	clean, err := RunCorpus(context.Background(), s.Dir, KidxReader{}, AllFields)
 	if err != nil || len(clean.Divergences) != 0 {
 		t.Fatalf("replay without the bug: %+v, %v", clean, err)
 	}

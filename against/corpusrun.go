@@ -23,7 +23,9 @@ type CorpusDivergence struct {
 
 // CorpusReport is RunCorpus's outcome.
 type CorpusReport struct {
-	Cases       int
+	Cases int
+	// Asked are the case (RunCorpus) or partition (RunDir) directories asked, in order.
+	Asked       []string
 	Queries     int64
 	Elapsed     time.Duration
 	Divergences []CorpusDivergence
@@ -32,8 +34,9 @@ type CorpusReport struct {
 // RunCorpus runs r on every case of a corpus kidx corpus wrote (dir holds case directories),
 // or on one case directory (dir holds expected.json), and compares the answers with the
 // case's expected.json; a case directory with a queries.json (a shrunk case) is asked those
-// queries only. Nothing in dir is written.
-func RunCorpus(ctx context.Context, dir string, r Reader) (*CorpusReport, error) {
+// queries only. fields are the parts of a position answer compared (0: all). Nothing in dir
+// is written.
+func RunCorpus(ctx context.Context, dir string, r Reader, fields Fields) (*CorpusReport, error) {
 	cases, err := caseDirs(dir)
 	if err != nil {
 		return nil, err
@@ -49,6 +52,7 @@ func RunCorpus(ctx context.Context, dir string, r Reader) (*CorpusReport, error)
 			return rep, err
 		}
 		q := questionsFor(exp, r)
+		q.Fields = fields
 		if q, err = restrictTo(cd, q); err != nil {
 			return rep, err
 		}
@@ -58,9 +62,10 @@ func RunCorpus(ctx context.Context, dir string, r Reader) (*CorpusReport, error)
 			return rep, fmt.Errorf("%s: %w", cd, err)
 		}
 		rep.Cases++
+		rep.Asked = append(rep.Asked, cd)
 		rep.Queries += int64(len(q.Queries))
 		if d != nil {
-			d.Case, d.Cases = int64(exp.Case), 1
+			d.Case, d.Cases, d.CaseList = int64(exp.Case), 1, []int64{int64(exp.Case)}
 			rep.Divergences = append(rep.Divergences, CorpusDivergence{Dir: cd, Divergence: d})
 		}
 	}
@@ -107,7 +112,8 @@ func restrictTo(caseDir string, q Questions) (Questions, error) {
 	if err := json.Unmarshal(data, &req); err != nil {
 		return q, fmt.Errorf("%s: %w", filepath.Join(caseDir, QueriesFile), err)
 	}
-	out := Questions{Rules: q.Rules} // expected.json's release and view, whatever queries.json says
+	// The release, view and fields stay the case's: only the queries are cut.
+	out := Questions{Rules: q.Rules, Fields: q.Fields}
 	for _, want := range req.Queries {
 		i := slices.Index(q.Queries, want)
 		if i < 0 {

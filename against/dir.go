@@ -31,8 +31,13 @@ func DirQuestions(dir string, rules segment.ReadRules) (Questions, error) {
 	if len(ds.Partitions) != 1 || len(ds.Partitions[0].LogSegments()) == 0 {
 		return Questions{}, fmt.Errorf("%s: not a partition directory with a segment (<base offset>.log) in it", dir)
 	}
+	return partitionQuestions(&ds.Partitions[0], rules)
+}
+
+// partitionQuestions are DirQuestions of one scanned partition.
+func partitionQuestions(p *logdir.PartitionDir, rules segment.ReadRules) (Questions, error) {
 	q := Questions{Rules: rules}
-	for _, sf := range ds.Partitions[0].LogSegments() {
+	for _, sf := range p.LogSegments() {
 		stem := strings.TrimSuffix(filepath.Base(sf.Log), segment.LogSuffix)
 		s, err := segment.OpenSegmentFiles(sf, segment.DefaultAccess)
 		if err != nil {
@@ -98,50 +103,86 @@ func kidxAnswer(res segment.LookupResult, err error) Answer {
 	return a
 }
 
-// RunDir runs r once on a partition directory kidx did not write and compares its answers
-// with kidx's (DirQuestions). There is no workload to shrink: each divergence names the first
-// query of its kind, and its Cases counts the queries of that kind (not cases: there is one).
-func RunDir(ctx context.Context, dir string, rules segment.ReadRules, r Reader) (*CorpusReport, error) {
+// RunDir runs r on every partition of dir, a partition directory or a whole log directory
+// kidx did not write (logdir.ScanDir; partitions without a segment are skipped), once per
+// partition (so a Command's time limit is per partition), and compares its answers with
+// kidx's (partitionQuestions). There is no workload to shrink: per partition, each divergence
+// is the first query of its group (kind and kidx's reason), and its Cases counts the queries
+// of that group. The report's Cases are the partitions asked. Nothing in dir is written.
+func RunDir(ctx context.Context, dir string, rules segment.ReadRules, r Reader, fields Fields) (*CorpusReport, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	q, err := DirQuestions(abs, rules)
+	ds, err := logdir.ScanDir(abs)
 	if err != nil {
 		return nil, err
 	}
-	if readerProtocol(r) >= ProtocolVersion2 {
-		if q, err = addDirProtocol2(abs, q); err != nil {
-			return nil, err
+	rep := &CorpusReport{}
+	for i := range ds.Partitions {
+		p := &ds.Partitions[i]
+		if len(p.LogSegments()) == 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		q, err := partitionQuestions(p, rules)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", p.Path, err)
+		}
+		if readerProtocol(r) >= ProtocolVersion2 {
+			if q, err = addDirProtocol2(p.Path, q); err != nil {
+				return rep, fmt.Errorf("%s: %w", p.Path, err)
+			}
+		}
+		q.Fields = fields
+		ds, err := askPartition(ctx, p.Path, q, r)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", p.Path, err)
+		}
+		rep.Cases++
+		rep.Asked = append(rep.Asked, p.Path)
+		rep.Queries += int64(len(q.Queries))
+		for _, d := range ds {
+			rep.Divergences = append(rep.Divergences, CorpusDivergence{Dir: p.Path, Divergence: d})
 		}
 	}
-	answers, err := r.Answer(ctx, abs, rules, q.Queries)
-	rep := &CorpusReport{Cases: 1, Queries: int64(len(q.Queries))}
+	if rep.Cases == 0 {
+		return nil, fmt.Errorf("%s: no partition directory with a segment (<base offset>.log) in it", dir)
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// askPartition runs r once on one partition and groups its divergences by kind and kidx's
+// reason, in query order; nil when every answer agrees.
+func askPartition(ctx context.Context, part string, q Questions, r Reader) ([]*Divergence, error) {
+	answers, err := r.Answer(ctx, part, q.Rules, q.Queries)
 	d := &Divergence{Queries: len(q.Queries), Cases: 1}
 	var f *Failure
 	switch {
 	case errors.As(err, &f):
 		d.Kind, d.Failure = f.Kind, f
+		return []*Divergence{d}, nil
 	case err != nil:
 		return nil, err
 	case len(answers) != len(q.Queries):
 		d.Kind, d.Failure = FailProtocol, &Failure{Kind: FailProtocol, What: fmt.Sprintf("%d answers for %d queries", len(answers), len(q.Queries))}
-	default:
-		// One divergence per kind: a reader wrong about a legacy log is wrong at most of it.
-		byKind := map[string]*Divergence{}
-		for _, m := range Compare(q, answers) {
-			if d := byKind[m.Kind]; d != nil {
-				d.Cases++
-				continue
-			}
-			byKind[m.Kind] = &Divergence{Kind: m.Kind, Mismatch: &m, Cases: 1, Queries: len(q.Queries)}
-			rep.Divergences = append(rep.Divergences, CorpusDivergence{Dir: abs, Divergence: byKind[m.Kind]})
-		}
-		rep.Elapsed = time.Since(start)
-		return rep, nil
+		return []*Divergence{d}, nil
 	}
-	rep.Divergences = append(rep.Divergences, CorpusDivergence{Dir: abs, Divergence: d})
-	rep.Elapsed = time.Since(start)
-	return rep, nil
+	// One divergence per group: a reader wrong about a legacy log is wrong at most of it.
+	var out []*Divergence
+	byKey := map[string]*Divergence{}
+	for _, m := range Compare(q, answers) {
+		d := &Divergence{Kind: m.Kind, Reason: m.Want.Reason, Mismatch: &m, Cases: 1, Queries: len(q.Queries)}
+		if g := byKey[d.Key()]; g != nil {
+			g.Cases++
+			continue
+		}
+		byKey[d.Key()] = d
+		out = append(out, d)
+	}
+	return out, nil
 }

@@ -9,11 +9,16 @@
 //   - protocol.go: Query, Request, Answer, and the strict reading of a reader's output.
 //   - command.go: Command, a Reader that runs an external program with a time limit; a crash,
 //     a hang or a broken answer is a Failure, a finding about the reader.
-//   - compare.go: Compare, a reader's answers against a corpus case's expected.json.
-//   - campaign.go: Run, generated cases (package corpus) through a Reader on workers.
+//   - compare.go: Compare, a reader's answers against a corpus case's expected.json, on the
+//     Fields asked (--compare).
+//   - campaign.go: Run, generated cases (package corpus) through a Reader on workers; the
+//     divergences grouped by kind, damage kind and kidx's reason (Divergence.Key).
 //   - shrink.go: Shrink, a divergent case reduced to a small workload and one query, written
 //     as a directory a reader can be rerun on.
 //   - corpusrun.go, dir.go: RunCorpus over a corpus on disk, RunDir over a real broker's
-//     partition (DirQuestions: kidx's readers give the answers).
+//     partition or every partition of a log directory, one run each (DirQuestions: kidx's
+//     readers give the answers).
+//   - copy.go: CopyingReader (--copy), any Reader given a private copy of each partition,
+//     removed after the run.
 //   - kidxreader.go: KidxReader, kidx's own reader in process (the benchmark's fast reader).
 package against

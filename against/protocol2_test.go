@@ -245,11 +245,11 @@ func TestPlantedProtocol2BugsAreFoundAndShrunk(t *testing.T) {
 			if !tc.trigger(s.Queries[0], s.Mismatch.Want, exp) {
 				t.Errorf("shrunk query %+v (kidx: %s) is not the bug's trigger", s.Queries[0], s.Mismatch.Want)
 			}
-			again, err := RunCorpus(context.Background(), s.Dir, tc.reader)
+			again, err := RunCorpus(context.Background(), s.Dir, tc.reader, 0)
 			if err != nil || again.Queries != 1 || len(again.Divergences) != 1 || again.Divergences[0].Divergence.Kind != tc.kind {
 				t.Fatalf("replay with the bug: %+v, %v", again, err)
 			}
-			clean, err := RunCorpus(context.Background(), s.Dir, KidxReader{Protocol: 2})
+			clean, err := RunCorpus(context.Background(), s.Dir, KidxReader{Protocol: 2}, 0)
 			if err != nil || clean.Queries != 1 || len(clean.Divergences) != 0 {
 				t.Fatalf("replay without the bug: %+v, %v", clean, err)
 			}
@@ -291,7 +291,7 @@ func TestDirAsksProtocol2(t *testing.T) {
 	if part == "" {
 		t.Fatal("no case of two segments in 40")
 	}
-	rep, err := RunDir(context.Background(), part, rules21, KidxReader{Protocol: 2})
+	rep, err := RunDir(context.Background(), part, rules21, KidxReader{Protocol: 2}, 0)
 	if err != nil || len(rep.Divergences) != 0 {
 		t.Fatalf("%+v, %v", rep, err)
 	}
@@ -310,7 +310,7 @@ func TestDirAsksProtocol2(t *testing.T) {
 	if kinds[KindOffset] == 0 || kinds[KindTimestamp] == 0 || kinds[KindSegment] == 0 || kinds[""] != 0 || rep.Queries != int64(len(q2.Queries)) {
 		t.Errorf("queries by kind %v, %d asked", kinds, rep.Queries)
 	}
-	bad, err := RunDir(context.Background(), part, rules21, KidxReader{Protocol: 2, floor: floorBelow})
+	bad, err := RunDir(context.Background(), part, rules21, KidxReader{Protocol: 2, floor: floorBelow}, 0)
 	if err != nil || len(bad.Divergences) != 1 || bad.Divergences[0].Divergence.Kind != MismatchSegment {
 		t.Fatalf("planted floorSegment: %+v, %v", bad, err)
 	}

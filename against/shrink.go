@@ -28,6 +28,35 @@ type ShrinkOptions struct {
 	Scratch    string // where candidates are written ("": fuzz.TempRoot())
 	Budget     int    // <= 0: DefaultShrinkBudget
 	SampleSeed uint64 // the offsets sampled in a large case (corpus.WriteWorkloadCase)
+	Fields     Fields // the parts of a position answer compared (0: all)
+}
+
+// sameGroupAs reports whether got (a candidate's divergence) still shows d's: the same
+// failure kind, or a mismatch of d's kind for which kidx gives d's reason (not necessarily
+// the candidate's first mismatch); got.Mismatch becomes that one.
+func (got *Divergence) sameGroupAs(d *Divergence) bool {
+	if d.Mismatch == nil {
+		return got.Mismatch == nil && got.Kind == d.Kind
+	}
+	for i, m := range got.mismatches {
+		if m.Kind == d.Kind && m.Want.Reason == d.Reason {
+			got.Kind, got.Reason, got.Mismatch = m.Kind, m.Want.Reason, &got.mismatches[i]
+			return true
+		}
+	}
+	return false
+}
+
+// withShrinkTimeout is r with a hang's shorter time limit for the shrink's candidates
+// (Command.shrinkTimeout), through a CopyingReader; another reader is r.
+func withShrinkTimeout(r Reader) Reader {
+	switch r := r.(type) {
+	case *Command:
+		return &Command{Line: r.Line, Timeout: r.shrinkTimeout(), Protocol: r.Protocol}
+	case *CopyingReader:
+		return &CopyingReader{Reader: withShrinkTimeout(r.Reader), Scratch: r.Scratch}
+	}
+	return r
 }
 
 // Shrunk is a divergence reduced: a case written into its own directory (the partition,
@@ -67,8 +96,9 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// and the result is checked again under the full limit (below).
 	// (limited, not r != full: a Reader need not be comparable, KidxReader is not.)
 	full, limited := r, false
-	if c, ok := r.(*Command); ok && d.Kind == FailHang {
-		r, limited = &Command{Line: c.Line, Timeout: c.shrinkTimeout(), Protocol: c.Protocol}, true
+	if d.Kind == FailHang {
+		r = withShrinkTimeout(r)
+		limited = true
 	}
 	var harnessErr error
 	// try writes w as a case, asks r the questions of it that queries keeps (nil: all) and
@@ -84,6 +114,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		}
 		defer os.RemoveAll(c.Dir)
 		q := questionsFor(c.Expected, r)
+		q.Fields = o.Fields
 		if queries != nil {
 			q = queries(q)
 		}
@@ -91,7 +122,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 		if err != nil && harnessErr == nil {
 			harnessErr = err
 		}
-		if got == nil || got.Kind != d.Kind {
+		if got == nil || !got.sameGroupAs(d) {
 			return q, nil
 		}
 		return q, got
@@ -133,7 +164,7 @@ func Shrink(ctx context.Context, d *Divergence, r Reader, o ShrinkOptions) (*Shr
 	// halves of the list while a half still fails (at most 2 runs per halving).
 	span := func(lo, hi int) func(Questions) Questions {
 		return func(q Questions) Questions {
-			return Questions{Rules: q.Rules, Queries: q.Queries[lo:hi], Want: q.Want[lo:hi]}
+			return Questions{Rules: q.Rules, Queries: q.Queries[lo:hi], Want: q.Want[lo:hi], Fields: q.Fields}
 		}
 	}
 	lo, hi := 0, len(q.Queries)

@@ -34,7 +34,7 @@ func TestHangShrinkHoldsUnderTheFullLimit(t *testing.T) {
 	if s.Kind != FailHang || len(s.Queries) <= 20 {
 		t.Fatalf("shrunk to %d queries (%s): a request of 20 or fewer does not hang", len(s.Queries), s.Kind)
 	}
-	again, err := RunCorpus(context.Background(), s.Dir, r)
+	again, err := RunCorpus(context.Background(), s.Dir, r, AllFields)
 	if err != nil {
 		t.Fatal(err)
 	}

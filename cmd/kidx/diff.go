@@ -109,8 +109,13 @@ and byte). Every answer is compared with kidx's. A crash (non-zero exit), a hang
 each kind of divergence is shrunk to a small workload and one query and written as a case
 directory under --out (the partition, workload.json, expected.json, queries.json); divergences
 exit 1. --corpus DIR runs CMD over a corpus kidx corpus wrote (or one case directory, e.g. a
-shrunk one) instead of generated cases; --dir PARTITION asks CMD about a partition directory
-kidx did not write (a real broker's, of any release), with kidx's readers giving the answers.`,
+shrunk one) instead of generated cases; --dir DIR asks CMD about a partition directory, or
+every partition of a log directory, kidx did not write (a real broker's, of any release), with
+kidx's readers giving the answers. Divergences are grouped by kind, damage kind and the rule
+that decided kidx's answer, each group listing its cases. --compare hit holds a reader with
+another index policy to the hit alone; --copy gives the reader a private copy of each
+partition (for storage layers that write into their directory); --format junit writes JUnit
+XML.`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
 	}
@@ -121,7 +126,7 @@ kidx did not write (a real broker's, of any release), with kidx's readers giving
 	f.StringVar(&o.rule, "rule", "", "append rule of every case: per-batch or per-append (default: both)")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "parallel workers")
 	f.StringVar(&o.outDir, "out", "", "directory for reproduction files (default: a new temporary directory)")
-	f.StringVar(&o.format, "format", "text", "output: text or json")
+	f.StringVar(&o.format, "format", "text", "output: text or json (with --against also junit: JUnit XML for a reader's CI)")
 	f.IntVar(&o.steps, "max-steps", 40, "most steps per generated workload")
 	f.BoolVar(&o.crash.on, "crash", false, "explore crashes at every write and sync point instead (docs/crash.md)")
 	f.StringVar(&o.crash.workload, "workload", "", "with --crash: explore this workload file instead of generated cases")
@@ -129,11 +134,13 @@ kidx did not write (a real broker's, of any release), with kidx's readers giving
 	f.StringVar(&o.against.command, "against", "", "fuzz this reader instead: a shell command line, run with the partition directory as its last argument (docs/against.md)")
 	f.DurationVar(&o.against.timeout, "timeout", 10*time.Second, "with --against: the reader's time limit per case; past it the reader is killed (a hang)")
 	f.StringVar(&o.against.corpusDir, "corpus", "", "with --against: run the reader over this kidx corpus directory (or one case directory) instead of generated cases")
-	f.StringVar(&o.against.dir, "dir", "", "with --against: ask the reader about this partition directory (a real broker's: kidx's readers give the answers; nothing is written there)")
-	f.StringVar(&o.against.kafkaVersion, "kafka-version", "", "with --against: the Kafka release X.Y.Z whose lookup answers the reader is held to (its release line, docs/against.md), and whose rule generated cases are written by, as kidx corpus --kafka-version (default: both rules, each case answered by its rule's line; --dir: 4.1+)")
-	f.StringVar(&o.against.indexView, "index-view", "running", "with --against: the index entries Kafka's phase 1 searches: running (a running broker's valid entries) or reopened (every slot of the file, as a broker that reopens it)")
+	f.StringVar(&o.against.dir, "dir", "", "with --against: ask the reader about this partition directory, or every partition of this log directory, one run (and one --timeout) per partition (a real broker's: kidx's readers give the answers; nothing is written there)")
+	f.StringVar(&o.against.kafkaVersion, "kafka-version", "", "with --against: the Kafka release X.Y.Z whose lookup answers the reader is held to (its release line, docs/against.md), and whose rule generated cases are written by, as kidx corpus --kafka-version (default: both rules, each case answered by its rule's line; --dir: 4.1+; refused with --corpus, whose expected.json names its release)")
+	f.StringVar(&o.against.indexView, "index-view", "running", "with --against: the index entries Kafka's phase 1 searches: running (a running broker's valid entries) or reopened (every slot of the file, as a broker that reopens it); refused with --corpus, whose expected.json names its view")
 	f.IntVar(&o.against.shrinkBudget, "shrink-budget", 0, "with --against: most candidate cases one shrink runs the reader on (default 300)")
 	addAgainstServeFlags(f, &o.against.serve)
+	f.StringVar(&o.against.compare, "compare", "start,hit,hops", "with --against: the parts of a position answer compared, a comma-separated list of start, hit, hops (hops only when the reader gives them); errors are always compared")
+	f.BoolVar(&o.against.copy, "copy", false, "with --against: give the reader a private copy of each partition (zero blocks left sparse; --dir and --corpus: in $TMPDIR), removed after each run, even after a hang")
 	registerEraSpec(cmd, &o.eraSpec)
 	f.BoolVar(&o.realFS, "real-files", false, "write each case to real files in a temporary directory, not in memory (slower; also checks the OS path)")
 	return cmd
@@ -143,6 +150,7 @@ func (o *diffOptions) Complete(cmd *cobra.Command, _ []string) error {
 	flags := cmd.Flags()
 	o.seedGiven, o.ruleGiven = flags.Changed("seed"), flags.Changed("rule")
 	o.realFilesGiven, o.maxStepsGiven = flags.Changed("real-files"), flags.Changed("max-steps")
+	o.against.indexViewGiven = flags.Changed("index-view")
 	// Cases read from disk (--corpus, --dir) are not drawn from a seed.
 	if !o.seedGiven && !o.against.readsCases() {
 		o.seed, o.seedDrawn = rand.Uint64(), true
@@ -151,7 +159,11 @@ func (o *diffOptions) Complete(cmd *cobra.Command, _ []string) error {
 }
 
 func (o *diffOptions) Validate() error {
-	if err := formatFlag(o.format, "text", "json"); err != nil {
+	formats := []string{"text", "json"}
+	if o.against.asked() {
+		formats = append(formats, "junit") // a reader's CI reads JUnit XML
+	}
+	if err := formatFlag(o.format, formats...); err != nil {
 		return err
 	}
 	if o.duration < 0 || o.cases < 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kidx/against"
+	"kidx/fuzz"
 	"kidx/internal/english"
 	"kidx/internal/printsafe"
 	"kidx/model"
@@ -28,6 +29,11 @@ type againstFlags struct {
 	indexView    string
 	shrinkBudget int
 	serve        againstServeFlags // --serve, --protocol, --damage (diff_against_serve.go)
+	compare      string            // --compare: the fields of a position answer compared
+	copy         bool              // --copy: the reader gets a private copy of each partition
+
+	fields         against.Fields // Validate: --compare parsed
+	indexViewGiven bool           // Complete: --index-view was given (--corpus refuses it)
 }
 
 // asked reports whether --against, --corpus or --dir was given: the --against mode, whose
@@ -54,8 +60,8 @@ func (o *diffOptions) validateAgainst() error {
 		return usageErr("--real-files and --max-steps belong to the differential campaign, not --against")
 	case ag.timeout <= 0:
 		return usageErr("--timeout %s: want a positive duration", ag.timeout)
-	case ag.corpusDir != "" && ag.kafkaVersion != "":
-		return usageErr("--corpus reads cases whose expected.json names the release its answers are; --kafka-version goes with generated cases and --dir")
+	case ag.corpusDir != "" && (ag.kafkaVersion != "" || ag.indexViewGiven):
+		return usageErr("--corpus reads cases whose expected.json names the release and index view its answers are for; --kafka-version and --index-view go with generated cases and --dir")
 	case ag.readsCases() && (o.duration > 0 || o.cases > 0 || o.seedGiven || o.ruleGiven):
 		return usageErr("--corpus and --dir read cases that exist: --cases, --duration, --seed and --rule make cases, and do not go with them")
 	case !ag.readsCases() && o.duration == 0 && o.cases == 0:
@@ -63,12 +69,21 @@ func (o *diffOptions) validateAgainst() error {
 	case ag.kafkaVersion != "" && o.ruleGiven:
 		return usageErr("--rule and --kafka-version both pick the rule: give one")
 	}
+	f, err := against.ParseFields(ag.compare)
+	if err != nil {
+		return usageErr("--compare: %v", err)
+	}
+	o.against.fields = f
 	return o.against.serve.validate(ag.readsCases())
 }
 
 // diffAgainstReader replaces the external command in tests (an in-process reader): nil means
 // against.Command on --against.
 var diffAgainstReader against.Reader
+
+// againstCopyScratch is where --copy makes its copies; tests set it. "": generated cases'
+// copies next to the cases (fuzz.TempRoot), a real partition's in os.TempDir().
+var againstCopyScratch string
 
 // againstReport is --against's --format json output.
 type againstReport struct {
@@ -82,19 +97,27 @@ type againstReport struct {
 	Divergences    []againstDivergence `json:"divergences"`
 	Command        string              `json:"command"`
 	Timeout        string              `json:"timeout"`
+	Compare        string              `json:"compare"` // the fields of a position answer compared
+	// asked are the case or partition directories asked (--corpus, --dir): JUnit's passing
+	// test cases.
+	asked []string
 }
 
 type againstDivergence struct {
-	Kind   string         `json:"kind"`
-	Damage string         `json:"damage,omitempty"`
-	Case   int64          `json:"case"`
-	Cases  int64          `json:"cases"`
-	Query  *against.Query `json:"query,omitempty"`
-	Kidx   string         `json:"kidx,omitempty"`
-	Reader string         `json:"reader"`
-	Stderr string         `json:"stderr,omitempty"`
-	Dir    string         `json:"dir,omitempty"`
-	Shrunk *againstShrunk `json:"shrunk,omitempty"`
+	Kind   string `json:"kind"`
+	Damage string `json:"damage,omitempty"`
+	// Reason is kidx's reason for its answer (the rule or Java class that decided it).
+	Reason string `json:"reason,omitempty"`
+	Case   int64  `json:"case"`
+	Cases  int64  `json:"cases"`
+	// CaseList are the group's case numbers (not with --dir, where Cases counts queries).
+	CaseList []int64        `json:"caseList,omitempty"`
+	Query    *against.Query `json:"query,omitempty"`
+	Kidx     string         `json:"kidx,omitempty"`
+	Reader   string         `json:"reader"`
+	Stderr   string         `json:"stderr,omitempty"`
+	Dir      string         `json:"dir,omitempty"`
+	Shrunk   *againstShrunk `json:"shrunk,omitempty"`
 }
 
 type againstShrunk struct {
@@ -112,9 +135,18 @@ type againstShrunk struct {
 func (o *diffOptions) runAgainst(stdout, stderr io.Writer) error {
 	r, closeReader := o.against.serve.reader(o.against.command, o.against)
 	defer closeReader()
+	if o.against.copy {
+		scratch := againstCopyScratch
+		if scratch == "" && !o.against.readsCases() {
+			// Generated cases are small and already on tmpfs: their copies go there too (under
+			// 1 ms a case, 2.4 ms on disk). A real partition's copy goes to $TMPDIR, not RAM.
+			scratch = fuzz.TempRoot()
+		}
+		r = &against.CopyingReader{Reader: r, Scratch: scratch}
+	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stopSignals()
-	rep := againstReport{Command: o.against.command, Timeout: o.against.timeout.String(), Divergences: []againstDivergence{}}
+	rep := againstReport{Command: o.against.command, Timeout: o.against.timeout.String(), Compare: o.against.fields.String(), Divergences: []againstDivergence{}}
 	var err error
 	if o.against.readsCases() {
 		err = o.against.runOnCases(ctx, r, &rep)
@@ -159,16 +191,16 @@ func (f againstFlags) runOnCases(ctx context.Context, r against.Reader, rep *aga
 		if rerr != nil {
 			return rerr
 		}
-		cr, err = against.RunDir(ctx, f.dir, rules, r)
+		cr, err = against.RunDir(ctx, f.dir, rules, r, f.fields)
 		rep.Dir = f.dir
 	} else {
-		cr, err = against.RunCorpus(ctx, f.corpusDir, r)
+		cr, err = against.RunCorpus(ctx, f.corpusDir, r, f.fields)
 		rep.Corpus = f.corpusDir
 	}
 	if err != nil {
 		return againstErr(err)
 	}
-	rep.Cases, rep.Queries = int64(cr.Cases), cr.Queries
+	rep.Cases, rep.Queries, rep.asked = int64(cr.Cases), cr.Queries, cr.Asked
 	dirs := map[string]bool{}
 	for _, cd := range cr.Divergences {
 		dirs[cd.Dir] = true
@@ -204,7 +236,7 @@ func (o *diffOptions) runAgainstGenerated(ctx context.Context, stderr io.Writer,
 	meter := startProgress(stderr, "cases", o.progressTotal())
 	defer meter.Done()
 	ao := against.Options{Seed: o.seed, Cases: o.cases, Duration: o.duration, Workers: o.workers, Rule: o.rule, Reader: r, Out: outDir, IndexView: o.against.indexView, DamageKinds: o.against.serve.damageKinds,
-		ShrinkBudget: o.against.shrinkBudget, Progress: func(n, divs int64) {
+		ShrinkBudget: o.against.shrinkBudget, Fields: o.against.fields, Progress: func(n, divs int64) {
 			meter.Note(english.Plural(divs, "divergent case"))
 			meter.Set(n)
 		}}
@@ -240,7 +272,7 @@ func againstErr(err error) error {
 }
 
 func divergenceOut(d *against.Divergence) againstDivergence {
-	ad := againstDivergence{Kind: d.Kind, Case: d.Case, Cases: d.Cases}
+	ad := againstDivergence{Kind: d.Kind, Reason: d.Reason, Case: d.Case, Cases: d.Cases, CaseList: d.CaseList}
 	if d.Damage != nil {
 		ad.Damage = d.Damage.Kind
 	}
@@ -266,10 +298,13 @@ func divergenceOut(d *against.Divergence) againstDivergence {
 
 // renderAgainst writes the report: JSON, or a summary line and each kind of divergence.
 func renderAgainst(w io.Writer, rep againstReport, format string) error {
-	if format == "json" {
+	switch format {
+	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
+	case "junit":
+		return renderAgainstJUnit(w, rep)
 	}
 	renderAgainstSummary(w, rep)
 	for _, d := range rep.Divergences {
@@ -293,9 +328,9 @@ func renderAgainstSummary(w io.Writer, rep againstReport) {
 	if rep.Dir != "" {
 		verdict := "every answer agrees"
 		if rep.DivergentCases > 0 {
-			verdict = english.Plural(int64(len(rep.Divergences)), "kind") + " of divergence"
+			verdict = english.Plural(int64(len(rep.Divergences)), "group") + " of divergence in " + english.Plural(rep.DivergentCases, "partition")
 		}
-		fmt.Fprintf(w, "%s: %s against %s: %s\n", from, english.Plural(rep.Queries, "query"), rep.Command, verdict)
+		fmt.Fprintf(w, "%s: %s, %s against %s: %s\n", from, english.Plural(rep.Cases, "partition"), english.Plural(rep.Queries, "query"), rep.Command, verdict)
 		return
 	}
 	fmt.Fprintf(w, "%s: %s, %s against %s, %.0f cases/s: %s\n", from, english.Plural(rep.Cases, "case"),
@@ -305,16 +340,16 @@ func renderAgainstSummary(w io.Writer, rep againstReport) {
 // renderAgainstDivergence is one kind of divergence: its first case, the query, both answers
 // and the shrunk case.
 func renderAgainstDivergence(w io.Writer, rep againstReport, d againstDivergence) {
-	what := d.Kind
-	if d.Damage != "" {
-		what += " on " + d.Damage
-	}
+	what := d.group()
 	switch {
 	case rep.Dir != "":
-		// One directory: the count is of the queries that diverged so.
-		fmt.Fprintf(w, "\n%s: %s\n", what, english.Plural(d.Cases, "query"))
+		// One partition: the count is of the queries that diverged so.
+		fmt.Fprintf(w, "\n%s: %s\n  partition: %s\n", what, english.Plural(d.Cases, "query"), printsafe.Name(d.Dir))
 	default:
 		fmt.Fprintf(w, "\n%s: %s, first case %d\n", what, english.Plural(d.Cases, "case"), d.Case)
+	}
+	if len(d.CaseList) > 1 {
+		fmt.Fprintf(w, "  cases:   %s\n", caseListText(d.CaseList))
 	}
 	if d.Dir != "" && rep.Dir == "" {
 		fmt.Fprintf(w, "  case:    %s\n", printsafe.Name(d.Dir))
@@ -337,6 +372,37 @@ func renderAgainstDivergence(w io.Writer, rep againstReport, d againstDivergence
 		}
 		fmt.Fprintf(w, "    reader: %s\n", s.Reader)
 	}
+}
+
+// group is the divergence's group in words: kind, damage kind, kidx's reason
+// (against.Divergence.Key).
+func (d againstDivergence) group() string {
+	what := d.Kind
+	if d.Damage != "" {
+		what += " on " + d.Damage
+	}
+	if d.Reason != "" {
+		what += " (kidx: " + d.Reason + ")"
+	}
+	return what
+}
+
+// caseListShown is how many of a group's case numbers the text report prints.
+const caseListShown = 20
+
+// caseListText is a group's case numbers, the first caseListShown of them and how many more.
+func caseListText(cases []int64) string {
+	var b strings.Builder
+	for i, c := range cases[:min(len(cases), caseListShown)] {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprint(&b, c)
+	}
+	if more := len(cases) - caseListShown; more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	return b.String()
 }
 
 // indentTail is the last n lines of s, indented under a report line.

@@ -167,8 +167,15 @@ func TestAdaptersOnRealDirectories(t *testing.T) {
 		switch {
 		case !diverges && code != 0:
 			t.Errorf("%s: the --seed-post reader diverges (exit %d: %+v), want agreement", name, code, rep.Divergences)
-		case diverges && (code != 1 || len(rep.Divergences) != 1 || rep.Divergences[0].Kind != want):
-			t.Errorf("%s: the --seed-post reader: exit %d, %+v; want exit 1, one %s divergence", name, code, rep.Divergences, want)
+		case diverges && (code != 1 || len(rep.Divergences) == 0):
+			t.Errorf("%s: the --seed-post reader: exit %d, %+v; want exit 1, %s divergences", name, code, rep.Divergences, want)
+		case diverges:
+			// One kind; groups split it by kidx's reason (a legacy batch's hit is one).
+			for _, d := range rep.Divergences {
+				if d.Kind != want {
+					t.Errorf("%s: the --seed-post reader: a %s divergence, want %s only", name, d.Kind, want)
+				}
+			}
 		}
 	}
 }

@@ -30,16 +30,18 @@ type againstJSON struct {
 	Queries        int64   `json:"queries"`
 	DivergentCases int64   `json:"divergentCases"`
 	Divergences    []struct {
-		Kind   string         `json:"kind"`
-		Damage string         `json:"damage"`
-		Case   int64          `json:"case"`
-		Cases  int64          `json:"cases"`
-		Query  *against.Query `json:"query"`
-		Kidx   string         `json:"kidx"`
-		Reader string         `json:"reader"`
-		Stderr string         `json:"stderr"`
-		Dir    string         `json:"dir"`
-		Shrunk *struct {
+		Kind     string         `json:"kind"`
+		Damage   string         `json:"damage"`
+		Reason   string         `json:"reason"`
+		Case     int64          `json:"case"`
+		Cases    int64          `json:"cases"`
+		CaseList []int64        `json:"caseList"`
+		Query    *against.Query `json:"query"`
+		Kidx     string         `json:"kidx"`
+		Reader   string         `json:"reader"`
+		Stderr   string         `json:"stderr"`
+		Dir      string         `json:"dir"`
+		Shrunk   *struct {
 			Dir     string          `json:"dir"`
 			Steps   int             `json:"steps"`
 			Queries []against.Query `json:"queries"`
@@ -138,6 +140,11 @@ func TestDiffAgainstUsage(t *testing.T) {
 		{"--against", "x", "--cases", "1", "--timeout", "0s"},
 		{"--against", "x", "--cases", "1", "--real-files"},
 		{"--against", "x", "--cases", "1", "--kafka-version", "2.8.0"},
+		{"--against", "x", "--cases", "1", "--compare", "position"},
+		{"--against", "x", "--cases", "1", "--compare", ""},
+		{"--against", "x", "--corpus", t.TempDir(), "--index-view", "running"},
+		{"--against", "x", "--corpus", t.TempDir(), "--kafka-version", "4.1.0"},
+		{"--cases", "1", "--format", "junit"},
 	} {
 		_, errOut, code := runKidx(t, append([]string{"diff"}, args...)...)
 		if code != 2 || errOut == "" {
