@@ -121,11 +121,13 @@ func ParseRule(s string) (Rule, error) {
 }
 
 // BatchSpec is a batch of the workload file (docs/contract.md §3): a record count, the
-// sizeInBytes on disk and the max timestamp (-1 when absent).
+// sizeInBytes on disk and the max timestamp (-1 when absent), and the codec its records are
+// compressed with ("compression"; CompressionNone, the zero value, writes them uncompressed).
 type BatchSpec struct {
-	Records      int   `json:"records"`
-	Bytes        int   `json:"bytes"`
-	MaxTimestamp int64 `json:"maxTimestamp"`
+	Records      int         `json:"records"`
+	Bytes        int         `json:"bytes"`
+	MaxTimestamp int64       `json:"maxTimestamp"`
+	Compression  Compression `json:"compression,omitempty"`
 }
 
 // Step is one workload step: exactly one of Append, Restart, Recover, Crash, Roll, Fetch,
@@ -206,6 +208,9 @@ type wireBatch struct {
 	// refusal says what the writer cannot write, rather than naming an unknown key.
 	Compressed *bool  `json:"compressed"`
 	BaseOffset *int64 `json:"baseOffset"`
+	// Compression names the codec (docs/contract.md §3): "none", "gzip", "snappy", "lz4",
+	// "zstd".
+	Compression *string `json:"compression"`
 }
 
 func (w wireBatch) spec(where string) (BatchSpec, error) {
@@ -215,13 +220,23 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 	if w.Magic != nil && *w.Magic != 2 {
 		return BatchSpec{}, fmt.Errorf("%s: magic %d: the file writer writes v2 batches only (a legacy replay runs in the model: kidx sim, kidx whatif)", where, *w.Magic)
 	}
-	if w.Compressed != nil && *w.Compressed {
-		return BatchSpec{}, fmt.Errorf("%s: compressed: the file writer writes uncompressed batches only", where)
+	c := CompressionNone
+	if w.Compression != nil {
+		var err error
+		if c, err = ParseCompression(*w.Compression); err != nil {
+			return BatchSpec{}, fmt.Errorf("%s: %v", where, err)
+		}
+	}
+	if w.Compressed != nil && *w.Compressed != (c != CompressionNone) {
+		if w.Compression == nil {
+			return BatchSpec{}, fmt.Errorf("%s: compressed: name the codec the file writer is to compress with (\"compression\": \"gzip\", \"snappy\", \"lz4\" or \"zstd\")", where)
+		}
+		return BatchSpec{}, fmt.Errorf("%s: compressed %v contradicts compression %q", where, *w.Compressed, *w.Compression)
 	}
 	if w.BaseOffset != nil {
 		return BatchSpec{}, fmt.Errorf("%s: baseOffset %d: the file writer assigns offsets one after another, as the log does; leave baseOffset out", where, *w.BaseOffset)
 	}
-	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp}
+	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp, Compression: c}
 	if w.MaxTimestamp != nil {
 		b.MaxTimestamp = *w.MaxTimestamp
 	}

@@ -279,8 +279,8 @@ func (l *Log) flushAndClose(s *writeSegment) error {
 	return errors.Join(err, s.closeFiles())
 }
 
-// AppendSpecs builds each batch with BuildSizedBatch and appends them as
-// one append.
+// AppendSpecs builds each batch with BuildSizedBatch (BuildCompressedBatch for a compressed
+// one) and appends them as one append.
 func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 	l.buf = l.buf[:0]
 	var total int
@@ -300,12 +300,22 @@ func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 	l.batches = l.batches[:0]
 	off := l.nextOffset
 	for i, s := range specs {
+		start := len(l.buf)
+		if s.Compression != CompressionNone {
+			var err error
+			if l.buf, err = appendCompressedBatch(l.buf, off, s.Records, s.Bytes, s.MaxTimestamp, s.Compression); err != nil {
+				l.step++
+				return nil, fmt.Errorf("append %d batch %d: %w", l.step-1, i, err)
+			}
+			off += int64(s.Records)
+			l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])
+			continue
+		}
 		p, err := planSizedBatch(s.Records, s.Bytes)
 		if err != nil {
 			l.step++
 			return nil, fmt.Errorf("append %d batch %d: %w", l.step-1, i, err)
 		}
-		start := len(l.buf)
 		l.buf = appendPlannedBatch(l.buf, off, s.Records, s.MaxTimestamp, p)
 		off += int64(max(s.Records, 1))
 		l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])

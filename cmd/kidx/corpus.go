@@ -24,6 +24,7 @@ func init() { registerCommand(newCorpusCmd) }
 // corpusOptions is kidx corpus's flags.
 type corpusOptions struct {
 	out, version string
+	content      string
 	count        int
 	workers      int
 	seed         uint64
@@ -35,7 +36,7 @@ type corpusOptions struct {
 func newCorpusCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &corpusOptions{}
 	cmd := &cobra.Command{
-		Use:   "corpus --out DIR [--count N] [--seed S] [--kafka-version V]",
+		Use:   "corpus --out DIR [--count N] [--seed S] [--kafka-version V] [--content realistic|plain]",
 		Short: "Write test cases for other index readers: partitions with the answers Kafka gives (expected.json)",
 		Long: `corpus writes N cases into DIR, each a directory case-NNNNN holding a partition directory
 (t-0, random workloads written by kidx write's writer), workload.json (the docs/contract.md §3
@@ -47,7 +48,10 @@ case in four is damaged on purpose (a truncated .log or .index, a live index's z
 flipped header byte, a hostile length field, swapped index entries) and its expected.json
 says what a correct reader reports: the answer, or an error at a file and byte.
 
-The same --seed and --count write the same bytes. --kafka-version picks the writer's rule as
+--content realistic (the default) compresses the batches of four cases in five (one codec per
+case, gzip, snappy, lz4 or zstd, for about three batches in four, each batch at the workload's
+exact size); --content plain writes every batch uncompressed, as corpora did before the
+option. The same --seed, --count and --content write the same bytes. --kafka-version picks the writer's rule as
 kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-append:
 3.7-4.0.0 and theirs); without it the cases alternate between the two. DIR must not exist or
 be empty; the cases are written into a temporary directory beside it and renamed into place.`,
@@ -59,6 +63,7 @@ be empty; the cases are written into a temporary directory beside it and renamed
 	f.IntVar(&o.count, "count", 100, "number of cases")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
 	f.Uint64Var(&o.seed, "seed", 0, "corpus seed (default: random, printed); the same seed and count write the same bytes")
+	f.StringVar(&o.content, "content", corpus.ContentRealistic, "what the batches hold: realistic (compressed batches in most cases) or plain (uncompressed only)")
 	f.StringVar(&o.version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by (default: both rules, alternating by case)")
 	return cmd
 }
@@ -78,6 +83,11 @@ func (o *corpusOptions) Validate() error {
 	if o.count < 1 {
 		return usageErr("--count %d: want at least 1", o.count)
 	}
+	content, err := corpus.ParseContent(o.content)
+	if err != nil {
+		return usageErr("--content: %v", err)
+	}
+	o.opts.Content = content
 	if err := emptyTarget(o.out); err != nil {
 		return err
 	}

@@ -227,7 +227,15 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force boo
 	for _, s := range w.Steps {
 		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
 		for _, b := range s.Append {
-			st.Append = append(st.Append, segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp})
+			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp}
+			if b.Compression != "" {
+				c, err := segment.ParseCompression(b.Compression)
+				if err != nil {
+					return nil, usageErr("%s: %v", path, err)
+				}
+				spec.Compression = c
+			}
+			st.Append = append(st.Append, spec)
 		}
 		sw.Steps = append(sw.Steps, st)
 	}
@@ -257,8 +265,8 @@ func writeDirResult(res *segment.WriteResult, err error) (*segment.WriteResult, 
 
 // writableWorkload refuses, before any file exists, what kidx write cannot write as the
 // workload says: a batch no file can hold (model.Batch.Possible), and what the writer does
-// not write (it builds uncompressed v2 batches, one offset after another, and rolls only by
-// Kafka's own rules).
+// not write (it builds v2 batches, uncompressed or with a named codec, one offset after
+// another, and rolls only by Kafka's own rules).
 func writableWorkload(w model.Workload) error {
 	next := w.StartOffset
 	for i, s := range w.Steps {
@@ -275,8 +283,8 @@ func writableWorkload(w model.Workload) error {
 				return fmt.Errorf("%s (%s, %s): %v; no file can hold it", where, english.Plural(b.Records, "record"), english.Plural(b.Bytes, "byte"), b.Possible())
 			case b.Legacy != model.NotLegacy:
 				return fmt.Errorf("%s is a magic-%d message: kidx write writes v2 batches only", where, b.Legacy.Magic())
-			case b.Compressed:
-				return fmt.Errorf("%s is compressed: kidx write writes uncompressed batches only", where)
+			case b.Compressed && b.Compression == "":
+				return fmt.Errorf("%s is compressed without a codec: name the one kidx write is to compress with (\"compression\": \"gzip\", \"snappy\", \"lz4\" or \"zstd\")", where)
 			case b.BaseOffset != 0 && b.BaseOffset != next:
 				return fmt.Errorf("%s starts at offset %d, not %d: kidx write writes offsets without gaps", where, b.BaseOffset, next)
 			}
