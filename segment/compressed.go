@@ -62,12 +62,12 @@ const (
 	// reader only up to 511 bytes (compress/gzip readString's 512-byte buffer), where
 	// GZIPInputStream reads any length. zstd's output jumps by up to about a hundred bytes
 	// where its encoder changes how it codes the literals, which its padding must span.
-	maxGzipPadding = 64
-	maxZstdPadding = 256
-	gzipHeaderLen         = 10 // ID1 ID2 CM FLG MTIME(4) XFL OS, no optional field
-	gzipFlagComment       = 0x10
-	xerialChunk           = 32 << 10 // SnappyOutputStream's default block size
-	lz4BlockMax           = 64 << 10 // KafkaLZ4BlockOutputStream's default BD (BLOCKSIZE_64KB)
+	maxGzipPadding  = 64
+	maxZstdPadding  = 256
+	gzipHeaderLen   = 10 // ID1 ID2 CM FLG MTIME(4) XFL OS, no optional field
+	gzipFlagComment = 0x10
+	xerialChunk     = 32 << 10 // SnappyOutputStream's default block size
+	lz4BlockMax     = 64 << 10 // KafkaLZ4BlockOutputStream's default BD (BLOCKSIZE_64KB)
 )
 
 // MinCompressedBatchSize is the smallest batch the writer builds of n records compressed
