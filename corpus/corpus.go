@@ -34,7 +34,8 @@ type Options struct {
 	// Workers is the number of cases made at once (<= 1: one at a time).
 	Workers int
 	// Content is what the batches hold (docs/corpus.md, "Content"): ContentRealistic ("", the
-	// default) compresses the batches of four cases in five, ContentPlain writes every batch
+	// default) compresses the batches of four cases in five and makes one case in four a
+	// transactional producer's (COMMIT markers), ContentPlain writes every batch
 	// uncompressed, as corpora made before the option did (the same seed writes the same
 	// cases as then).
 	Content string
@@ -311,7 +312,9 @@ func (c *Case) draw(o Options, i, round int, fits func([]*model.Segment) bool) (
 		n := (int64(i)*2+int64(round))*maxAttempts + int64(a)
 		w := fuzz.CaseWorkload(o.Seed, n, fuzz.GenOptions{Rule: o.RuleOf(i)})
 		if o.Content != ContentPlain {
-			compressBatches(w, contentRand(o.Seed, n))
+			rng := contentRand(o.Seed, n)
+			compressBatches(w, rng)
+			transact(&w, rng)
 		}
 		r, ml, err := usable(w)
 		if err != nil {
@@ -378,6 +381,53 @@ func compressBatches(w model.Workload, rng *rand.Rand) {
 			b.Compression, b.Compressed = c.String(), true
 		}
 	}
+}
+
+// transact makes one case in four a transactional producer's (in place): each append step
+// is, with probability 3/4, part of a transaction of producer 1, 2 or 3 (drawn per transaction),
+// and a transaction ends after 1 to 4 appends with a COMMIT marker, an append of its own
+// (segment.ControlBatchSize bytes, one record, stamped with the last timestamp before it), as
+// the transaction coordinator writes it. Only commits: the writer writes no ABORT marker yet
+// (docs/corpus.md, "Content").
+func transact(w *model.Workload, rng *rand.Rand) {
+	if rng.IntN(4) != 0 {
+		return
+	}
+	steps := make([]model.Step, 0, len(w.Steps)+len(w.Steps)/2)
+	open, left := int64(0), 0 // the producer of the open transaction (0: none), appends left in it
+	lastTs := int64(0)
+	commit := func() {
+		steps = append(steps, model.Step{Append: []model.Batch{{Records: 1, Bytes: segment.ControlBatchSize,
+			MaxTimestamp: lastTs, Transactional: true, Control: segment.ControlCommit, ProducerID: open}}})
+		open = 0
+	}
+	for _, st := range w.Steps {
+		if len(st.Append) == 0 {
+			steps = append(steps, st)
+			continue
+		}
+		if open == 0 && rng.IntN(4) != 0 {
+			open, left = 1+rng.Int64N(3), 1+rng.IntN(4)
+		}
+		if open != 0 {
+			for j := range st.Append {
+				st.Append[j].Transactional, st.Append[j].ProducerID = true, open
+			}
+		}
+		for _, b := range st.Append {
+			lastTs = max(lastTs, b.MaxTimestamp)
+		}
+		steps = append(steps, st)
+		if open != 0 {
+			if left--; left == 0 {
+				commit()
+			}
+		}
+	}
+	if open != 0 {
+		commit()
+	}
+	w.Steps = steps
 }
 
 // usable resolves w and runs the model; (nil, nil, nil) when the case is to be redrawn.

@@ -83,7 +83,8 @@ func Resolve(w model.Workload) (*Resolved, error) {
 			if err := b.Validate(); err != nil {
 				return nil, fmt.Errorf("step %d batch %d: %w", i, j, err)
 			}
-			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp}
+			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp,
+				Transactional: b.Transactional, Control: b.Control, ProducerID: b.ProducerID}
 			if b.Compression != "" {
 				// A compressed batch's size is searched by its builder, whose refusal (a size
 				// just above its minimum) makes the harness skip the case (isBuilderRefusal).
@@ -92,7 +93,7 @@ func Resolve(w model.Workload) (*Resolved, error) {
 					return nil, fmt.Errorf("step %d batch %d: %w", i, j, err)
 				}
 				spec.Compression = c
-			} else if !Encodable(b.Records, b.Bytes) {
+			} else if b.Control == "" && !Encodable(b.Records, b.Bytes) {
 				return nil, fmt.Errorf("step %d batch %d: %d records in %d bytes cannot be encoded", i, j, b.Records, b.Bytes)
 			}
 			if b.MaxTimestamp >= 0 {

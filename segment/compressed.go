@@ -186,7 +186,7 @@ type compressedEncoder struct {
 
 // fit returns a payload of exactly avail bytes (see the comment on the constants).
 func (e *compressedEncoder) fit(n int, c Compression, avail int) ([]byte, error) {
-	base, err := e.payload(n, c, 0, 0)
+	base, err := compressedPayloads.get(n, c, -1) // the minimum, often cached already
 	if err != nil {
 		return nil, err
 	}

@@ -128,6 +128,11 @@ type BatchSpec struct {
 	Bytes        int         `json:"bytes"`
 	MaxTimestamp int64       `json:"maxTimestamp"`
 	Compression  Compression `json:"compression,omitempty"`
+	// Transactional marks a transactional producer's batch, Control ("commit") an
+	// end-transaction marker; ProducerID is their producer (0: DefaultTransactionalProducerID).
+	Transactional bool   `json:"transactional,omitempty"`
+	Control       string `json:"control,omitempty"`
+	ProducerID    int64  `json:"producerId,omitempty"`
 }
 
 // Step is one workload step: exactly one of Append, Restart, Recover, Crash, Roll, Fetch,
@@ -211,6 +216,11 @@ type wireBatch struct {
 	// Compression names the codec (docs/contract.md §3): "none", "gzip", "snappy", "lz4",
 	// "zstd".
 	Compression *string `json:"compression"`
+	// Transactional, Control and ProducerID are a transactional producer's batch and its
+	// end-transaction marker (docs/contract.md §3).
+	Transactional *bool   `json:"transactional"`
+	Control       *string `json:"control"`
+	ProducerID    *int64  `json:"producerId"`
 }
 
 func (w wireBatch) spec(where string) (BatchSpec, error) {
@@ -237,6 +247,18 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 		return BatchSpec{}, fmt.Errorf("%s: baseOffset %d: the file writer assigns offsets one after another, as the log does; leave baseOffset out", where, *w.BaseOffset)
 	}
 	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp, Compression: c}
+	if w.Transactional != nil {
+		b.Transactional = *w.Transactional
+	}
+	if w.Control != nil {
+		b.Control, b.Transactional = *w.Control, true
+	}
+	if w.ProducerID != nil {
+		b.ProducerID = *w.ProducerID
+	}
+	if err := b.checkTransactional(); err != nil {
+		return b, fmt.Errorf("%s: %v", where, err)
+	}
 	if w.MaxTimestamp != nil {
 		b.MaxTimestamp = *w.MaxTimestamp
 	}

@@ -58,6 +58,12 @@ func (w *Workload) Validate() error {
 			return fmt.Errorf("step %d: a crash step in a replicated workload is not modelled", i)
 		}
 		for j, b := range s.Append {
+			if err := b.checkTransactional(); err != nil {
+				return fmt.Errorf("append %d batch %d: %w", i, j, err)
+			}
+			if b.Control != "" {
+				continue
+			}
 			if b.Compression != CompressionNone {
 				// The exact fit is searched while writing (BuildCompressedBatch); the minimum
 				// is what a workload can get wrong.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"path/filepath"
 	"sync"
@@ -72,6 +73,8 @@ type Log struct {
 	// checkpoint, when set, is the recovery-point-offset-checkpoint the log keeps
 	// (KeepRecoveryCheckpoint).
 	checkpoint *recoveryCheckpoint
+	// sequences is each transactional producer's next base sequence.
+	sequences map[int64]int32
 }
 
 // CreateLog starts a log in dir (created if missing) whose first segment
@@ -299,8 +302,25 @@ func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 	}
 	l.batches = l.batches[:0]
 	off := l.nextOffset
+	sequencesBefore := maps.Clone(l.sequences)
 	for i, s := range specs {
 		start := len(l.buf)
+		if s.Control != "" || s.Transactional {
+			if err := s.checkTransactional(); err != nil {
+				l.step++
+				return nil, fmt.Errorf("append %d batch %d: %w", l.step-1, i, err)
+			}
+		}
+		pid := s.ProducerID
+		if pid == 0 {
+			pid = DefaultTransactionalProducerID
+		}
+		if s.Control != "" {
+			l.buf = appendCommitMarker(l.buf, off, pid, s.MaxTimestamp)
+			off++
+			l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])
+			continue
+		}
 		if s.Compression != CompressionNone {
 			var err error
 			if l.buf, err = appendCompressedBatch(l.buf, off, s.Records, s.Bytes, s.MaxTimestamp, s.Compression); err != nil {
@@ -309,6 +329,7 @@ func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 			}
 			off += int64(s.Records)
 			l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])
+			l.markTransactional(s, pid)
 			continue
 		}
 		p, err := planSizedBatch(s.Records, s.Bytes)
@@ -319,8 +340,29 @@ func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 		l.buf = appendPlannedBatch(l.buf, off, s.Records, s.MaxTimestamp, p)
 		off += int64(max(s.Records, 1))
 		l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])
+		l.markTransactional(s, pid)
 	}
-	return l.Append(l.batches...)
+	e, err := l.Append(l.batches...)
+	if e != nil && e.Kind == EventRejected {
+		// A rejected append never reached the log: its sequences are not the producer's.
+		l.sequences = sequencesBefore
+	}
+	return e, err
+}
+
+// markTransactional makes the last batch built a transactional producer's when s says so,
+// numbering its records after the producer's earlier ones (sequences count records, per
+// producer and partition, from 0: ProducerAppendInfo.checkSequence).
+func (l *Log) markTransactional(s BatchSpec, pid int64) {
+	if !s.Transactional {
+		return
+	}
+	if l.sequences == nil {
+		l.sequences = map[int64]int32{}
+	}
+	seq := l.sequences[pid]
+	markTransactional(l.batches[len(l.batches)-1], pid, seq)
+	l.sequences[pid] = incrementSequence(seq, int32(s.Records))
 }
 
 // AppendRecipe builds each batch record by record (RecipeBatch.Build) and

@@ -142,8 +142,9 @@ func TestCorpusKafkaVersion(t *testing.T) {
 }
 
 // Issue 24: kidx write writes a workload's "compression" (each batch at exactly its bytes, the
-// codec in the attributes) and refuses "compressed": true without a codec, or an unknown codec
-// (exit 2, nothing written).
+// codec in the attributes) and refuses "compressed": true without a codec, an unknown codec,
+// an ABORT marker (no .txnindex is written) and a marker of another size (exit 2, nothing
+// written).
 func TestWriteCompression(t *testing.T) {
 	in := t.TempDir()
 	body := `{"config": {"index.interval.bytes": 500}, "rule": "per-batch", "steps": [{"append": [
@@ -174,6 +175,8 @@ func TestWriteCompression(t *testing.T) {
 		{"unknown codec", `{"records": 1, "bytes": 300, "compression": "brotli"}`, `"brotli" is no codec`},
 		{"contradiction", `{"records": 1, "bytes": 300, "compression": "gzip", "compressed": false}`, `false contradicts compression "gzip"`},
 		{"too small", `{"records": 1, "bytes": 70, "compression": "gzip"}`, "needs at least"},
+		{"abort marker", `{"records": 1, "bytes": 78, "control": "abort"}`, "COMMIT markers only"},
+		{"marker size", `{"records": 1, "bytes": 80, "control": "commit"}`, "a COMMIT marker is 1 record of 78 bytes"},
 	} {
 		parent := t.TempDir()
 		_, stderr, code := runKidx(t, "write", "--workload", writeFile(t, in, "bad.json", `{"batches": [`+tc.batch+`]}`), "--dir", filepath.Join(parent, "p"))

@@ -227,7 +227,8 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force boo
 	for _, s := range w.Steps {
 		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
 		for _, b := range s.Append {
-			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp}
+			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp,
+				Transactional: b.Transactional, Control: b.Control, ProducerID: b.ProducerID}
 			if b.Compression != "" {
 				c, err := segment.ParseCompression(b.Compression)
 				if err != nil {
