@@ -12,16 +12,18 @@ import (
 	"kidx/segment"
 )
 
-// Issue 24, "realistic corpus content": --content realistic compresses batches and changes
-// nothing else. Cases drawn with plain and with realistic content from the same seed have the
-// same batch sizes (so the same offsets, positions, .index and .timeindex bytes, and .log
-// sizes) where the same workload was drawn; plain content never compresses; over 40 cases
-// every codec is used; and kidx's reader decodes every record of every compressed batch.
-func TestRealisticContentOnlyCompresses(t *testing.T) {
+// Issue 24, "realistic corpus content": --content realistic compresses batches and adds
+// transactions, and changes nothing else. Cases drawn with plain and with realistic content
+// from the same seed have the same batch sizes (so the same offsets, positions, .index and
+// .timeindex bytes, and .log sizes) where the same workload was drawn and no marker was added;
+// plain content never compresses nor adds a transaction; over 40 cases every codec and some
+// COMMIT markers are used; and kidx's reader decodes every record of every batch of every
+// undamaged realistic case (control records included) and finds every marker's COMMIT.
+func TestRealisticContent(t *testing.T) {
 	const seed, count = 24, 40
 	plainDir, realDir := t.TempDir(), t.TempDir()
 	codecs := map[string]int{}
-	same := 0
+	same, markers, decodedMarkers := 0, 0, 0
 	for i := range count {
 		p, err := WriteCase(plainDir, Options{Seed: seed, Content: ContentPlain}, i)
 		if err != nil {
@@ -33,7 +35,7 @@ func TestRealisticContentOnlyCompresses(t *testing.T) {
 		}
 		for _, s := range p.Workload.Steps {
 			for _, b := range s.Append {
-				if b.Compressed || b.Compression != "" {
+				if b.Compressed || b.Compression != "" || b.Transactional || b.Control != "" {
 					t.Fatalf("case %d: plain content compressed a batch: %+v", i, b)
 				}
 			}
@@ -43,8 +45,12 @@ func TestRealisticContentOnlyCompresses(t *testing.T) {
 				if b.Compression != "" {
 					codecs[b.Compression]++
 				}
+				if b.Control != "" {
+					markers++
+				}
 			}
 		}
+		decodedMarkers += checkEveryRecordDecodes(t, r)
 		if !sameSizes(p.Workload, r.Workload) {
 			continue // a draw the builder refused was redrawn: another workload
 		}
@@ -71,10 +77,12 @@ func TestRealisticContentOnlyCompresses(t *testing.T) {
 				t.Errorf("case %d: the answers differ between plain and realistic content", i)
 			}
 		}
-		checkEveryRecordDecodes(t, r)
 	}
-	t.Logf("%d same, codecs %v", same, codecs)
-	if same < count*3/4 {
+	t.Logf("%d same, codecs %v, %d markers (%d decoded in undamaged cases)", same, codecs, markers, decodedMarkers)
+	if markers == 0 || decodedMarkers == 0 {
+		t.Errorf("%d COMMIT markers drawn, %d decoded, in %d realistic cases", markers, decodedMarkers, count)
+	}
+	if same < count/2 {
 		t.Errorf("only %d of %d cases drew the same workload with both contents", same, count)
 	}
 	for _, c := range segment.Compressions {
@@ -99,12 +107,14 @@ func sameSizes(a, b model.Workload) bool {
 }
 
 // checkEveryRecordDecodes reads every batch of the case's partition with kidx's reader (what
-// kidx dump --deep-iteration prints) and counts its records against its header.
-func checkEveryRecordDecodes(t *testing.T, c *Case) {
+// kidx dump --deep-iteration prints), counts its records against its header, and returns the
+// COMMIT markers it read.
+func checkEveryRecordDecodes(t *testing.T, c *Case) int {
 	t.Helper()
 	if c.Expected.Damage != nil {
-		return
+		return 0
 	}
+	commits := 0
 	ents, err := os.ReadDir(filepath.Join(c.Dir, Partition))
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +129,13 @@ func checkEveryRecordDecodes(t *testing.T, c *Case) {
 		}
 		l.Walk(0, -1, func(bi segment.BatchInfo) bool {
 			n := 0
-			if err := l.Records(bi, segment.RecordLimits{}, func(segment.DecodedRecord) bool { n++; return true }); err != nil {
+			if err := l.Records(bi, segment.RecordLimits{}, func(r segment.DecodedRecord) bool {
+				n++
+				if bi.Header.IsControl() && r.Control == "endTxnMarker: COMMIT coordinatorEpoch: 0" {
+					commits++
+				}
+				return true
+			}); err != nil {
 				t.Errorf("%s batch at %d (%s): %v", e.Name(), bi.Position, bi.Header.Compression(), err)
 			}
 			if int32(n) != bi.Header.RecordCount {
@@ -129,4 +145,5 @@ func checkEveryRecordDecodes(t *testing.T, c *Case) {
 		})
 		l.Close()
 	}
+	return commits
 }
