@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"kidx/fuzz"
 	"kidx/model"
 	"kidx/segment"
 )
@@ -146,4 +147,26 @@ func checkEveryRecordDecodes(t *testing.T, c *Case) int {
 		l.Close()
 	}
 	return commits
+}
+
+// BenchmarkGenerateContent is BenchmarkGenerate per content kind: what realistic content
+// (compression, transactions) costs a case.
+func BenchmarkGenerateContent(b *testing.B) {
+	for _, content := range Contents {
+		b.Run(content, func(b *testing.B) {
+			dir, err := os.MkdirTemp(fuzz.TempRoot(), "kidx-corpus-bench-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			i := 0
+			for b.Loop() {
+				if _, err := WriteCase(dir, Options{Seed: 1, Content: content}, i); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "cases/s")
+		})
+	}
 }
