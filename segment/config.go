@@ -251,6 +251,9 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 		b.Transactional = *w.Transactional
 	}
 	if w.Control != nil {
+		if w.Transactional != nil && !*w.Transactional {
+			return b, fmt.Errorf("%s: transactional false, but a marker is transactional", where)
+		}
 		b.Control, b.Transactional = *w.Control, true
 	}
 	if w.ProducerID != nil {

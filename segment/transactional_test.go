@@ -84,6 +84,9 @@ func TestTransactionalRefusals(t *testing.T) {
 	if _, err := segment.ParseWorkload([]byte(`{"batches": [{"records": 1, "bytes": 78, "control": "abort"}]}`)); err == nil || !strings.Contains(err.Error(), "batches[0]: control \"abort\"") {
 		t.Errorf("abort parsed: %v", err)
 	}
+	if _, err := segment.ParseWorkload([]byte(`{"batches": [{"records": 1, "bytes": 78, "control": "commit", "transactional": false}]}`)); err == nil || !strings.Contains(err.Error(), "a marker is transactional") {
+		t.Errorf("a non-transactional marker parsed: %v", err)
+	}
 	w, err := segment.ParseWorkload([]byte(`{"batches": [{"records": 1, "bytes": 78, "control": "commit", "producerId": 4}]}`))
 	if err != nil || !w.Steps[0].Append[0].Transactional || w.Steps[0].Append[0].ProducerID != 4 {
 		t.Fatalf("%+v, %v", w, err)
