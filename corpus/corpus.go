@@ -34,8 +34,9 @@ type Options struct {
 	// Workers is the number of cases made at once (<= 1: one at a time).
 	Workers int
 	// Content is what the batches hold (docs/corpus.md, "Content"): ContentRealistic ("", the
-	// default) compresses the batches of four cases in five and makes one case in four a
-	// transactional producer's (COMMIT markers), ContentPlain writes every batch
+	// default) compresses the batches of four cases in five, makes one case in four a
+	// transactional producer's (COMMIT markers) and one in four compacted (offset gaps),
+	// ContentPlain writes every batch
 	// uncompressed, as corpora made before the option did (the same seed writes the same
 	// cases as then).
 	Content string
@@ -315,6 +316,7 @@ func (c *Case) draw(o Options, i, round int, fits func([]*model.Segment) bool) (
 			rng := contentRand(o.Seed, n)
 			compressBatches(w, rng)
 			transact(&w, rng)
+			compact(w, rng)
 		}
 		r, ml, err := usable(w)
 		if err != nil {
@@ -428,6 +430,31 @@ func transact(w *model.Workload, rng *rand.Rand) {
 		commit()
 	}
 	w.Steps = steps
+}
+
+// compact gives one case in four the offset gaps of a compacted log (in place): each batch
+// after the log's first starts, with probability 1/3, 1 to 20 offsets past the one before it
+// ("baseOffset", docs/contract.md §3), the offsets the cleaner removed. Drawn after the markers
+// are in place, so every base offset is past the log end at its batch. A real cleaner also
+// removes records inside a batch (offset deltas with holes); a lookup never reads them.
+func compact(w model.Workload, rng *rand.Rand) {
+	if rng.IntN(4) != 0 {
+		return
+	}
+	next, first := w.StartOffset, true
+	for _, st := range w.Steps {
+		for j := range st.Append {
+			b := &st.Append[j]
+			if !first && rng.IntN(3) == 0 {
+				b.BaseOffset = next + 1 + rng.Int64N(20)
+			}
+			if b.BaseOffset > next {
+				next = b.BaseOffset
+			}
+			next += b.Records
+			first = false
+		}
+	}
 }
 
 // usable resolves w and runs the model; (nil, nil, nil) when the case is to be redrawn.

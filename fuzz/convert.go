@@ -84,7 +84,7 @@ func Resolve(w model.Workload) (*Resolved, error) {
 				return nil, fmt.Errorf("step %d batch %d: %w", i, j, err)
 			}
 			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp,
-				Transactional: b.Transactional, Control: b.Control, ProducerID: b.ProducerID}
+				Transactional: b.Transactional, Control: b.Control, ProducerID: b.ProducerID, BaseOffset: b.BaseOffset}
 			if b.Compression != "" {
 				// A compressed batch's size is searched by its builder, whose refusal (a size
 				// just above its minimum) makes the harness skip the case (isBuilderRefusal).

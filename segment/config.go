@@ -133,6 +133,9 @@ type BatchSpec struct {
 	Transactional bool   `json:"transactional,omitempty"`
 	Control       string `json:"control,omitempty"`
 	ProducerID    int64  `json:"producerId,omitempty"`
+	// BaseOffset, when past the log end, is the batch's first offset: the offsets before it
+	// are a gap (a compacted log). 0, or an offset the log has passed, is the log end.
+	BaseOffset int64 `json:"baseOffset,omitempty"`
 }
 
 // Step is one workload step: exactly one of Append, Restart, Recover, Crash, Roll, Fetch,
@@ -209,8 +212,8 @@ type wireBatch struct {
 	Bytes        *int   `json:"bytes"`
 	MaxTimestamp *int64 `json:"maxTimestamp"`
 	Magic        *int   `json:"magic"`
-	// Compressed and BaseOffset are the model's (docs/contract.md §3): read so that the
-	// refusal says what the writer cannot write, rather than naming an unknown key.
+	// Compressed is the model's (docs/contract.md §3): read so that the refusal says what
+	// the writer cannot write, rather than naming an unknown key. BaseOffset makes a gap.
 	Compressed *bool  `json:"compressed"`
 	BaseOffset *int64 `json:"baseOffset"`
 	// Compression names the codec (docs/contract.md §3): "none", "gzip", "snappy", "lz4",
@@ -243,10 +246,13 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 		}
 		return BatchSpec{}, fmt.Errorf("%s: compressed %v contradicts compression %q", where, *w.Compressed, *w.Compression)
 	}
-	if w.BaseOffset != nil {
-		return BatchSpec{}, fmt.Errorf("%s: baseOffset %d: the file writer assigns offsets one after another, as the log does; leave baseOffset out", where, *w.BaseOffset)
-	}
 	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp, Compression: c}
+	if w.BaseOffset != nil {
+		if *w.BaseOffset < 0 {
+			return b, fmt.Errorf("%s: baseOffset %d is negative", where, *w.BaseOffset)
+		}
+		b.BaseOffset = *w.BaseOffset
+	}
 	if w.Transactional != nil {
 		b.Transactional = *w.Transactional
 	}

@@ -171,12 +171,18 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 		return l.addEvent(Event{Kind: EventRejected, Step: step, Bytes: total,
 			Message: fmt.Sprintf("Message batch size is %d bytes, which exceeds the maximum configured segment size of %d: Kafka rejects the append (RecordBatchTooLargeException), nothing is written.", total, l.cfg.SegmentBytes)}), nil
 	}
-	first := l.nextOffset
-	next := first
+	next := l.nextOffset
 	for _, b := range batches {
+		// A batch built at an offset past the log end keeps it: the offsets of a compacted
+		// log, or of a follower of one (appendAsFollower keeps the offsets it is given), have
+		// gaps. Any other base offset is assigned, as a leader assigns them.
+		if base := int64(binary.BigEndian.Uint64(b)); base > next {
+			next = base
+		}
 		binary.BigEndian.PutUint64(b, uint64(next))
 		next += int64(int32(binary.BigEndian.Uint32(b[23:]))) + 1
 	}
+	first := int64(binary.BigEndian.Uint64(batches[0]))
 	last := next - 1
 	appendMaxTs := int64(NoTimestamp)
 	for _, b := range batches {
@@ -305,6 +311,7 @@ func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 	sequencesBefore := maps.Clone(l.sequences)
 	for i, s := range specs {
 		start := len(l.buf)
+		off = max(off, s.BaseOffset) // a gap (docs/contract.md §3's "baseOffset")
 		if s.Control != "" || s.Transactional {
 			if err := s.checkTransactional(); err != nil {
 				l.step++
