@@ -50,9 +50,10 @@ says what a correct reader reports: the answer, or an error at a file and byte.
 
 --content realistic (the default) compresses the batches of four cases in five (one codec per
 case, gzip, snappy, lz4 or zstd, for about three batches in four, each batch at the workload's
-exact size) and makes one case in four a transactional producer's (transactions of 1 to 4
-appends, each ended by a COMMIT marker); --content plain writes every batch uncompressed and
-non-transactional, as corpora did before the option. The same --seed, --count and
+exact size), makes one case in four a transactional producer's (transactions of 1 to 4
+appends, each ended by a COMMIT marker) and one in four compacted (offset gaps between
+batches); --content plain writes every batch uncompressed, non-transactional and without
+gaps, as corpora did before the option. The same --seed, --count and
 --content write the same bytes. --kafka-version picks the writer's rule as kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-append:
 3.7-4.0.0 and theirs); without it the cases alternate between the two. DIR must not exist or
 be empty; the cases are written into a temporary directory beside it and renamed into place.`,
@@ -64,7 +65,7 @@ be empty; the cases are written into a temporary directory beside it and renamed
 	f.IntVar(&o.count, "count", 100, "number of cases")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
 	f.Uint64Var(&o.seed, "seed", 0, "corpus seed (default: random, printed); the same seed, count and content write the same bytes")
-	f.StringVar(&o.content, "content", corpus.ContentRealistic, "what the batches hold: realistic (compressed batches, transactions with COMMIT markers) or plain (uncompressed, non-transactional)")
+	f.StringVar(&o.content, "content", corpus.ContentRealistic, "what the batches hold: realistic (compressed batches, transactions with COMMIT markers, offset gaps) or plain (none of them)")
 	f.StringVar(&o.version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by (default: both rules, alternating by case)")
 	return cmd
 }
