@@ -44,9 +44,36 @@ type Options struct {
 	Sync bool
 	// Workers is the number of cases made at once (<= 1: one at a time).
 	Workers int
+	// Content is what the batches hold (docs/corpus.md, "Content"): ContentRealistic ("", the
+	// default) compresses the batches of four cases in five, makes one case in four a
+	// transactional producer's (COMMIT markers) and one in four compacted (offset gaps),
+	// ContentPlain writes every batch
+	// uncompressed, as corpora made before the option did (the same seed writes the same
+	// cases as then).
+	Content string
 	// check is the differential check's options (nil: fuzz.Check's defaults); the tests
 	// plant a broken writer there.
 	check *fuzz.Options
+}
+
+// Content kinds (Options.Content, kidx corpus --content).
+const (
+	ContentRealistic = "realistic"
+	ContentPlain     = "plain"
+)
+
+// Contents lists the content kinds, the default first.
+var Contents = []string{ContentRealistic, ContentPlain}
+
+// ParseContent checks a content kind; "" is the default, ContentRealistic.
+func ParseContent(s string) (string, error) {
+	switch s {
+	case "":
+		return ContentRealistic, nil
+	case ContentRealistic, ContentPlain:
+		return s, nil
+	}
+	return "", fmt.Errorf("content %q: want %s or %s", s, ContentRealistic, ContentPlain)
 }
 
 // Partition is the name of every case's partition directory.
@@ -335,6 +362,12 @@ func (c *Case) draw(o Options, i, round int, fits func([]*model.Segment) bool) (
 	for a := range maxAttempts {
 		n := (int64(i)*2+int64(round))*maxAttempts + int64(a)
 		w := fuzz.CaseWorkload(o.Seed, n, fuzz.GenOptions{Rule: o.RuleOf(i)})
+		if o.Content != ContentPlain {
+			rng := contentRand(o.Seed, n)
+			compressBatches(w, rng)
+			transact(&w, rng)
+			compact(w, rng)
+		}
 		r, ml, err := usable(w)
 		if err != nil {
 			return nil, nil, err
@@ -358,6 +391,120 @@ func (c *Case) draw(o Options, i, round int, fits func([]*model.Segment) bool) (
 		return r, ml, nil
 	}
 	return nil, nil, nil
+}
+
+// contentRand is draw n's own randomness for its content, apart from the workload's and the
+// case's (caseRand), so that plain content draws exactly what it drew before content existed.
+func contentRand(seed uint64, n int64) *rand.Rand {
+	return rand.New(rand.NewPCG(splitmix64(seed^0x636f6e74656e74), splitmix64(seed+uint64(n)*0x9e3779b97f4a7c15)))
+}
+
+// compressSlack is how far above segment.MinCompressedBatchSize a batch must be to be
+// compressed: the few sizes the builder cannot hit lie mostly just above its minimum
+// (docs/corpus.md, "Content"); a draw that meets another is redrawn (the harness skips it).
+const compressSlack = 16
+
+// maxCompressedRecords bounds the record count of a batch compressBatches compresses: finding
+// the builder's minimum compresses the batch's records once, and the larger batches of the
+// generator (up to 1 MiB) would make that most of a case's time.
+const maxCompressedRecords = 4096
+
+// compressBatches makes w's content realistic in place: one case in five stays uncompressed;
+// the others get one codec (a producer compresses with one), drawn uniformly from the four,
+// for three batches in four, each large enough for it. The batch sizes, and so every offset,
+// position and index entry, are the drawn workload's: only the bytes inside the batches
+// change (the writer builds each compressed batch at the exact size, segment.BuildCompressedBatch).
+func compressBatches(w model.Workload, rng *rand.Rand) {
+	k := rng.IntN(len(segment.Compressions) + 1)
+	if k == len(segment.Compressions) {
+		return
+	}
+	c := segment.Compressions[k]
+	for _, s := range w.Steps {
+		for j := range s.Append {
+			b := &s.Append[j]
+			if rng.IntN(4) == 0 || b.Legacy != model.NotLegacy || b.Records > maxCompressedRecords {
+				continue
+			}
+			least, err := segment.MinCompressedBatchSize(int(b.Records), c)
+			if err != nil || b.Bytes < int64(least)+compressSlack {
+				continue
+			}
+			b.Compression, b.Compressed = c.String(), true
+		}
+	}
+}
+
+// transact makes one case in four a transactional producer's (in place): each append step
+// is, with probability 3/4, part of a transaction of producer 1, 2 or 3 (drawn per transaction),
+// and a transaction ends after 1 to 4 appends with a COMMIT marker, an append of its own
+// (segment.ControlBatchSize bytes, one record, stamped with the last timestamp before it), as
+// the transaction coordinator writes it. Only commits: the writer writes no ABORT marker yet
+// (docs/corpus.md, "Content").
+func transact(w *model.Workload, rng *rand.Rand) {
+	if rng.IntN(4) != 0 {
+		return
+	}
+	steps := make([]model.Step, 0, len(w.Steps)+len(w.Steps)/2)
+	open, left := int64(0), 0 // the producer of the open transaction (0: none), appends left in it
+	lastTs := int64(0)
+	commit := func() {
+		steps = append(steps, model.Step{Append: []model.Batch{{Records: 1, Bytes: segment.ControlBatchSize,
+			MaxTimestamp: lastTs, Transactional: true, Control: segment.ControlCommit, ProducerID: open}}})
+		open = 0
+	}
+	for _, st := range w.Steps {
+		if len(st.Append) == 0 {
+			steps = append(steps, st)
+			continue
+		}
+		if open == 0 && rng.IntN(4) != 0 {
+			open, left = 1+rng.Int64N(3), 1+rng.IntN(4)
+		}
+		if open != 0 {
+			for j := range st.Append {
+				st.Append[j].Transactional, st.Append[j].ProducerID = true, open
+			}
+		}
+		for _, b := range st.Append {
+			lastTs = max(lastTs, b.MaxTimestamp)
+		}
+		steps = append(steps, st)
+		if open != 0 {
+			if left--; left == 0 {
+				commit()
+			}
+		}
+	}
+	if open != 0 {
+		commit()
+	}
+	w.Steps = steps
+}
+
+// compact gives one case in four the offset gaps of a compacted log (in place): each batch
+// after the log's first starts, with probability 1/3, 1 to 20 offsets past the one before it
+// ("baseOffset", docs/contract.md §3), the offsets the cleaner removed. Drawn after the markers
+// are in place, so every base offset is past the log end at its batch. A real cleaner also
+// removes records inside a batch (offset deltas with holes); a lookup never reads them.
+func compact(w model.Workload, rng *rand.Rand) {
+	if rng.IntN(4) != 0 {
+		return
+	}
+	next, first := w.StartOffset, true
+	for _, st := range w.Steps {
+		for j := range st.Append {
+			b := &st.Append[j]
+			if !first && rng.IntN(3) == 0 {
+				b.BaseOffset = next + 1 + rng.Int64N(20)
+			}
+			if b.BaseOffset > next {
+				next = b.BaseOffset
+			}
+			next += b.Records
+			first = false
+		}
+	}
 }
 
 // usable resolves w and runs the model; (nil, nil, nil) when the case is to be redrawn.

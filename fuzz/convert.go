@@ -83,7 +83,17 @@ func Resolve(w model.Workload) (*Resolved, error) {
 			if err := b.Validate(); err != nil {
 				return nil, fmt.Errorf("step %d batch %d: %w", i, j, err)
 			}
-			if !Encodable(b.Records, b.Bytes) {
+			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp,
+				Transactional: b.Transactional, Control: b.Control, ProducerID: b.ProducerID, BaseOffset: b.BaseOffset}
+			if b.Compression != "" {
+				// A compressed batch's size is searched by its builder, whose refusal (a size
+				// just above its minimum) makes the harness skip the case (isBuilderRefusal).
+				c, err := segment.ParseCompression(b.Compression)
+				if err != nil {
+					return nil, fmt.Errorf("step %d batch %d: %w", i, j, err)
+				}
+				spec.Compression = c
+			} else if b.Control == "" && !Encodable(b.Records, b.Bytes) {
 				return nil, fmt.Errorf("step %d batch %d: %d records in %d bytes cannot be encoded", i, j, b.Records, b.Bytes)
 			}
 			if b.MaxTimestamp >= 0 {
@@ -92,7 +102,7 @@ func Resolve(w model.Workload) (*Resolved, error) {
 				}
 				maxTs = max(maxTs, b.MaxTimestamp)
 			}
-			st.Append = append(st.Append, segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp})
+			st.Append = append(st.Append, spec)
 		}
 		sw.Steps = append(sw.Steps, st)
 	}

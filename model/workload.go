@@ -47,6 +47,16 @@ type Batch struct {
 	// Compressed: the batch's records are compressed, so no leader names a record inside it
 	// in the time index (LogValidator's compressed path names the batch's last offset).
 	Compressed bool
+	// Compression names the codec ("compression": "gzip", "snappy", "lz4" or "zstd"; it sets
+	// Compressed) for the file writer, which builds the batch with it (docs/contract.md §3).
+	// The model's rules never look at it; "" when the workload names none.
+	Compression string
+	// Transactional, Control ("commit" or "abort": an end-transaction marker, one record) and
+	// ProducerID describe a transactional producer's batches for the file writer
+	// (docs/contract.md §3); the model's rules never look at them.
+	Transactional bool
+	Control       string
+	ProducerID    int64
 }
 
 // LegacyMagic is a legacy message format: NotLegacy (a v2 batch, magic 2), Magic0 or Magic1.
@@ -233,6 +243,10 @@ type (
 		Timestamps        []json.Number `json:"timestamps"`
 		MaxTimestampDelta *json.Number  `json:"maxTimestampDelta"`
 		Compressed        *bool         `json:"compressed"`
+		Compression       *string       `json:"compression"`
+		Transactional     *bool         `json:"transactional"`
+		Control           *string       `json:"control"`
+		ProducerID        *json.Number  `json:"producerId"`
 	}
 	// The same with every step and batch left raw: decoded one by one only to say which
 	// step or batch a JSON type error or unknown key is in.
@@ -575,6 +589,46 @@ func (f *batchFile) batch(path string) (Batch, error) {
 	if f.Compressed != nil {
 		b.Compressed = *f.Compressed
 	}
+	if f.Compression != nil {
+		// CompressionType's names; "none" is an uncompressed batch, as no key is.
+		switch c := *f.Compression; c {
+		case "none":
+		case "gzip", "snappy", "lz4", "zstd":
+			b.Compression = c
+		default:
+			return b, &WorkloadError{Path: path + ".compression", Offset: -1, Err: fmt.Errorf("%q is no codec (want none, gzip, snappy, lz4 or zstd)", c)}
+		}
+		if f.Compressed != nil && *f.Compressed != (b.Compression != "") {
+			return b, &WorkloadError{Path: path + ".compressed", Offset: -1, Err: fmt.Errorf("%v contradicts compression %q", *f.Compressed, *f.Compression)}
+		}
+		b.Compressed = b.Compression != ""
+	}
+	if f.Transactional != nil {
+		b.Transactional = *f.Transactional
+	}
+	if f.Control != nil {
+		switch c := *f.Control; c {
+		case "commit", "abort":
+			b.Control = c
+		default:
+			return b, &WorkloadError{Path: path + ".control", Offset: -1, Err: fmt.Errorf("%q is no end-transaction marker (want commit or abort)", c)}
+		}
+		if f.Transactional != nil && !*f.Transactional {
+			return b, &WorkloadError{Path: path + ".transactional", Offset: -1, Err: errors.New("false, but a marker is transactional")}
+		}
+		if b.Records != 1 {
+			return b, &WorkloadError{Path: path + ".records", Offset: -1, Err: fmt.Errorf("%d: a marker holds one control record", b.Records)}
+		}
+		b.Transactional = true
+	}
+	if f.ProducerID != nil {
+		if b.ProducerID, err = numberInt(*f.ProducerID, path+".producerId"); err != nil {
+			return b, err
+		}
+		if b.ProducerID < 0 {
+			return b, &WorkloadError{Path: path + ".producerId", Offset: -1, Err: fmt.Errorf("%d is negative", b.ProducerID)}
+		}
+	}
 	if f.Timestamps != nil && f.MaxTimestampDelta != nil {
 		return b, &WorkloadError{Path: path, Offset: -1, Err: errors.New(`set either "timestamps" or "maxTimestampDelta", not both`)}
 	}
@@ -833,6 +887,10 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		BaseOffset        *int64 `json:"baseOffset,omitempty"`
 		MaxTimestampDelta *int32 `json:"maxTimestampDelta,omitempty"`
 		Compressed        bool   `json:"compressed,omitempty"`
+		Compression       string `json:"compression,omitempty"`
+		Transactional     bool   `json:"transactional,omitempty"`
+		Control           string `json:"control,omitempty"`
+		ProducerID        int64  `json:"producerId,omitempty"`
 	}
 	type head struct {
 		Config       map[string]int64 `json:"config,omitempty"`
@@ -841,7 +899,8 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		StartOffset  int64            `json:"startOffset"`
 	}
 	conv := func(b Batch) batchOut {
-		o := batchOut{Records: b.Records, Bytes: b.Bytes, Compressed: b.Compressed}
+		o := batchOut{Records: b.Records, Bytes: b.Bytes, Compressed: b.Compressed && b.Compression == "", Compression: b.Compression,
+			Transactional: b.Transactional && b.Control == "", Control: b.Control, ProducerID: b.ProducerID}
 		if b.BaseOffset > 0 {
 			base := b.BaseOffset
 			o.BaseOffset = &base

@@ -121,11 +121,21 @@ func ParseRule(s string) (Rule, error) {
 }
 
 // BatchSpec is a batch of the workload file (docs/contract.md §3): a record count, the
-// sizeInBytes on disk and the max timestamp (-1 when absent).
+// sizeInBytes on disk and the max timestamp (-1 when absent), and the codec its records are
+// compressed with ("compression"; CompressionNone, the zero value, writes them uncompressed).
 type BatchSpec struct {
-	Records      int   `json:"records"`
-	Bytes        int   `json:"bytes"`
-	MaxTimestamp int64 `json:"maxTimestamp"`
+	Records      int         `json:"records"`
+	Bytes        int         `json:"bytes"`
+	MaxTimestamp int64       `json:"maxTimestamp"`
+	Compression  Compression `json:"compression,omitempty"`
+	// Transactional marks a transactional producer's batch, Control ("commit") an
+	// end-transaction marker; ProducerID is their producer (0: DefaultTransactionalProducerID).
+	Transactional bool   `json:"transactional,omitempty"`
+	Control       string `json:"control,omitempty"`
+	ProducerID    int64  `json:"producerId,omitempty"`
+	// BaseOffset, when past the log end, is the batch's first offset: the offsets before it
+	// are a gap (a compacted log). 0, or an offset the log has passed, is the log end.
+	BaseOffset int64 `json:"baseOffset,omitempty"`
 }
 
 // Step is one workload step: exactly one of Append, Restart, Recover, Crash, Roll, Fetch,
@@ -202,10 +212,18 @@ type wireBatch struct {
 	Bytes        *int   `json:"bytes"`
 	MaxTimestamp *int64 `json:"maxTimestamp"`
 	Magic        *int   `json:"magic"`
-	// Compressed and BaseOffset are the model's (docs/contract.md §3): read so that the
-	// refusal says what the writer cannot write, rather than naming an unknown key.
+	// Compressed is the model's (docs/contract.md §3): read so that the refusal says what
+	// the writer cannot write, rather than naming an unknown key. BaseOffset makes a gap.
 	Compressed *bool  `json:"compressed"`
 	BaseOffset *int64 `json:"baseOffset"`
+	// Compression names the codec (docs/contract.md §3): "none", "gzip", "snappy", "lz4",
+	// "zstd".
+	Compression *string `json:"compression"`
+	// Transactional, Control and ProducerID are a transactional producer's batch and its
+	// end-transaction marker (docs/contract.md §3).
+	Transactional *bool   `json:"transactional"`
+	Control       *string `json:"control"`
+	ProducerID    *int64  `json:"producerId"`
 }
 
 func (w wireBatch) spec(where string) (BatchSpec, error) {
@@ -215,13 +233,41 @@ func (w wireBatch) spec(where string) (BatchSpec, error) {
 	if w.Magic != nil && *w.Magic != 2 {
 		return BatchSpec{}, fmt.Errorf("%s: magic %d: the file writer writes v2 batches only (a legacy replay runs in the model: kidx sim, kidx whatif)", where, *w.Magic)
 	}
-	if w.Compressed != nil && *w.Compressed {
-		return BatchSpec{}, fmt.Errorf("%s: compressed: the file writer writes uncompressed batches only", where)
+	c := CompressionNone
+	if w.Compression != nil {
+		var err error
+		if c, err = ParseCompression(*w.Compression); err != nil {
+			return BatchSpec{}, fmt.Errorf("%s: %v", where, err)
+		}
 	}
+	if w.Compressed != nil && *w.Compressed != (c != CompressionNone) {
+		if w.Compression == nil {
+			return BatchSpec{}, fmt.Errorf("%s: compressed: name the codec the file writer is to compress with (\"compression\": \"gzip\", \"snappy\", \"lz4\" or \"zstd\")", where)
+		}
+		return BatchSpec{}, fmt.Errorf("%s: compressed %v contradicts compression %q", where, *w.Compressed, *w.Compression)
+	}
+	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp, Compression: c}
 	if w.BaseOffset != nil {
-		return BatchSpec{}, fmt.Errorf("%s: baseOffset %d: the file writer assigns offsets one after another, as the log does; leave baseOffset out", where, *w.BaseOffset)
+		if *w.BaseOffset < 0 {
+			return b, fmt.Errorf("%s: baseOffset %d is negative", where, *w.BaseOffset)
+		}
+		b.BaseOffset = *w.BaseOffset
 	}
-	b := BatchSpec{Records: *w.Records, Bytes: *w.Bytes, MaxTimestamp: NoTimestamp}
+	if w.Transactional != nil {
+		b.Transactional = *w.Transactional
+	}
+	if w.Control != nil {
+		if w.Transactional != nil && !*w.Transactional {
+			return b, fmt.Errorf("%s: transactional false, but a marker is transactional", where)
+		}
+		b.Control, b.Transactional = *w.Control, true
+	}
+	if w.ProducerID != nil {
+		b.ProducerID = *w.ProducerID
+	}
+	if err := b.checkTransactional(); err != nil {
+		return b, fmt.Errorf("%s: %v", where, err)
+	}
 	if w.MaxTimestamp != nil {
 		b.MaxTimestamp = *w.MaxTimestamp
 	}

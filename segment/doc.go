@@ -15,6 +15,9 @@
 //   - records.go: Records and FirstOffset for every batch kind (compressed v2,
 //     legacy wrappers, control batches).
 //   - builder.go: MemoryRecordsBuilder-exact batches; size-targeting batches.
+//   - compressed.go: size-targeting batches compressed with gzip, snappy, lz4 or zstd in
+//     Kafka's framings (issue 24).
+//   - transactional.go: transactional producers' batches and COMMIT markers (issue 24).
 //   - index.go: .index/.timeindex readers (three views: Kafka's reopened one,
 //     DumpLogSegments', the valid entries), warm-section search, sanity checks.
 //   - snapshot.go, txnindex.go, checkpoint.go, kraft.go: the other files of a

@@ -58,6 +58,28 @@ func (w *Workload) Validate() error {
 			return fmt.Errorf("step %d: a crash step in a replicated workload is not modelled", i)
 		}
 		for j, b := range s.Append {
+			if w.Replicas != nil && b.BaseOffset != 0 {
+				// ReplicaSet.Fetch checks that a fetched batch starts at the follower's log end.
+				return fmt.Errorf("append %d batch %d: baseOffset %d: the file writer assigns a replicated workload's offsets one after another (a follower's fetch of a gap is not written yet)", i, j, b.BaseOffset)
+			}
+			if err := b.checkTransactional(); err != nil {
+				return fmt.Errorf("append %d batch %d: %w", i, j, err)
+			}
+			if b.Control != "" {
+				continue
+			}
+			if b.Compression != CompressionNone {
+				// The exact fit is searched while writing (BuildCompressedBatch); the minimum
+				// is what a workload can get wrong.
+				least, err := MinCompressedBatchSize(b.Records, b.Compression)
+				if err == nil && b.Bytes < least {
+					err = fmt.Errorf("a %s batch of %s needs at least %d bytes with the writer's records; %d requested", b.Compression, plural(b.Records, "record"), least, b.Bytes)
+				}
+				if err != nil {
+					return fmt.Errorf("append %d batch %d: %w", i, j, err)
+				}
+				continue
+			}
 			if _, err := planSizedBatch(b.Records, b.Bytes); err != nil {
 				return fmt.Errorf("append %d batch %d: %w", i, j, err)
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"path/filepath"
 	"sync"
@@ -72,6 +73,8 @@ type Log struct {
 	// checkpoint, when set, is the recovery-point-offset-checkpoint the log keeps
 	// (KeepRecoveryCheckpoint).
 	checkpoint *recoveryCheckpoint
+	// sequences is each transactional producer's next base sequence.
+	sequences map[int64]int32
 }
 
 // CreateLog starts a log in dir (created if missing) whose first segment
@@ -168,12 +171,18 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 		return l.addEvent(Event{Kind: EventRejected, Step: step, Bytes: total,
 			Message: fmt.Sprintf("Message batch size is %d bytes, which exceeds the maximum configured segment size of %d: Kafka rejects the append (RecordBatchTooLargeException), nothing is written.", total, l.cfg.SegmentBytes)}), nil
 	}
-	first := l.nextOffset
-	next := first
+	next := l.nextOffset
 	for _, b := range batches {
+		// A batch built at an offset past the log end keeps it: the offsets of a compacted
+		// log, or of a follower of one (appendAsFollower keeps the offsets it is given), have
+		// gaps. Any other base offset is assigned, as a leader assigns them.
+		if base := int64(binary.BigEndian.Uint64(b)); base > next {
+			next = base
+		}
 		binary.BigEndian.PutUint64(b, uint64(next))
 		next += int64(int32(binary.BigEndian.Uint32(b[23:]))) + 1
 	}
+	first := int64(binary.BigEndian.Uint64(batches[0]))
 	last := next - 1
 	appendMaxTs := int64(NoTimestamp)
 	for _, b := range batches {
@@ -279,8 +288,8 @@ func (l *Log) flushAndClose(s *writeSegment) error {
 	return errors.Join(err, s.closeFiles())
 }
 
-// AppendSpecs builds each batch with BuildSizedBatch and appends them as
-// one append.
+// AppendSpecs builds each batch with BuildSizedBatch (BuildCompressedBatch for a compressed
+// one) and appends them as one append.
 func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 	l.buf = l.buf[:0]
 	var total int
@@ -299,18 +308,68 @@ func (l *Log) AppendSpecs(specs []BatchSpec) (*Event, error) {
 	}
 	l.batches = l.batches[:0]
 	off := l.nextOffset
+	sequencesBefore := maps.Clone(l.sequences)
 	for i, s := range specs {
+		start := len(l.buf)
+		off = max(off, s.BaseOffset) // a gap (docs/contract.md §3's "baseOffset")
+		if s.Control != "" || s.Transactional {
+			if err := s.checkTransactional(); err != nil {
+				l.step++
+				return nil, fmt.Errorf("append %d batch %d: %w", l.step-1, i, err)
+			}
+		}
+		pid := s.ProducerID
+		if pid == 0 {
+			pid = DefaultTransactionalProducerID
+		}
+		if s.Control != "" {
+			l.buf = appendCommitMarker(l.buf, off, pid, s.MaxTimestamp)
+			off++
+			l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])
+			continue
+		}
+		if s.Compression != CompressionNone {
+			var err error
+			if l.buf, err = appendCompressedBatch(l.buf, off, s.Records, s.Bytes, s.MaxTimestamp, s.Compression); err != nil {
+				l.step++
+				return nil, fmt.Errorf("append %d batch %d: %w", l.step-1, i, err)
+			}
+			off += int64(s.Records)
+			l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])
+			l.markTransactional(s, pid)
+			continue
+		}
 		p, err := planSizedBatch(s.Records, s.Bytes)
 		if err != nil {
 			l.step++
 			return nil, fmt.Errorf("append %d batch %d: %w", l.step-1, i, err)
 		}
-		start := len(l.buf)
 		l.buf = appendPlannedBatch(l.buf, off, s.Records, s.MaxTimestamp, p)
 		off += int64(max(s.Records, 1))
 		l.batches = append(l.batches, l.buf[start:len(l.buf):len(l.buf)])
+		l.markTransactional(s, pid)
 	}
-	return l.Append(l.batches...)
+	e, err := l.Append(l.batches...)
+	if e != nil && e.Kind == EventRejected {
+		// A rejected append never reached the log: its sequences are not the producer's.
+		l.sequences = sequencesBefore
+	}
+	return e, err
+}
+
+// markTransactional makes the last batch built a transactional producer's when s says so,
+// numbering its records after the producer's earlier ones (sequences count records, per
+// producer and partition, from 0: ProducerAppendInfo.checkSequence).
+func (l *Log) markTransactional(s BatchSpec, pid int64) {
+	if !s.Transactional {
+		return
+	}
+	if l.sequences == nil {
+		l.sequences = map[int64]int32{}
+	}
+	seq := l.sequences[pid]
+	markTransactional(l.batches[len(l.batches)-1], pid, seq)
+	l.sequences[pid] = incrementSequence(seq, int32(s.Records))
 }
 
 // AppendRecipe builds each batch record by record (RecipeBatch.Build) and

@@ -27,6 +27,7 @@ type corpusOptions struct {
 	out, version string
 	indexView    string
 	damage       string // --damage: "" every kind, none, or kinds
+	content      string
 	count        int
 	workers      int
 	seed         uint64
@@ -38,7 +39,7 @@ type corpusOptions struct {
 func newCorpusCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &corpusOptions{}
 	cmd := &cobra.Command{
-		Use:   "corpus --out DIR [--count N] [--seed S] [--kafka-version V]",
+		Use:   "corpus --out DIR [--count N] [--seed S] [--kafka-version V] [--content realistic|plain]",
 		Short: "Write test cases for other index readers: partitions with the answers Kafka gives (expected.json)",
 		Long: `corpus writes N cases into DIR, each a directory case-NNNNN holding a partition directory
 (t-0, random workloads written by kidx write's writer), workload.json (the docs/contract.md §3
@@ -52,8 +53,13 @@ says what a correct reader reports: the answer, or an error at a file and byte. 
 picks the kinds drawn (none: every case undamaged); which cases are damaged does not depend on
 it.
 
-The same --seed and --count write the same bytes. --kafka-version picks the writer's rule as
-kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-append:
+--content realistic (the default) compresses the batches of four cases in five (one codec per
+case, gzip, snappy, lz4 or zstd, for about three batches in four, each batch at the workload's
+exact size), makes one case in four a transactional producer's (transactions of 1 to 4
+appends, each ended by a COMMIT marker) and one in four compacted (offset gaps between
+batches); --content plain writes every batch uncompressed, non-transactional and without
+gaps, as corpora did before the option. The same --seed, --count and
+--content write the same bytes. --kafka-version picks the writer's rule as kidx write does (per-batch: 4.1-4.4 and the releases that write as they do; per-append:
 3.7-4.0.0 and theirs); without it the cases alternate between the two. The answers are Kafka's
 lookup as one release line gives it (docs/kafka.md §7.5: they differ on damaged bytes):
 --kafka-version's line, else per-batch cases 4.1+'s and per-append cases 2.1-3.9's.
@@ -67,7 +73,8 @@ be empty; the cases are written into a temporary directory beside it and renamed
 	f.StringVar(&o.out, "out", "", "directory to create (must not exist or be empty)")
 	f.IntVar(&o.count, "count", 100, "number of cases")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "cases made at once (the output does not depend on it)")
-	f.Uint64Var(&o.seed, "seed", 0, "corpus seed (default: random, printed); the same seed and count write the same bytes")
+	f.Uint64Var(&o.seed, "seed", 0, "corpus seed (default: random, printed); the same seed, count and content write the same bytes")
+	f.StringVar(&o.content, "content", corpus.ContentRealistic, "what the batches hold: realistic (compressed batches, transactions with COMMIT markers, offset gaps) or plain (none of them)")
 	f.StringVar(&o.damage, "damage", "", "damage kinds drawn, comma-separated, or none: every case undamaged (default: every kind: "+strings.Join(corpus.DamageKinds, ",")+")")
 	f.StringVar(&o.version, "kafka-version", "", "Kafka release X.Y.Z whose rule the writer writes by and whose lookup answers expected.json holds (default: both rules, alternating by case)")
 	f.StringVar(&o.indexView, "index-view", "running", "the index entries phase 1 searches: running (a running broker's valid entries) or reopened (every slot of the file)")
@@ -92,6 +99,11 @@ func (o *corpusOptions) Validate() error {
 	if _, err := segment.ParseIndexView(o.indexView); err != nil {
 		return usageErr("--index-view: %v", err)
 	}
+	content, err := corpus.ParseContent(o.content)
+	if err != nil {
+		return usageErr("--content: %v", err)
+	}
+	o.opts.Content = content
 	if err := emptyTarget(o.out); err != nil {
 		return err
 	}

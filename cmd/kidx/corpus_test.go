@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -41,13 +42,14 @@ func TestCorpusWrites(t *testing.T) {
 }
 
 // Issue 14 item 1: workload.json is "replayable with kidx write": an undamaged case's partition
-// is what kidx write writes from it, byte for byte.
+// is what kidx write writes from it, byte for byte; issue 24: compressed batches ("compression")
+// included.
 func TestCorpusWorkloadReplays(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "c")
 	if _, stderr, code := runKidx(t, "corpus", "--out", out, "--count", "6", "--seed", "3"); code != 0 {
 		t.Fatal(stderr)
 	}
-	replayed := 0
+	replayed, compressed := 0, 0
 	for _, c := range []string{"case-00000", "case-00001", "case-00002", "case-00003", "case-00004", "case-00005"} {
 		data, err := os.ReadFile(filepath.Join(out, c, "expected.json"))
 		if err != nil {
@@ -79,15 +81,19 @@ func TestCorpusWorkloadReplays(t *testing.T) {
 			}
 		}
 		replayed++
+		if w, _ := os.ReadFile(filepath.Join(out, c, "workload.json")); bytes.Contains(w, []byte(`"compression"`)) {
+			compressed++
+		}
 	}
-	if replayed == 0 {
-		t.Fatal("no undamaged case among 6")
+	if replayed == 0 || compressed == 0 {
+		t.Fatalf("%d undamaged cases among 6, %d of them with compressed batches: want some of each", replayed, compressed)
 	}
 }
 
 // Usage errors exit 2 and write nothing (docs/cli.md, exit codes): no --out, a non-empty --out
 // (left as it was), no cases, a release whose era the writer does not write (2.0-3.6 indexes
-// the append's last offset, kidx write's writerRule), a release that does not exist.
+// the append's last offset, kidx write's writerRule), a release that does not exist, an
+// unknown --content.
 func TestCorpusUsageErrors(t *testing.T) {
 	full := t.TempDir()
 	writeFile(t, full, "keep.txt", "mine")
@@ -100,6 +106,7 @@ func TestCorpusUsageErrors(t *testing.T) {
 		{[]string{"corpus", "--out", filepath.Join(t.TempDir(), "x"), "--count", "0"}, "--count"},
 		{[]string{"corpus", "--out", filepath.Join(t.TempDir(), "x"), "--kafka-version", "2.0.0"}, "2.0-3.6"},
 		{[]string{"corpus", "--out", filepath.Join(t.TempDir(), "x"), "--kafka-version", "9.9.9"}, "no Apache Kafka release"},
+		{[]string{"corpus", "--out", filepath.Join(t.TempDir(), "x"), "--content", "fancy"}, `--content: content "fancy": want realistic or plain`},
 	} {
 		_, stderr, code := runKidx(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -130,6 +137,54 @@ func TestCorpusKafkaVersion(t *testing.T) {
 			if err := json.Unmarshal(data, &exp); err != nil || exp.Rule != rule || exp.KafkaVersion != v {
 				t.Fatalf("%s %s: rule %q version %q (%v), want %s", v, c, exp.Rule, exp.KafkaVersion, err, rule)
 			}
+		}
+	}
+}
+
+// Issue 24: kidx write writes a workload's "compression" (each batch at exactly its bytes, the
+// codec in the attributes) and refuses "compressed": true without a codec, an unknown codec,
+// an ABORT marker (no .txnindex is written) and a marker of another size (exit 2, nothing
+// written).
+func TestWriteCompression(t *testing.T) {
+	in := t.TempDir()
+	body := `{"config": {"index.interval.bytes": 500}, "rule": "per-batch", "steps": [{"append": [
+		{"records": 10, "bytes": 700, "compression": "gzip"}, {"records": 3, "bytes": 400, "compression": "snappy"},
+		{"records": 5, "bytes": 900, "compression": "lz4"}, {"records": 1, "bytes": 300, "compression": "zstd"},
+		{"records": 2, "bytes": 200, "compression": "none"}]}]}`
+	dir := filepath.Join(t.TempDir(), "p")
+	if _, stderr, code := runKidx(t, "write", "--workload", writeFile(t, in, "w.json", body), "--dir", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := 0
+	for i, want := range []struct{ bytes, codec int }{{700, 1}, {400, 2}, {900, 3}, {300, 4}, {200, 0}} {
+		size := 12 + int(binary.BigEndian.Uint32(data[pos+8:]))
+		if codec := int(binary.BigEndian.Uint16(data[pos+21:]) & 7); size != want.bytes || codec != want.codec {
+			t.Fatalf("batch %d: %d bytes, codec %d; want %d and %d", i, size, codec, want.bytes, want.codec)
+		}
+		pos += size
+	}
+	if pos != len(data) {
+		t.Fatalf("%d bytes after the 5 batches", len(data)-pos)
+	}
+	for _, tc := range []struct{ name, batch, want string }{
+		{"no codec", `{"records": 1, "bytes": 300, "compressed": true}`, "compressed without a codec"},
+		{"unknown codec", `{"records": 1, "bytes": 300, "compression": "brotli"}`, `"brotli" is no codec`},
+		{"contradiction", `{"records": 1, "bytes": 300, "compression": "gzip", "compressed": false}`, `false contradicts compression "gzip"`},
+		{"too small", `{"records": 1, "bytes": 70, "compression": "gzip"}`, "needs at least"},
+		{"abort marker", `{"records": 1, "bytes": 78, "control": "abort"}`, "COMMIT markers only"},
+		{"marker size", `{"records": 1, "bytes": 80, "control": "commit"}`, "a COMMIT marker is 1 record of 78 bytes"},
+	} {
+		parent := t.TempDir()
+		_, stderr, code := runKidx(t, "write", "--workload", writeFile(t, in, "bad.json", `{"batches": [`+tc.batch+`]}`), "--dir", filepath.Join(parent, "p"))
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", tc.name, code, stderr, tc.want)
+		}
+		if names := dirNames(t, parent); len(names) != 0 {
+			t.Errorf("%s: the refused write left %v", tc.name, names)
 		}
 	}
 }

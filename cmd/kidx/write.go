@@ -227,7 +227,16 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force boo
 	for _, s := range w.Steps {
 		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
 		for _, b := range s.Append {
-			st.Append = append(st.Append, segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp})
+			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp,
+				Transactional: b.Transactional, Control: b.Control, ProducerID: b.ProducerID, BaseOffset: b.BaseOffset}
+			if b.Compression != "" {
+				c, err := segment.ParseCompression(b.Compression)
+				if err != nil {
+					return nil, usageErr("%s: %v", path, err)
+				}
+				spec.Compression = c
+			}
+			st.Append = append(st.Append, spec)
 		}
 		sw.Steps = append(sw.Steps, st)
 	}
@@ -257,10 +266,9 @@ func writeDirResult(res *segment.WriteResult, err error) (*segment.WriteResult, 
 
 // writableWorkload refuses, before any file exists, what kidx write cannot write as the
 // workload says: a batch no file can hold (model.Batch.Possible), and what the writer does
-// not write (it builds uncompressed v2 batches, one offset after another, and rolls only by
-// Kafka's own rules).
+// not write (it builds v2 batches, uncompressed or with a named codec, at the offsets the
+// workload gives, gaps included, and rolls only by Kafka's own rules).
 func writableWorkload(w model.Workload) error {
-	next := w.StartOffset
 	for i, s := range w.Steps {
 		if s.Roll {
 			return fmt.Errorf("step %d is a roll: kidx write rolls only as Kafka does (size, time, a full index), and cannot replay an operator's or the cleaner's roll", i)
@@ -275,12 +283,9 @@ func writableWorkload(w model.Workload) error {
 				return fmt.Errorf("%s (%s, %s): %v; no file can hold it", where, english.Plural(b.Records, "record"), english.Plural(b.Bytes, "byte"), b.Possible())
 			case b.Legacy != model.NotLegacy:
 				return fmt.Errorf("%s is a magic-%d message: kidx write writes v2 batches only", where, b.Legacy.Magic())
-			case b.Compressed:
-				return fmt.Errorf("%s is compressed: kidx write writes uncompressed batches only", where)
-			case b.BaseOffset != 0 && b.BaseOffset != next:
-				return fmt.Errorf("%s starts at offset %d, not %d: kidx write writes offsets without gaps", where, b.BaseOffset, next)
+			case b.Compressed && b.Compression == "":
+				return fmt.Errorf("%s is compressed without a codec: name the one kidx write is to compress with (\"compression\": \"gzip\", \"snappy\", \"lz4\" or \"zstd\")", where)
 			}
-			next += b.Records
 		}
 	}
 	return nil

@@ -84,8 +84,8 @@ func TestWriteReplicatedRefusals(t *testing.T) {
 	for _, tc := range []struct{ name, steps, want string }{
 		{"roll", `{"roll": true, "replica": 1}]}`, "step 1: a roll step"},
 		{"legacy", `{"append": [{"records": 1, "bytes": 100, "magic": 1}]}]}`, "magic 1: the file writer writes v2 batches only"},
-		{"compressed", `{"append": [{"records": 1, "bytes": 100, "compressed": true}]}]}`, "compressed: the file writer writes uncompressed batches only"},
-		{"offset gap", `{"append": [{"records": 1, "bytes": 100, "baseOffset": 5}]}]}`, "baseOffset 5: the file writer assigns offsets one after another"},
+		{"compressed", `{"append": [{"records": 1, "bytes": 100, "compressed": true}]}]}`, "compressed: name the codec the file writer is to compress with"},
+		{"offset gap", `{"append": [{"records": 1, "bytes": 100, "baseOffset": 5}]}]}`, "baseOffset 5: the file writer assigns a replicated workload's offsets one after another"},
 		{"lagging election", `{"elect": 1}]}`, "elect: replica 1 is not caught up: its log ends at offset 0, the leader's (replica 0) at 1"},
 		{"batches form", ``, `a replicated workload ("replicas") is written as "steps"`},
 	} {
