@@ -176,3 +176,46 @@ func BenchmarkGenerateContent(b *testing.B) {
 		})
 	}
 }
+
+// Issue 24, "a share of large segments (sampled queries)": one realistic case in largeShare
+// draws up to largeSteps steps and up to maxLargeCaseBytes of batches, and its lookups are a
+// sample (docs/corpus.md, "The offsets asked"). Case 141 of seed 2 is one (largeCase); the
+// plain case of the same number stays within maxCaseBytes.
+func TestLargeCasesAreSampled(t *testing.T) {
+	if !largeCase(2, 141) || largeCase(2, 142) {
+		t.Fatal("case 141 of seed 2 must be large and 142 not (the draw changed)")
+	}
+	logBytes := func(c *Case) (total int64) {
+		for _, sa := range c.Expected.Segments {
+			fi, err := os.Stat(filepath.Join(c.Dir, sa.Log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += fi.Size()
+		}
+		return total
+	}
+	large, err := WriteCase(t.TempDir(), Options{Seed: 2}, 141)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := logBytes(large); n <= maxCaseBytes {
+		t.Fatalf("large case: %d bytes of .log, want more than %d", n, maxCaseBytes)
+	}
+	// Each segment is asked its last offset and one past it, so its last lookup bounds its offsets.
+	lookups, offsets := 0, int64(0)
+	for _, sa := range large.Expected.Segments {
+		lookups += len(sa.Lookups)
+		offsets += sa.Lookups[len(sa.Lookups)-1].Offset - sa.BaseOffset + 1
+	}
+	if int64(lookups) >= offsets || lookups > sampleOffsets+3*len(large.Expected.Segments) {
+		t.Fatalf("large case: %d lookups for %d offsets in %d segments: not a sample", lookups, offsets, len(large.Expected.Segments))
+	}
+	plain, err := WriteCase(t.TempDir(), Options{Seed: 2, Content: ContentPlain}, 141)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := logBytes(plain); n > maxCaseBytes {
+		t.Fatalf("plain case: %d bytes of .log, over %d", n, maxCaseBytes)
+	}
+}

@@ -87,8 +87,21 @@ const Version = 2
 // kidx write would refuse it, it writes no batch, or it is larger than maxCaseBytes.
 const maxAttempts = 64
 
-// maxCaseBytes keeps cases small: a workload with more batch bytes is redrawn.
-const maxCaseBytes = 1 << 20
+// maxCaseBytes keeps cases small: a workload with more batch bytes is redrawn. A large case
+// (realistic content, one in largeShare: docs/corpus.md, "Content") draws up to largeSteps
+// steps and may hold up to maxLargeCaseBytes; its offsets are sampled (chooseOffsets).
+const (
+	maxCaseBytes      = 1 << 20
+	maxLargeCaseBytes = 24 << 20
+	largeShare        = 40
+	largeSteps        = 400
+)
+
+// largeCase says whether case i of seed is a large one (realistic content only): drawn per
+// case, so every draw of its workload is.
+func largeCase(seed uint64, i int) bool {
+	return rand.New(rand.NewPCG(splitmix64(seed^0x6c61726765), splitmix64(uint64(i)))).IntN(largeShare) == 0
+}
 
 // CaseName is case i's directory name.
 func CaseName(i int) string { return fmt.Sprintf("case-%05d", i) }
@@ -324,7 +337,7 @@ var ErrUnusable = errors.New("no case is made of this workload")
 // is ErrDamageDoesNotFit; a workload no case is made of, ErrUnusable.
 func WriteWorkloadCase(dir, name string, w model.Workload, p Plan, sampleSeed uint64) (*Case, error) {
 	c := &Case{Dir: filepath.Join(dir, name), Workload: w, Plan: p}
-	r, ml, err := usable(w)
+	r, ml, err := usable(w, maxLargeCaseBytes) // a large case's workload is replayed too
 	if err != nil {
 		return nil, err
 	}
@@ -361,14 +374,18 @@ func WriteWorkloadCase(dir, name string, w model.Workload, p Plan, sampleSeed ui
 func (c *Case) draw(o Options, i, round int, fits func([]*model.Segment) bool) (*fuzz.Resolved, *model.Log, error) {
 	for a := range maxAttempts {
 		n := (int64(i)*2+int64(round))*maxAttempts + int64(a)
-		w := fuzz.CaseWorkload(o.Seed, n, fuzz.GenOptions{Rule: o.RuleOf(i)})
+		g, maxBytes := fuzz.GenOptions{Rule: o.RuleOf(i)}, int64(maxCaseBytes)
+		if o.Content != ContentPlain && largeCase(o.Seed, i) {
+			g.MaxSteps, maxBytes = largeSteps, maxLargeCaseBytes
+		}
+		w := fuzz.CaseWorkload(o.Seed, n, g)
 		if o.Content != ContentPlain {
 			rng := contentRand(o.Seed, n)
 			compressBatches(w, rng)
 			transact(&w, rng)
 			compact(w, rng)
 		}
-		r, ml, err := usable(w)
+		r, ml, err := usable(w, maxBytes)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -508,7 +525,7 @@ func compact(w model.Workload, rng *rand.Rand) {
 }
 
 // usable resolves w and runs the model; (nil, nil, nil) when the case is to be redrawn.
-func usable(w model.Workload) (*fuzz.Resolved, *model.Log, error) {
+func usable(w model.Workload, maxBytes int64) (*fuzz.Resolved, *model.Log, error) {
 	r, err := fuzz.Resolve(w)
 	if err != nil {
 		return nil, nil, nil
@@ -522,7 +539,7 @@ func usable(w model.Workload) (*fuzz.Resolved, *model.Log, error) {
 		}
 		total += s.AppendBytes()
 	}
-	if total > maxCaseBytes {
+	if total > maxBytes {
 		return nil, nil, nil
 	}
 	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, w.Steps, true)
