@@ -154,17 +154,9 @@ func parseAnswer(line []byte) (Answer, error) {
 		if w.Start != nil || w.Hit != nil || w.Hops != nil {
 			return Answer{}, fmt.Errorf(`an error answer has no "start", "hit" or "hops"`)
 		}
-		a.Err = &AnswerError{Message: *w.Error, Byte: -1}
-		if w.File != nil {
-			a.Err.File = *w.File
-		}
-		if w.Byte != nil {
-			if *w.Byte < -1 {
-				return Answer{}, fmt.Errorf(`"byte" %d: a position in the file, or -1 for none`, *w.Byte)
-			}
-			a.Err.Byte = *w.Byte
-		}
-		return a, nil
+		var err error
+		a.Err, err = errorAnswer(*w.Error, w.File, w.Byte)
+		return a, err
 	}
 	if w.File != nil || w.Byte != nil {
 		return Answer{}, fmt.Errorf(`"file" and "byte" belong to an error answer`)
@@ -186,4 +178,19 @@ func clip(b []byte) string {
 		return strconv.Quote(string(b[:n])) + "..."
 	}
 	return strconv.Quote(string(b))
+}
+
+// errorAnswer is an error answer's place: file and byte when given (byte -1: none said).
+func errorAnswer(msg string, file *string, at *int64) (*AnswerError, error) {
+	e := &AnswerError{Message: msg, Byte: -1}
+	if file != nil {
+		e.File = *file
+	}
+	if at != nil {
+		if *at < -1 {
+			return nil, fmt.Errorf(`"byte" %d: a position in the file, or -1 for none`, *at)
+		}
+		e.Byte = *at
+	}
+	return e, nil
 }

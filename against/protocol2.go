@@ -158,7 +158,7 @@ func partitionBaseOffsets(dir string) ([]int64, error) {
 	return out, nil
 }
 
-// wireQueryKinds parse a protocol-2 answer line per its query's kind.
+// parseAnswerAs parses a protocol-2 answer line by its query's kind.
 func parseAnswerAs(kind string, line []byte) (Answer, error) {
 	switch kind {
 	case "", KindOffset:
@@ -180,17 +180,9 @@ func parseAnswerAs(kind string, line []byte) (Answer, error) {
 		if w.Start != nil || w.Offset != nil || w.Timestamp != nil || w.BaseOffset != nil {
 			return Answer{}, fmt.Errorf("an error answer has no other key than \"file\" and \"byte\"")
 		}
-		a.Err = &AnswerError{Message: *w.Error, Byte: -1}
-		if w.File != nil {
-			a.Err.File = *w.File
-		}
-		if w.Byte != nil {
-			if *w.Byte < -1 {
-				return Answer{}, fmt.Errorf(`"byte" %d: a position in the file, or -1 for none`, *w.Byte)
-			}
-			a.Err.Byte = *w.Byte
-		}
-		return a, nil
+		var err error
+		a.Err, err = errorAnswer(*w.Error, w.File, w.Byte)
+		return a, err
 	}
 	if w.File != nil || w.Byte != nil {
 		return Answer{}, fmt.Errorf(`"file" and "byte" belong to an error answer`)
