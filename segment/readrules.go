@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"kidx/codec"
@@ -187,12 +188,12 @@ func (s *Segment) lookupFrom(target, start int64, rr ReadRules, reasons []string
 		err = w.nextEntry(start)
 	case Release41:
 		err = w.byBaseOffset(start)
-		if err == nil || errors.As(err, new(*FormatError)) {
-			old := kafkaWalk{l: s.Log, end: s.Log.Size(), target: target}
-			oerr := old.byLastOffset(start, false)
-			if (err == nil) != (oerr == nil) || (err == nil && (old.found != w.found || old.hit.pos != w.hit.pos)) {
-				w.reasons = append(w.reasons, ReasonWalk41)
-			}
+		// The reason says when KAFKA-18989's walk decided: the walk by last offset (4.0's)
+		// would throw where it answers, or the reverse, or hit another batch.
+		old := kafkaWalk{l: s.Log, end: s.Log.Size(), target: target}
+		oerr := old.byLastOffset(start, false)
+		if (err == nil) != (oerr == nil) || (err == nil && (old.found != w.found || old.hit.pos != w.hit.pos)) {
+			w.reasons = append(w.reasons, ReasonWalk41)
 		}
 	default:
 		err = w.byLastOffset(start, rr.Release == Release40)
@@ -226,11 +227,7 @@ func (s *Segment) LookupFrom(target, start int64, rr ReadRules) (LookupResult, e
 func dedupe(ss []string) []string {
 	var out []string
 	for _, s := range ss {
-		dup := false
-		for _, o := range out {
-			dup = dup || o == s
-		}
-		if !dup {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
