@@ -119,7 +119,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	co := corpus.Options{Seed: o.Seed, Rule: o.Rule, KafkaVersion: o.KafkaVersion, Release: o.Release, IndexView: o.IndexView, DamageKinds: o.DamageKinds}
+	co := corpus.Options{Seed: o.Seed, Rule: o.Rule, KafkaVersion: o.KafkaVersion, Release: o.Release, IndexView: o.IndexView, DamageKinds: o.DamageKinds,
+		AnswersOnly: true}
 	rep := &Report{Seed: o.Seed}
 	var (
 		next, done, divergent, queries atomic.Int64

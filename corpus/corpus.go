@@ -34,6 +34,11 @@ type Options struct {
 	Release string
 	// IndexView is the index view phase 1 searches: "running" ("") or "reopened".
 	IndexView string
+	// AnswersOnly makes WriteCase write the partition and compute the answers only: no
+	// verify verdict (Expected.Verify stays empty) and no expected.json or workload.json in the
+	// case directory. kidx diff --against's campaign needs no more (a shrunk case is written
+	// whole, WriteWorkloadCase); the cases and answers are the same.
+	AnswersOnly bool
 	// DamageKinds are the damage kinds drawn (nil: every kind, DamageKinds; empty: none, every
 	// case is undamaged). One case in four is damaged either way, so a seed's workloads do not
 	// depend on the kinds.
@@ -307,11 +312,15 @@ func WriteCase(dir string, o Options, i int) (*Case, error) {
 			return nil, fmt.Errorf("case %d: damage: %w", i, err)
 		}
 	}
-	exp, err := answers(c.Dir, ml.Segments(), rng, rules)
+	exp, err := answers(c.Dir, ml.Segments(), rng, rules, !o.AnswersOnly)
 	if err != nil {
 		return nil, fmt.Errorf("case %d: %w", i, err)
 	}
 	exp.Case, exp.Seed, exp.Rule, exp.KafkaVersion, exp.Damage = i, o.Seed, rule, o.KafkaVersion, dmg
+	if o.AnswersOnly {
+		c.Expected = exp
+		return c, nil
+	}
 	return c, c.finish(exp)
 }
 
@@ -360,7 +369,7 @@ func WriteWorkloadCase(dir, name string, w model.Workload, p Plan, sampleSeed ui
 			return nil, err
 		}
 	}
-	exp, err := answers(c.Dir, ml.Segments(), caseRand(sampleSeed, 0), p.Rules)
+	exp, err := answers(c.Dir, ml.Segments(), caseRand(sampleSeed, 0), p.Rules, true)
 	if err != nil {
 		return nil, err
 	}
