@@ -44,17 +44,20 @@ type diffDivergence struct {
 // diffOptions is kidx diff's flags: the differential campaign's, --crash's and --against's.
 type diffOptions struct {
 	duration time.Duration
-	cases    int64
-	seed     uint64
-	rule     string
-	workers  int
-	outDir   string
-	format   string
-	steps    int
-	realFS   bool
-	crash    crashFlags
-	against  againstFlags
-	eraSpec  string
+	// againstOnlyGiven is the first --against-only flag given (Complete); without --against it
+	// is a usage error.
+	againstOnlyGiven string
+	cases            int64
+	seed             uint64
+	rule             string
+	workers          int
+	outDir           string
+	format           string
+	steps            int
+	realFS           bool
+	crash            crashFlags
+	against          againstFlags
+	eraSpec          string
 
 	era *model.Era // Validate: the --era-spec candidate
 
@@ -146,11 +149,20 @@ XML.`,
 	return cmd
 }
 
+// againstOnlyFlags mean something only with --against (the differential campaign would
+// ignore them silently).
+var againstOnlyFlags = []string{"kafka-version", "index-view", "timeout", "shrink-budget", "serve", "protocol", "damage", "compare", "copy"}
+
 func (o *diffOptions) Complete(cmd *cobra.Command, _ []string) error {
 	flags := cmd.Flags()
 	o.seedGiven, o.ruleGiven = flags.Changed("seed"), flags.Changed("rule")
 	o.realFilesGiven, o.maxStepsGiven = flags.Changed("real-files"), flags.Changed("max-steps")
 	o.against.indexViewGiven = flags.Changed("index-view")
+	for _, name := range againstOnlyFlags {
+		if flags.Changed(name) && o.againstOnlyGiven == "" {
+			o.againstOnlyGiven = name
+		}
+	}
 	// Cases read from disk (--corpus, --dir) are not drawn from a seed.
 	if !o.seedGiven && !o.against.readsCases() {
 		o.seed, o.seedDrawn = rand.Uint64(), true
@@ -179,6 +191,8 @@ func (o *diffOptions) Validate() error {
 		if err := o.validateAgainst(); err != nil {
 			return err
 		}
+	} else if o.againstOnlyGiven != "" {
+		return usageErr("--%s goes with --against CMD", o.againstOnlyGiven)
 	} else if o.duration == 0 && o.cases == 0 && o.crash.workload == "" {
 		return usageErr("diff needs --duration D or --cases N")
 	}

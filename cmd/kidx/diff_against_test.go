@@ -145,6 +145,12 @@ func TestDiffAgainstUsage(t *testing.T) {
 		{"--against", "x", "--corpus", t.TempDir(), "--index-view", "running"},
 		{"--against", "x", "--corpus", t.TempDir(), "--kafka-version", "4.1.0"},
 		{"--cases", "1", "--format", "junit"},
+		// --against's own flags mean nothing to the differential campaign: refused, not ignored.
+		{"--cases", "1", "--serve"},
+		{"--cases", "1", "--protocol", "2"},
+		{"--cases", "1", "--damage", "none"},
+		{"--cases", "1", "--copy"},
+		{"--cases", "1", "--index-view", "reopened"},
 	} {
 		_, errOut, code := runKidx(t, append([]string{"diff"}, args...)...)
 		if code != 2 || errOut == "" {
