@@ -33,6 +33,9 @@
 //   - eraspec.go: candidate eras (a proposed patch) from a JSON era spec.
 //   - exposure.go: whether an index can fill before segment.bytes (the follower overflow of
 //     docs/kafka-hazards.md), and the segment.index.bytes that never fills.
+//   - cleanergroups.go: GroupSegmentsBySize, which segments the log cleaner cleans into one
+//     (Cleaner.groupSegmentsBySize per release, docs/kafka.md §14.1): the first piece of the
+//     cleaner as a step of the model (issue 25).
 //   - stream.go: StatStream, the same figures for single-batch appends with no per-batch
 //     memory, at a few nanoseconds a batch.
 //   - bruteforce.go: the same statistics by looking up every offset, for tests.
