@@ -35,14 +35,7 @@ func TestCompareKinds(t *testing.T) {
 		{"error at another byte", kerr(log, 8), kerr(log, 0), MismatchErrorByte},
 		{"error without place", kerr(log, 8), Answer{Hops: -1, Err: &AnswerError{Message: "x", Byte: -1}}, ""},
 	} {
-		q := Questions{Queries: []Query{{Segment: "00000000000000000000", Offset: 5}}, Want: []Answer{tc.want}}
-		ms := Compare(q, []Answer{tc.got})
-		switch {
-		case tc.kind == "" && len(ms) != 0:
-			t.Errorf("%s: mismatch %s, want none", tc.name, ms[0].Kind)
-		case tc.kind != "" && (len(ms) != 1 || ms[0].Kind != tc.kind):
-			t.Errorf("%s: mismatches %+v, want one of kind %s", tc.name, ms, tc.kind)
-		}
+		checkOneQuery(t, tc.name, 0, tc.want, tc.got, tc.kind)
 	}
 }
 
@@ -68,14 +61,7 @@ func TestCompareFields(t *testing.T) {
 		{"false error, hit alone", FieldHit, pos(0, -1, 1), kerr, MismatchFalseError},
 		{"error at another byte, start alone", FieldStart, kerr, Answer{Hops: -1, Err: &AnswerError{Message: "x", Byte: 0}}, MismatchErrorByte},
 	} {
-		q := Questions{Queries: []Query{{Segment: "00000000000000000000", Offset: 5}}, Want: []Answer{tc.want}, Fields: tc.fields}
-		ms := Compare(q, []Answer{tc.got})
-		switch {
-		case tc.kind == "" && len(ms) != 0:
-			t.Errorf("%s: mismatch %s, want none", tc.name, ms[0].Kind)
-		case tc.kind != "" && (len(ms) != 1 || ms[0].Kind != tc.kind):
-			t.Errorf("%s: mismatches %+v, want one of kind %s", tc.name, ms, tc.kind)
-		}
+		checkOneQuery(t, tc.name, tc.fields, tc.want, tc.got, tc.kind)
 	}
 }
 
@@ -127,5 +113,19 @@ func TestRunComparesOnlyTheFieldsAsked(t *testing.T) {
 	}
 	if all, hit := run(AllFields), run(FieldHit); all == 0 || hit != 0 {
 		t.Fatalf("divergent cases: %d comparing all fields (want some), %d comparing the hit (want none)", all, hit)
+	}
+}
+
+// checkOneQuery compares got with want on one query under fields and checks the mismatch is of
+// kind ("": none).
+func checkOneQuery(t *testing.T, name string, fields Fields, want, got Answer, kind string) {
+	t.Helper()
+	q := Questions{Queries: []Query{{Segment: "00000000000000000000", Offset: 5}}, Want: []Answer{want}, Fields: fields}
+	ms := Compare(q, []Answer{got})
+	switch {
+	case kind == "" && len(ms) != 0:
+		t.Errorf("%s: mismatch %s, want none", name, ms[0].Kind)
+	case kind != "" && (len(ms) != 1 || ms[0].Kind != kind):
+		t.Errorf("%s: mismatches %+v, want one of kind %s", name, ms, kind)
 	}
 }

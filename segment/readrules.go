@@ -265,6 +265,7 @@ type walkBatch struct {
 	offset     int64 // the offset field
 	magic      int8
 	base, last int64 // filled in when read
+	lastLoaded bool  // last is known (loadBatchHeader keeps the header it read)
 }
 
 // int32 arithmetic: Kafka's positions are Java ints and wrap.
@@ -368,19 +369,32 @@ func (w *kafkaWalk) records() string {
 // loadBatchHeader() reads 61 bytes whatever the batch's size (a short batch's read runs into
 // the bytes after it) and fails only when the file ends first.
 func (w *kafkaWalk) lastOffset(b *walkBatch) error {
-	if b.magic < 2 {
-		b.last = b.offset
+	if b.lastLoaded {
 		return nil
+	}
+	last, ok := w.headerLast(*b)
+	if !ok {
+		return javaError("KafkaException", w.l.Path, b.pos, "Failed to load record batch at position %d from %s", b.pos, w.records())
+	}
+	if b.magic >= 2 && b.size < RecordBatchOverhead {
+		w.reasons = append(w.reasons, ReasonShortV2Header)
+	}
+	b.last, b.lastLoaded = last, true
+	return nil
+}
+
+// headerLast is a batch's lastOffset() without its side effects: a legacy entry's offset
+// field, or a v2 header's base offset + lastOffsetDelta from the 61 bytes at its position; ok
+// is false when the file ends before them.
+func (w *kafkaWalk) headerLast(b walkBatch) (last int64, ok bool) {
+	if b.magic < 2 {
+		return b.offset, true
 	}
 	h, err := w.l.read(b.pos, RecordBatchOverhead)
 	if err != nil || len(h) < RecordBatchOverhead {
-		return javaError("KafkaException", w.l.Path, b.pos, "Failed to load record batch at position %d from %s", b.pos, w.records())
+		return 0, false
 	}
-	if b.size < RecordBatchOverhead {
-		w.reasons = append(w.reasons, ReasonShortV2Header)
-	}
-	b.last = b.offset + int64(int32(binary.BigEndian.Uint32(h[23:])))
-	return nil
+	return b.offset + int64(int32(binary.BigEndian.Uint32(h[23:]))), true
 }
 
 // byLastOffset is FileRecords.searchForOffsetWithSize (0.11-4.0.x): the first batch whose
@@ -461,12 +475,12 @@ func (w *kafkaWalk) byBaseOffset(pos int64) error {
 // hitAt records b as the hit, with its lastOffset (LogOffsetPosition.fromBatch reads no more;
 // kidx reports the last offset for the answer's batch when the bytes give it).
 func (w *kafkaWalk) hitAt(b walkBatch) error {
-	if b.magic < 2 {
-		b.last = b.offset
-	} else if h, err := w.l.read(b.pos, RecordBatchOverhead); err == nil && len(h) == RecordBatchOverhead {
-		b.last = b.offset + int64(int32(binary.BigEndian.Uint32(h[23:])))
-	} else {
-		b.last = b.offset
+	if !b.lastLoaded {
+		if last, ok := w.headerLast(b); ok {
+			b.last = last
+		} else {
+			b.last = b.offset
+		}
 	}
 	w.found, w.hit = true, b
 	return nil
