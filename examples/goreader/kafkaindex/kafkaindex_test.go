@@ -183,7 +183,7 @@ func TestLookupNeverPanics(t *testing.T) {
 				if m := outsideTheLog(seg.LookupAs(target, rules), int64(len(logBytes))); m != "" {
 					t.Fatalf("iter %d %v target %d: %s", iter, rules, target, m)
 				}
-				if m := timestampOutsideTheLog(seg.LookupTimestamp(target, rules), int64(len(logBytes)), int64(len(idx))); m != "" {
+				if m := timestampOutsideTheLog(seg.LookupTimestamp(target, rules), int64(len(logBytes)), int64(len(idx)), base, target); m != "" {
 					t.Fatalf("iter %d %v timestamp %d: %s", iter, rules, target, m)
 				}
 			}
@@ -219,7 +219,13 @@ func outsideTheLog(a Answer, size int64) string {
 
 // timestampOutsideTheLog is outsideTheLog for a timestamp answer, whose error may also be at
 // an offset index slot's negative position (the .index of indexSize bytes).
-func timestampOutsideTheLog(a TimestampAnswer, size, indexSize int64) string {
+//
+// A found record answers its own offset (at least the segment's base: findOffsetByTimestamp's
+// "record.offset() >= startingOffset") and a timestamp at least the target ("record.timestamp() >=
+// timestampMs"), which may itself be -1: a magic-0 record's timestamp is NO_TIMESTAMP, so a target
+// of -1 or less finds it. None found is offset -1 and timestamp -1.
+func timestampOutsideTheLog(a TimestampAnswer, size, indexSize, base, target int64) string {
+	none := a.Offset == -1 && a.Timestamp == -1
 	switch {
 	case a.Err != nil && strings.HasSuffix(a.Err.File, ".index"):
 		if a.Err.Byte < 4 || a.Err.Byte >= indexSize || a.Err.Byte%8 != 4 {
@@ -227,8 +233,9 @@ func timestampOutsideTheLog(a TimestampAnswer, size, indexSize int64) string {
 		}
 	case a.Err != nil && (a.Err.Byte < 0 || a.Err.Byte >= size):
 		return fmt.Sprintf("error at byte %d outside a %d-byte log", a.Err.Byte, size)
-	case a.Err == nil && (a.Offset == -1) != (a.Timestamp == -1):
-		return fmt.Sprintf("offset %d and timestamp %d: none is both -1", a.Offset, a.Timestamp)
+	case a.Err == nil && !none && (a.Offset < base || a.Timestamp < target):
+		return fmt.Sprintf("offset %d and timestamp %d for base %d and target %d: neither a record at or past both nor none (-1, -1)",
+			a.Offset, a.Timestamp, base, target)
 	}
 	return ""
 }
@@ -322,7 +329,7 @@ func FuzzLookup(f *testing.F) {
 			if m := outsideTheLog(seg.LookupAs(target, rules), int64(len(logBytes))); m != "" {
 				t.Fatalf("%v: %s", rules, m)
 			}
-			if m := timestampOutsideTheLog(seg.LookupTimestamp(target, rules), int64(len(logBytes)), int64(len(idx))); m != "" {
+			if m := timestampOutsideTheLog(seg.LookupTimestamp(target, rules), int64(len(logBytes)), int64(len(idx)), base, target); m != "" {
 				t.Fatalf("%v timestamp: %s", rules, m)
 			}
 		}
@@ -339,6 +346,38 @@ func TestGunzipAsJava(t *testing.T) {
 			t.Errorf("%s: %q, want an error", tc.Name, got)
 		case !tc.Fails && (err != nil || string(got) != tc.Want):
 			t.Errorf("%s: %q, %v; want %q", tc.Name, got, err, tc.Want)
+		}
+	}
+}
+
+// A magic-0 message has no timestamp (NO_TIMESTAMP, -1), and findOffsetByTimestamp takes the
+// first record with "record.timestamp() >= timestampMs": a target of -1 finds it and answers its
+// offset with timestamp -1; a target of 0 finds none. (CI's fuzzing found the first answer and
+// the old check wrongly called it impossible.)
+func TestTimestampOfAMagicZeroMessage(t *testing.T) {
+	// One legacy entry: offset 7, size 14, crc 0, magic 0, attributes 0, key -1, value -1.
+	var entry []byte
+	entry = binary.BigEndian.AppendUint64(entry, 7)
+	entry = binary.BigEndian.AppendUint32(entry, 14)
+	entry = binary.BigEndian.AppendUint32(entry, 0)
+	entry = append(entry, 0, 0)
+	entry = binary.BigEndian.AppendUint32(entry, 0xffffffff)
+	entry = binary.BigEndian.AppendUint32(entry, 0xffffffff)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, SegmentName(0)+".log"), entry)
+	writeFile(t, filepath.Join(dir, SegmentName(0)+".index"), nil)
+	writeFile(t, filepath.Join(dir, SegmentName(0)+".timeindex"), nil)
+	seg, err := Open(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.Close()
+	for _, rules := range everyRule() {
+		if a := seg.LookupTimestamp(-1, rules); a.Err != nil || a.Offset != 7 || a.Timestamp != -1 {
+			t.Errorf("%v target -1: %+v, want offset 7 timestamp -1", rules, a)
+		}
+		if a := seg.LookupTimestamp(0, rules); a.Err != nil || a.Offset != -1 || a.Timestamp != -1 {
+			t.Errorf("%v target 0: %+v, want none (-1, -1)", rules, a)
 		}
 	}
 }
