@@ -260,6 +260,8 @@ func (l *Log) Apply(s Step) error {
 	switch {
 	case s.Crash != nil:
 		return l.Crash(*s.Crash)
+	case s.Clean != nil:
+		return l.Clean(*s.Clean)
 	case s.Restart:
 		return l.Restart()
 	case s.Recover:

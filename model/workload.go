@@ -81,6 +81,13 @@ type Step struct {
 	Origin  Origin
 	Restart bool
 	Recover bool
+	// RecoveryPoint, when HasRecoveryPoint, is where a recover step starts: every segment
+	// from the one holding it is recovered, as LogLoader recovers the segments past the
+	// recovery-point checkpoint (docs/contract.md §3 "recover"); without it, the active one.
+	RecoveryPoint    int64
+	HasRecoveryPoint bool
+	// Clean is one pass of the log cleaner (docs/contract.md §3 "clean"; Log.Clean).
+	Clean *Clean
 	// Roll rolls the log now, as LocalLog.roll does for a reason the workload does not
 	// model (a time roll by the wall clock, an operator's roll, the cleaner's segment
 	// boundaries when a real log is replayed): the active segment is closed and a new one
@@ -105,11 +112,13 @@ type Step struct {
 // AppendStep returns the step that appends batches in one call.
 func AppendStep(batches ...Batch) Step { return Step{Append: batches} }
 
-// Kind names the step: "append", "restart", "recover", "roll" or "crash".
+// Kind names the step: "append", "restart", "recover", "roll", "crash", "clean", "fetch" or "elect".
 func (s Step) Kind() string {
 	switch {
 	case s.Crash != nil:
 		return "crash"
+	case s.Clean != nil:
+		return "clean"
 	case s.Restart:
 		return "restart"
 	case s.Recover:

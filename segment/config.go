@@ -146,6 +146,8 @@ type Step struct {
 	Restart bool       // clean close of the active segment and reopen (counter 0)
 	Recover bool       // unclean restart: LogSegment.recover of the active segment
 	Crash   *CrashSpec // a crash, then the broker's reload (crash.go)
+	// Clean is one pass of the log cleaner (clean.go; docs/contract.md §3 "clean").
+	Clean *CleanSpec
 	// Roll is a forced roll (an operator's or the cleaner's): parsed so that the refusal names
 	// it; the writer rolls only by Kafka's own rules and refuses it (Workload.Validate).
 	Roll bool
