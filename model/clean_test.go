@@ -517,3 +517,27 @@ func TestCleanedOffsetIndexOverflow(t *testing.T) {
 		t.Errorf("3.7-4.0.0: %+v", l.Events())
 	}
 }
+
+// A replicated workload refuses the clean step and a recovery point, at parse time and in
+// ReplicaSet.Apply (docs/contract.md §3.1 has neither).
+func TestReplicasRefuseCleanAndRecoveryPoint(t *testing.T) {
+	for _, c := range []struct{ step, want string }{
+		{`{"clean": {}}`, "steps[1].clean: a replicated workload has no clean steps"},
+		{`{"recover": true, "recoveryPoint": 0}`, "steps[1].recoveryPoint: a replicated workload's recover step"},
+	} {
+		_, err := ParseWorkload([]byte(`{"replicas": {"count": 2}, "steps": [{"append": [{"records": 1, "bytes": 100}]}, ` + c.step + `]}`))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.step, err)
+		}
+	}
+	rs, err := NewReplicaSet(DefaultConfig(), EraForRule(PerBatch), ReplicaSpec{Count: 2, FetchMaxBytes: 1 << 20, StartOffsets: []int64{0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.Apply(Step{Clean: &Clean{}}); err == nil || !strings.Contains(err.Error(), "no clean steps") {
+		t.Errorf("Apply(clean): %v", err)
+	}
+	if err := rs.Apply(Step{Recover: true, HasRecoveryPoint: true}); err == nil || !strings.Contains(err.Error(), "takes no recovery point") {
+		t.Errorf("Apply(recover from a recovery point): %v", err)
+	}
+}
