@@ -58,15 +58,16 @@ func loadCleanCase(t *testing.T, path string) *CleanCase {
 // CleanedIndexNeverOverflows is false (docs/model.md, "The log cleaner"): rapid's shrunk
 // counterexample, kept as testdata, worked out by hand under the per-batch rule (3.9.1+),
 // index.interval.bytes 0, segment.index.bytes 24 (3 offset slots; 2 time slots, the last kept
-// for onBecomeInactiveSegment, TimeIndex.isFull):
-//   - segment 0: batch 0 (61 B). No offset entry (a segment's first batch); closing time entry
+// for onBecomeInactiveSegment, TimeIndex.isFull), one-record 68-byte batches of timestamp 1000:
+//   - segment 0: batch 0. No offset entry (a segment's first batch); closing time entry
 //     (1000, 0). Index bytes 0, time-index bytes 12.
-//   - segment 1: batches 1, 2 (61 B each, one append). Batch 2 (counter 61 > 0): entry (2, 61),
-//     time (1000, 1). Index bytes 8, time-index bytes 12.
-//   - groupSegmentsBySize: 183 <= 200 B, 8 <= 24, 12 + 12 <= 24: one group.
-//   - the cleaned segment's counter runs on across the boundary: batch 1 (counter 61) gets
-//     (1, 61) and time (1000, 0), the one usable time slot; batch 2 (counter 61) is due, and
+//   - segment 1: batch 1, then batch 2 (counter 68 > 0): entry (2, 68), time (1000, 1). Index
+//     bytes 8, time-index bytes 12.
+//   - groupSegmentsBySize: 68 + 136 <= 204 bytes, 0 + 8 <= 24, 12 + 12 <= 24: one group.
+//   - the cleaned segment's counter runs on across the boundary: batch 1 (counter 68) gets
+//     (1, 68) and time (1000, 0), the one usable time slot; batch 2 (counter 68) is due, and
 //     TimeIndex.maybeAppend throws on the full time index before it looks at the timestamp.
+//     (The 64-byte buffer grows to 150 for each source; the chunks do not matter per batch.)
 func TestCleanedIndexOverflowFinding(t *testing.T) {
 	c := loadCleanCase(t, "testdata/cleaned-index-overflow.json")
 	if c.Era.Rule() != model.PerBatch {
