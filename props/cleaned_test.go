@@ -137,3 +137,59 @@ func TestCleanedPropertiesTeeth(t *testing.T) {
 		t.Errorf("CleanedScanBound held to I=0: %v", v)
 	}
 }
+
+// Bad clean steps get an error, never a panic, and a clean step that succeeds leaves a log
+// whose segments are in offset order, with batches laid end to end (rapid: arbitrary drops,
+// rewrites, uncleanable offsets and buffer sizes over a generated log).
+func TestCleanStepArbitraryInput(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := CleanCaseGen().Draw(t, "case")
+		steps := c.Steps[:len(c.Steps)-1]
+		offsets := rapid.Int64Range(-3, 60)
+		cl := model.Clean{
+			Drop:         rapid.SliceOfN(offsets, 0, 6).Draw(t, "drop"),
+			IOBufferSize: rapid.Int64Range(-1, model.MaxCleanerIOBufferSize+1).Draw(t, "ioBufferSize"),
+		}
+		for i, n := 0, rapid.IntRange(0, 4).Draw(t, "rewrites"); i < n; i++ {
+			cl.Rewrite = append(cl.Rewrite, model.CleanRewrite{BaseOffset: offsets.Draw(t, "rewriteBase"),
+				Bytes: rapid.Int64Range(0, 1000).Draw(t, "rewriteBytes"), MaxTimestamp: rapid.Int64Range(-3, 2000).Draw(t, "rewriteTs"),
+				HasMaxTimestamp: rapid.Bool().Draw(t, "hasTs")})
+		}
+		if rapid.Bool().Draw(t, "hasUncleanable") {
+			cl.UncleanableOffset, cl.HasUncleanableOffset = offsets.Draw(t, "uncleanable"), true
+		}
+		l, err := model.NewLog(c.Config, c.Era.Rule(), model.LogOptions{KeepSegments: true, Era: c.Era})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range steps {
+			if l.Stopped() {
+				return
+			}
+			if err := l.Apply(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.Clean(cl); err != nil {
+			return // refused: the step does not describe this log
+		}
+		last := int64(-1)
+		for _, s := range l.Segments() {
+			if s.BaseOffset() <= last {
+				t.Fatalf("segment %d after offset %d", s.BaseOffset(), last)
+			}
+			pos := int64(0)
+			for _, b := range s.Batches() {
+				if b.Position != pos || b.BaseOffset <= last || b.BaseOffset < s.BaseOffset() {
+					t.Fatalf("segment %d: batch %+v after position %d, offset %d", s.BaseOffset(), b, pos, last)
+				}
+				pos += b.Size
+				last = b.LastOffset
+			}
+			if pos != s.Size() {
+				t.Fatalf("segment %d: batches end at %d, size %d", s.BaseOffset(), pos, s.Size())
+			}
+			last = max(last, s.BaseOffset())
+		}
+	})
+}
