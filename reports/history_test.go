@@ -52,7 +52,8 @@ func verifyEvidence(r logdir.Restart) string {
 // recoveries) shared by verify, analyze, explain and replay." On every one of Kafka's golden
 // cases and of the real brokers' partitions (but the known gaps of explain, realdata.Gaps),
 // verify's restarts, analyze's, explain's and the replay's are the same: the same segments,
-// the same offsets, the same evidence, the same count of restart steps replayed.
+// the same offsets, the same evidence, the same count of restart steps replayed (but where
+// the replay has a known gap: a cleaned segment beside its source, a recovered segment).
 func TestOneHistoryPerPartition(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(testfiles.GoldenDir, "*", "files"))
 	if err != nil || len(dirs) != kafkagolden.CaseCount {
@@ -109,6 +110,14 @@ func TestOneHistoryPerPartition(t *testing.T) {
 		v, an, ex := sortHistory(fromVerify), sortHistory(fromAnalyze), sortHistory(fromExplain)
 		if !slices.Equal(v, ex) || !slices.Equal(an, ex) {
 			t.Errorf("%s: restarts differ:\n  verify  %v\n  analyze %v\n  explain %v", name, v, an, ex)
+		}
+		if _, gap := realdata.KnownGap(name, realdata.GapReplay); gap {
+			// The replay's own known gap (the cleaner and recovery are not replayed yet,
+			// issue 25): verify, analyze and explain are compared above.
+			if len(ex) > 0 {
+				withRestarts++
+			}
+			continue
 		}
 		r, err := sim.ReplayLogDir(dir, "", -1, sim.ReplayOptions{Interval: -1})
 		if err != nil {

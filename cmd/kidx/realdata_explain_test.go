@@ -32,6 +32,7 @@ type explainSegJSON struct {
 	} `json:"interval"`
 	Restarts          []int64 `json:"restarts"`
 	Live              bool    `json:"live"`
+	History           string  `json:"history"`
 	FirstDisagreement *struct {
 		File string `json:"file"`
 		Slot int    `json:"slot"`
@@ -159,18 +160,23 @@ func TestRealDataExplainCLI(t *testing.T) {
 		t.Fatalf("%d partition directories, want %d", len(dirs), realdata.PartitionCount)
 	}
 
-	// The segments explain does not reproduce today (realdata.Gaps, GapExplain), by partition.
-	notReproduced := map[string][]int64{
-		realdata.K40 + "/__consumer_offsets-25": {0},
-		realdata.K40 + "/__consumer_offsets-45": {0},
-		realdata.RecoveredDir:                   {realdata.RecoveredBase},
-	}
-	// Reproduced, but by an interval set without 4096 today: segment 507 of -45.
-	noDefaultInterval := map[string]int64{realdata.K40 + "/__consumer_offsets-45": 507}
+	// The segments explain does not reproduce today (realdata.Gaps, GapExplain), by partition:
+	// none since issue 25 (the cleaned and recovered histories).
+	notReproduced := map[string][]int64{}
+	// Reproduced, but by an interval set without 4096 today: none since issue 25 (a time-index
+	// mark pinned to one batch is an anchor of its own: -45's segment 507).
+	noDefaultInterval := map[string]int64{}
 	for name := range notReproduced {
 		if _, ok := realdata.KnownGap(name, realdata.GapExplain); !ok {
 			t.Fatalf("%s: no explain gap in realdata.Gaps", name)
 		}
+	}
+	// The histories the README states (issue 25): "the log cleaner's output" (segment 0 of
+	// __consumer_offsets-25 and -45) and "A recovered segment" (cart-product-request-0's 12).
+	wantHistory := map[string]map[int64]string{
+		realdata.K40 + "/__consumer_offsets-25": {0: "cleaned", 63: "appends", 474: "appends"},
+		realdata.K40 + "/__consumer_offsets-45": {0: "cleaned", 36: "appends", 507: "appends"},
+		realdata.RecoveredDir:                   {realdata.RecoveredBase: "recovered"},
 	}
 	wantCode := map[bool]int{true: 1, false: 0}[len(notReproduced) > 0]
 
@@ -235,6 +241,9 @@ func TestRealDataExplainCLI(t *testing.T) {
 			}
 			if len(s.Eras) == 0 {
 				t.Errorf("%s: reproduced by no era", where)
+			}
+			if want, ok := wantHistory[name][s.BaseOffset]; ok && s.History != want {
+				t.Errorf("%s: history %q, want %q (README)", where, s.History, want)
 			}
 			if want, ok := explainRestartsREADME[name][s.BaseOffset]; ok && !slices.Equal(s.Restarts, want) {
 				t.Errorf("%s: restarts %v, want %v (README)", where, s.Restarts, want)
