@@ -130,19 +130,33 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 		cands []candidate
 		best  *candidate
 	}
-	trials := []trial{{cands, best}}
+	appends := trial{cands, best}
+	var before, after []trial
 	if s.cleaner.Any() {
 		cc := s.cleanedCandidates(eras, opts.Interval)
 		if cb := pickBest(cc); cb != nil {
-			t := trial{cc, cb}
 			if s.preferCleaned(best) {
-				trials = append([]trial{t}, trials...)
+				before = append(before, trial{cc, cb})
 			} else {
-				trials = append(trials, t)
+				after = append(after, trial{cc, cb})
 			}
 		}
 	}
-	var firstFail *Disagreement
+	// Recovery at a restart is tried where the appends history fails or needs restarts that
+	// nothing in the files marks, and is the answer where it needs fewer (Decision: a recovery
+	// at a producer snapshot's restart assumes nothing; one after the last batch with no
+	// snapshot there is one unmarked restart itself).
+	var recovered [][]candidate
+	recoveredDone := false
+	if best == nil || best.unmarked > 0 {
+		recovered, recoveredDone = s.recoveredCandidates(eras, opts.Interval), true
+		for _, rc := range recovered {
+			if rb := pickBest(rc); rb != nil && (best == nil || s.recoveryUnmarked(rb.recoverAt) < best.unmarked) {
+				before = append(before, trial{rc, rb})
+			}
+		}
+	}
+	var appendsFail, firstFail *Disagreement
 	try := func(t trial) bool {
 		out := se
 		d := s.fill(&out, t.cands, t.best)
@@ -150,27 +164,38 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 			se = out
 			return true
 		}
-		if firstFail == nil {
+		if t.best.history == HistoryAppends {
+			appendsFail = d
+		} else if firstFail == nil {
 			firstFail = d
 		}
 		return false
 	}
-	for _, t := range trials {
+	for _, t := range append(append(before, appends), after...) {
 		if t.best != nil && try(t) {
 			return se, nil
 		}
 	}
-	// Neither appends nor the cleaner reproduce the files: recovery at a restart.
-	for _, rc := range s.recoveredCandidates(eras, opts.Interval) {
-		if rb := pickBest(rc); rb != nil && try(trial{rc, rb}) {
+	// The appends history met the constraints but its replay disagreed (a restart's close()
+	// entry the files do not hold): recovery at any restart the files show, in order.
+	if !recoveredDone {
+		recovered = s.recoveredCandidates(eras, opts.Interval)
+	}
+	for _, rc := range recovered {
+		if rb := pickBest(rc); rb != nil && best != nil && s.recoveryUnmarked(rb.recoverAt) >= best.unmarked && try(trial{rc, rb}) {
 			return se, nil
 		}
 	}
-	if firstFail != nil {
+	// Nothing reproduces the files: the appends history's disagreement says most (the others
+	// are tried on evidence only), else the first other history's, else the deepest one.
+	switch {
+	case appendsFail != nil:
+		se.FirstDisagreement = appendsFail
+	case firstFail != nil:
 		se.FirstDisagreement = firstFail
-		return se, nil
+	default:
+		se.FirstDisagreement = latestDisagreement(cands)
 	}
-	se.FirstDisagreement = latestDisagreement(cands)
 	return se, nil
 }
 

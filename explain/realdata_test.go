@@ -365,7 +365,7 @@ func rxSecondCollection() []rxPartition {
 		// restart before 19 (00000000000000000019.snapshot) still happened.
 		rxPartition{dir: realdata.RecoveredDir, release: "4.0.x", eras: rxEras40x,
 			segments: []rxSegment{{base: realdata.RecoveredBase, batches: -1, offsetEntries: -1, timeEntries: 1,
-				history: explain.HistoryRecovered,
+				history:  explain.HistoryRecovered,
 				restarts: []rxRestart{{offset: realdata.RecoveredRestart, evidence: "producer-snapshot", snapshot: "00000000000000000019.snapshot"}},
 				recovery: &rxRestart{offset: 26, atEnd: true, evidence: "producer-snapshot", snapshot: "00000000000000000026.snapshot"}}}},
 	)

@@ -91,3 +91,13 @@ func (s *exSegment) recoveredEvidence(at int) []string {
 	out = append(out, "no history of appends reproduces the files; recover() over the segment, then the later appends and close(), does")
 	return out
 }
+
+// recoveryUnmarked is how many restarts nothing in the files marks a recovery before batch
+// at assumes: none at a producer snapshot's restart, one elsewhere (after the last batch with
+// no snapshot at the log end offset).
+func (s *exSegment) recoveryUnmarked(at int) int {
+	if s.recoveryPoint(at).Evidence == "producer-snapshot" {
+		return 0
+	}
+	return 1
+}
