@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"kidx/internal/english"
 	"kidx/logdir"
@@ -85,10 +86,15 @@ func (s *exSegment) recoveryPoint(at int) *Restart {
 // recoveredEvidence says what in the files led to the recovered history.
 func (s *exSegment) recoveredEvidence(at int) []string {
 	var out []string
-	if rs := s.recoveryRestarts(at); len(rs) > 0 {
-		out = append(out, fmt.Sprintf("the producer snapshots show %s before the recovery whose close() entries the time index no longer holds (recover() rebuilt it)", english.Plural(int64(len(rs)), "restart")))
+	if n := len(s.recoveryRestarts(at)); n > 0 {
+		out = append(out, fmt.Sprintf("the producer snapshots show %s before the recovery, and the time index does not hold what close() appended there: recover() rebuilt it",
+			english.Plural(int64(n), "restart")))
 	}
-	out = append(out, "no history of appends reproduces the files; recover() over the segment, then the later appends and close(), does")
+	if r := s.recoveryPoint(at); r.Evidence == "producer-snapshot" {
+		out = append(out, fmt.Sprintf("the recovery ran at the restart the producer snapshot %s shows", filepath.Base(r.Snapshot)))
+	} else {
+		out = append(out, "the recovery after the last batch is assumed (no producer snapshot at the log end offset shows that restart)")
+	}
 	return out
 }
 
