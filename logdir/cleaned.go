@@ -87,12 +87,17 @@ func (m *CleanerMarks) Batch(first, last int64, deleteHorizon bool) {
 // Evidence is the count so far, with the cleaner checkpoint (ok false: the partition has
 // none) placed against the segment's last offset.
 func (m *CleanerMarks) Evidence(checkpoint int64, ok bool) CleanerEvidence {
-	ev := m.ev
+	return m.ev.placed(m.started, m.last, checkpoint, ok)
+}
+
+// placed is c with the checkpoint (ok false: none) placed against a segment whose last
+// offset is last (holds false: it holds no batch, and nothing is below anything).
+func (c CleanerEvidence) placed(holds bool, last, checkpoint int64, ok bool) CleanerEvidence {
 	if ok {
-		ev.Checkpoint, ev.HasCheckpoint = checkpoint, true
-		ev.BelowCheckpoint = m.started && m.last < checkpoint
+		c.Checkpoint, c.HasCheckpoint = checkpoint, true
+		c.BelowCheckpoint = holds && last < checkpoint
 	}
-	return ev
+	return c
 }
 
 // CleanerOffset is the partition's cleaner-offset-checkpoint entry in its log directory's
