@@ -20,12 +20,19 @@ import (
 // cleanInto starts a chunk) are unknown too and need nothing more: they only cut chunks.
 func (s *exSegment) cleanedCandidates(eras logdir.EraSet, want int64) []candidate {
 	var out []candidate
+	memo := map[behaviour]candidate{} // eras that behave alike are evaluated once
 	for _, era := range eras.Eras() {
 		for _, shape := range []AppendShape{SeveralBatchesPerAppend, OneBatchPerAppend} {
 			if era.PerBatch() && shape == OneBatchPerAppend {
 				continue // the grouping changes nothing under the per-batch rule
 			}
-			c := s.evaluateGiven(era, shape, want, HistoryCleaned, -1)
+			key := behaviourOf(era, shape, false)
+			c, seen := memo[key]
+			if !seen {
+				c = s.evaluateGiven(era, shape, want, HistoryCleaned, -1)
+				memo[key] = c
+			}
+			c.era, c.shape, c.rank = era, shape, 0
 			// The cleaner writes chunks of several batches: that shape first, but for a
 			// segment of one batch, which no append of several wrote.
 			if (shape == OneBatchPerAppend) != (s.batches.len() == 1) {
