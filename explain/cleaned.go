@@ -12,9 +12,9 @@ import (
 // onBecomeInactiveSegment. Under the per-batch rule (3.9.1+, 4.0.1+, 4.1+) every batch is
 // checked whatever the grouping, so the cleaner's read-buffer chunks change no entry. Under a
 // per-append rule each chunk of the read buffer (cleanInto: the whole batches that fit in
-// log.cleaner.io.buffer.size/2, from the source segment) is one LogSegment.append, and the
-// chunks are not in the cleaned file: Decision: the chunkings are searched as explain searches
-// a follower's appends (several batches per append, the appends that carry entries pinned by
+// log.cleaner.io.buffer.size / log.cleaner.threads / 2, from the source segment) is one
+// LogSegment.append, and the chunks are not in the cleaned file: Decision: the chunkings are
+// searched as explain searches a follower's appends (several batches per append, the appends that carry entries pinned by
 // the index, what lies between them free), and one batch per append is tried too (a chunk of
 // one batch: batches near the buffer's size). The source segments' boundaries (each
 // cleanInto starts a chunk) are unknown too and need nothing more: they only cut chunks.
