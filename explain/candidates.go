@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"kidx/logdir"
@@ -66,6 +67,11 @@ type candidate struct {
 	rank      int      // score: lower is preferred
 	appends   [][2]int // the appends the replay that reproduced the files used
 	snapNotes []string
+	// history is the history the candidate writes the segment by; recoverAt, for
+	// HistoryRecovered, the batch ordinal recovery ran before (the batch count: after the
+	// last batch).
+	history   History
+	recoverAt int
 }
 
 // mapEntries places the offset index's entries on the batches under an entry rule and shape.
@@ -299,9 +305,9 @@ func (s *exSegment) walkStretches(era logdir.Era, ms []moment, fixed []int, shap
 	emit()
 }
 
-// evaluate tries one candidate.
+// evaluate tries one candidate of the appends history.
 func (s *exSegment) evaluate(era logdir.Era, shape AppendShape, leader bool, want int64) candidate {
-	c := candidate{era: era, shape: shape, leader: leader}
+	c := candidate{era: era, shape: shape, leader: leader, history: HistoryAppends}
 	ms, origin, dis := s.mapEntries(era, shape)
 	if dis != nil {
 		c.dis = dis
@@ -315,13 +321,20 @@ func (s *exSegment) evaluate(era logdir.Era, shape AppendShape, leader bool, wan
 		return c
 	}
 	c.marks = marks
+	// A mark whose place the timestamps pin to one batch is a restart at a known place, as a
+	// producer snapshot's is: an anchor of its own. The others keep their range (at most one
+	// per stretch, lifetime.go).
+	every := everyBatchChecked(era, shape)
+	anchors, loose := c.fixed, marks
+	if every {
+		anchors, loose = s.pinnedMarks(ms, c.fixed, marks)
+	}
 	// With every append end at its first batch, equal checks give equal fits whatever the
 	// entry rule: the stretches depend on the moments' places alone.
-	every := everyBatchChecked(era, shape)
 	fkey := fitKey{time: behaviourOf(era, shape, leader).time, every: every, moved: movedMoments(ms)}
 	if r, ok := s.fitMemo[fkey]; ok && !fkey.moved {
 		c.fit, c.dis = r.fit, r.dis
-	} else if lo, hi := s.quickBounds(era, ms, c.fixed, shape); len(marks) == 0 && lo <= hi && (want < 0 || (lo <= want && want <= hi)) {
+	} else if lo, hi := s.quickBounds(era, ms, anchors, shape); len(loose) == 0 && lo <= hi && (want < 0 || (lo <= want && want <= hi)) {
 		// One lifetime (or the files' own restarts) explains it: no stretch needs building.
 		set := intervalRange(lo, hi)
 		if want >= 0 {
@@ -332,7 +345,7 @@ func (s *exSegment) evaluate(era logdir.Era, shape AppendShape, leader bool, wan
 			s.fitMemo[fkey] = fitResult{fit: c.fit}
 		}
 	} else {
-		ss := s.stretches(era, ms, c.fixed, marks, shape)
+		ss := s.stretches(era, ms, anchors, loose, shape)
 		c.fit = fitLifetimes(ss, want, every)
 		if !c.fit.ok {
 			c.dis = s.intervalDisagreement(c.fit.failed, want)
@@ -434,4 +447,33 @@ func (s *exSegment) intervalDisagreement(st *stretch, want int64) *Disagreement 
 		d.Meaning = "no index.interval.bytes gives both with one batch per append, even with restarts: appends of several batches, a cleaner's rewrite, a release kidx does not know, or damage"
 	}
 	return d
+}
+
+// pinnedMarks splits the time-index marks into those pinned to one place (a restart before
+// batch k, 0 < k < n, where no entry is: the first append after a restart gets none), merged
+// with fixed into the anchors of the stretches, and the loose ones. Several marks may fall
+// between two entries (a broker restarted several times while a small segment was active:
+// __consumer_offsets-45's segment 507, six restarts and no entry); one range per stretch is
+// what fitLifetimes handles, and a pinned mark needs none.
+func (s *exSegment) pinnedMarks(ms []moment, fixed []int, marks []timeMark) (anchors []int, loose []timeMark) {
+	n := s.batches.len()
+	entryAt := func(j int) bool {
+		i := sort.Search(len(ms), func(i int) bool { return ms[i].first >= j })
+		return i < len(ms) && ms[i].first == j
+	}
+	var pinned []int
+	for _, mk := range marks {
+		if mk.lo == mk.hi && mk.lo > 0 && mk.lo < n && !entryAt(mk.lo) {
+			pinned = append(pinned, mk.lo)
+			continue
+		}
+		loose = append(loose, mk)
+	}
+	if len(pinned) == 0 {
+		return fixed, marks
+	}
+	anchors = append(append([]int(nil), fixed...), pinned...)
+	sort.Ints(anchors)
+	anchors = slices.Compact(anchors)
+	return anchors, loose
 }

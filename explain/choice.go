@@ -26,7 +26,7 @@ func explainSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, 
 // explainSegmentFiles is explainSegment's work; *release gets what a huge table took.
 func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, opts Options, release *func()) (SegmentExplanation, error) {
 	se := SegmentExplanation{BaseOffset: sf.BaseOffset, Log: sf.Log}
-	s, err := readExSegment(sf, snaps, newest)
+	s, err := readExSegment(sf, snaps, newest, opts.cleanerOffset, opts.hasCleanerOffset)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
@@ -123,12 +123,83 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 			}
 		}
 	}
+	// The histories in the order they are tried (docs/explain.md, "Three histories"): the
+	// first whose best candidate the replay reproduces is the answer.
 	best := pickBest(cands)
-	if best == nil {
-		se.FirstDisagreement = latestDisagreement(cands)
-		return se, nil
+	type trial struct {
+		cands []candidate
+		best  *candidate
 	}
+	appends := trial{cands, best}
+	var before, after []trial
+	if s.cleaner.Any() {
+		cc := s.cleanedCandidates(eras, opts.Interval)
+		if cb := pickBest(cc); cb != nil {
+			if s.preferCleaned(best) {
+				before = append(before, trial{cc, cb})
+			} else {
+				after = append(after, trial{cc, cb})
+			}
+		}
+	}
+	// Recovery at a restart is tried where the appends history fails or needs restarts that
+	// nothing in the files marks, and is the answer where it needs fewer (Decision: a recovery
+	// at a producer snapshot's restart assumes nothing; one after the last batch with no
+	// snapshot there is one unmarked restart itself).
+	var recovered [][]candidate
+	recoveredDone := false
+	if best == nil || best.unmarked > 0 {
+		recovered, recoveredDone = s.recoveredCandidates(eras, opts.Interval), true
+		for _, rc := range recovered {
+			if rb := pickBest(rc); rb != nil && (best == nil || s.recoveryUnmarked(rb.recoverAt) < best.unmarked) {
+				before = append(before, trial{rc, rb})
+			}
+		}
+	}
+	var appendsFail *Disagreement
+	try := func(t trial) bool {
+		out := se
+		d := s.fill(&out, t.cands, t.best)
+		if d == nil {
+			se = out
+			return true
+		}
+		if t.best.history == HistoryAppends {
+			appendsFail = d
+		}
+		return false
+	}
+	for _, t := range append(append(before, appends), after...) {
+		if t.best != nil && try(t) {
+			return se, nil
+		}
+	}
+	// The appends history met the constraints but its replay disagreed (a restart's close()
+	// entry the files do not hold): recovery at any restart the files show, in order.
+	if !recoveredDone {
+		recovered = s.recoveredCandidates(eras, opts.Interval)
+	}
+	for _, rc := range recovered {
+		if rb := pickBest(rc); rb != nil && best != nil && s.recoveryUnmarked(rb.recoverAt) >= best.unmarked && try(trial{rc, rb}) {
+			return se, nil
+		}
+	}
+	// Nothing reproduces the files: the appends history's disagreement is reported, as before
+	// issue 25 (its replay's, or the one found deepest among its candidates); the other
+	// histories are tried on evidence only.
+	if appendsFail != nil {
+		se.FirstDisagreement = appendsFail
+	} else {
+		se.FirstDisagreement = latestDisagreement(cands)
+	}
+	return se, nil
+}
+
+// fill writes the explanation of the chosen candidate best among cands into se, and replays
+// it: the disagreement is the replay's (nil: reproduced byte for byte).
+func (s *exSegment) fill(se *SegmentExplanation, cands []candidate, best *candidate) *Disagreement {
 	se.Reproduced = true
+	se.History = best.history
 	se.Appends, se.Origin = best.shape, best.origin
 	se.Interval, se.IntervalExact, se.IntervalPick = best.fit.intervals, best.fit.exact, best.fit.pick
 	se.Notes = append(se.Notes, best.snapNotes...)
@@ -162,6 +233,15 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 		}
 	}
 	se.Restarts = s.restarts(best)
+	switch best.history {
+	case HistoryCleaned:
+		se.HistoryEvidence = s.cleaner.Facts()
+		se.Notes = append(se.Notes, s.cleanedNotes()...)
+	case HistoryRecovered:
+		se.Recovery = s.recoveryPoint(best.recoverAt)
+		se.Restarts = append(s.recoveryRestarts(best.recoverAt), se.Restarts...)
+		se.HistoryEvidence = s.recoveredEvidence(best.recoverAt)
+	}
 	for _, c := range cands {
 		if c.ok && c.unmarked > best.unmarked && !se.Eras.Has(c.era) {
 			se.Alternatives = append(se.Alternatives, fmt.Sprintf("%s with %s and %d unmarked restarts: index.interval.bytes %s", c.era, c.shape, c.unmarked, c.fit.intervals))
@@ -170,14 +250,14 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 	}
 	if err := s.regenerate(best, se.Live); err != nil {
 		se.Reproduced = false
-		se.FirstDisagreement = err
+		return err
 	}
 	if !everyBatchChecked(best.era, best.shape) {
 		for _, a := range best.appends {
 			se.AppendStarts = append(se.AppendStarts, a[0])
 		}
 	}
-	return se, nil
+	return nil
 }
 
 // evidence is what the segment's own data says of how its appends were grouped.

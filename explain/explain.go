@@ -21,6 +21,14 @@ type Options struct {
 	// Interval >= 0 is the configured index.interval.bytes: only it is tried, and restarts are
 	// placed for it. -1: unknown.
 	Interval int64
+	// Checkpoints, when set, caches the log directories' checkpoint files across partitions
+	// (the cleaner-offset-checkpoint is evidence of the cleaned history); nil: Partition
+	// reads the partition's log directory's own.
+	Checkpoints *logdir.Checkpoints
+
+	// cleanerOffset is the partition's cleaner-offset-checkpoint entry (Partition sets it).
+	cleanerOffset    int64
+	hasCleanerOffset bool
 }
 
 // AppendShape is how a segment's appends were grouped into LogSegment.append calls.
@@ -96,6 +104,15 @@ type SegmentExplanation struct {
 	// the smallest).
 	IntervalPick int64
 	Appends      AppendShape
+	// History is which of the segment's possible histories reproduces its files (issue 25):
+	// written by appends, by the log cleaner in one pass, or rebuilt by recovery at a
+	// restart. HistoryEvidence says what in the files led to it (empty for appends).
+	History         History
+	HistoryEvidence []string
+	// Recovery is where recovery rebuilt the indexes, for HistoryRecovered: the first batch
+	// after that restart (Offset and Position are the log end when it came after the last
+	// batch). nil otherwise.
+	Recovery *Restart
 	// AppendStarts are the ordinals of the batches that start an append, when several
 	// batches per append matter (nil: every batch is checked on its own); a replay groups
 	// the batches so.
@@ -167,6 +184,9 @@ func (d *Disagreement) String() string {
 // entries), in path order.
 func Dirs(paths []string, opts Options) ([]PartitionExplanation, error) {
 	var out []PartitionExplanation
+	if opts.Checkpoints == nil {
+		opts.Checkpoints = logdir.NewCheckpoints()
+	}
 	for _, path := range paths {
 		scan, err := logdir.ScanLogDir(path)
 		if err != nil {
@@ -198,6 +218,11 @@ func Partition(p *logdir.PartitionDir, opts Options) (PartitionExplanation, erro
 		opts.Eras = logdir.AllEras
 	}
 	snaps := snapshotFiles(p)
+	cps := opts.Checkpoints
+	if cps == nil {
+		cps = logdir.NewCheckpoints()
+	}
+	opts.cleanerOffset, opts.hasCleanerOffset = cps.Of(p).CleanerOffset(p)
 	unreadable := unreadableSegmentFiles(p)
 	for _, sf := range p.Segments {
 		if sf.Log == "" && unreadable[sf.BaseOffset] != nil {

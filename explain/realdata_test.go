@@ -85,6 +85,12 @@ type rxSegment struct {
 	// gap is what explain does not yet answer right of this segment (realdata.Gaps names the
 	// open issue that fixes it): the test asserts today's answer.
 	gap rxGap
+	// history is the history the README states ("" where it says nothing: not checked);
+	// evidence, substrings its HistoryEvidence must hold; recovery, where recovery ran for
+	// the recovered history.
+	history  explain.History
+	evidence []string
+	recovery *rxRestart
 }
 
 // rxGap is a known gap of explain on one segment.
@@ -98,10 +104,13 @@ const (
 	rxGapInterval
 )
 
-// rxGapped is rxSeg (trimmed indexes) with a known gap.
-func rxGapped(base int64, gap rxGap) rxSegment {
+// rxCleaned is a segment the README calls the log cleaner's output, below the cleaner
+// checkpoint cp it names: the cleaned history, with no restart, the offset gaps and the
+// checkpoint as evidence.
+func rxCleaned(base, cp int64) rxSegment {
 	s := rxSeg(base, false)
-	s.gap = gap
+	s.history, s.restarts = explain.HistoryCleaned, rxSingleLifetime
+	s.evidence = []string{"skips offsets", fmt.Sprintf("below offset %d, where cleaner-offset-checkpoint", cp)}
 	return s
 }
 
@@ -343,14 +352,22 @@ func rxSecondCollection() []rxPartition {
 	// `00000000000000000000.log` holds only offsets 153..473 / 343..506, i.e. **cleaned
 	// (compacted) segments**"; "The third segment (474) is healthy."
 	out = append(out,
+		// Issue 25: segment 0 is the cleaned history ("the log cleaner's output", "`cleaner-offset-
+		// checkpoint` says 474" / 507, "offset gaps"), one pass, so no restart: the producer
+		// snapshots inside its offsets (436; 414 and 459) are the source segment's.
 		rxPartition{dir: k40 + "/__consumer_offsets-25", release: "4.0.x", eras: rxEras40x,
-			segments: []rxSegment{rxGapped(0, rxGapNotReproduced), rxSeg(63, false), rxSeg(474, false)}},
+			segments: []rxSegment{rxCleaned(0, 474), rxSeg(63, false), rxSeg(474, false)}},
 		rxPartition{dir: k40 + "/__consumer_offsets-45", release: "4.0.x", eras: rxEras40x,
-			segments: []rxSegment{rxGapped(0, rxGapNotReproduced), rxSeg(36, false), rxGapped(507, rxGapInterval)}},
+			segments: []rxSegment{rxCleaned(0, 507), rxSeg(36, false), rxSeg(507, false)}},
 		// "A recovered segment (`k40-lestfeed-compacted/cart-product-request-0`)": "the one `close()`
-		// wrote at the restart before offset 19".
+		// wrote at the restart before offset 19" is gone, "with the same `.log`": recover() ran
+		// after the last batch (the log end offset 26, 00000000000000000026.snapshot), and the
+		// restart before 19 (00000000000000000019.snapshot) still happened.
 		rxPartition{dir: realdata.RecoveredDir, release: "4.0.x", eras: rxEras40x,
-			segments: []rxSegment{rxGapped(realdata.RecoveredBase, rxGapNotReproduced)}},
+			segments: []rxSegment{{base: realdata.RecoveredBase, batches: -1, offsetEntries: -1, timeEntries: 1,
+				history:  explain.HistoryRecovered,
+				restarts: []rxRestart{{offset: realdata.RecoveredRestart, evidence: "producer-snapshot", snapshot: "00000000000000000019.snapshot"}},
+				recovery: &rxRestart{offset: 26, atEnd: true, evidence: "producer-snapshot", snapshot: "00000000000000000026.snapshot"}}}},
 	)
 
 	// k42-malayka-gzip: "4.2.0"; "98 preallocated all-zero indexes. The 10 active-segment
@@ -543,6 +560,22 @@ func rxCheckPartition(t *testing.T, dir string, exp rxPartition, pe explain.Part
 		}
 		if es.restarts != nil {
 			rxCheckRestarts(t, name, rxLogPath(dir, es.base), es.restarts, se.Restarts)
+		}
+		if es.history != "" && se.History != es.history {
+			t.Errorf("%s: history %q, want %q (README)", name, se.History, es.history)
+		}
+		for _, e := range es.evidence {
+			if !strings.Contains(strings.Join(se.HistoryEvidence, "; "), e) {
+				t.Errorf("%s: history evidence %q does not say %q (README)", name, se.HistoryEvidence, e)
+			}
+		}
+		switch {
+		case es.recovery != nil && se.Recovery == nil:
+			t.Errorf("%s: no recovery, want one (README)", name)
+		case es.recovery != nil:
+			rxCheckRestarts(t, name+" (recovery)", rxLogPath(dir, es.base), []rxRestart{*es.recovery}, []explain.Restart{*se.Recovery})
+		case se.Recovery != nil:
+			t.Errorf("%s: recovery %s, want none", name, rxRestartText(*se.Recovery))
 		}
 	}
 	if !exp.segments[0].noIndexes && !notReproduced {

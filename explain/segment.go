@@ -25,6 +25,9 @@ const (
 	batchBaseIsMax
 	// batchMagic1: a v1 message (batchTable's flags; exBatch has magic1).
 	batchMagic1
+	// batchDeleteHorizon: a v2 batch with attribute bit 6, the delete horizon only the
+	// cleaner sets (KIP-534).
+	batchDeleteHorizon
 )
 
 func (b exBatch) legacy() bool        { return b.flags&batchLegacy != 0 }
@@ -63,9 +66,13 @@ type exSegment struct {
 	idxOverEntries  int
 	timeOver        *Disagreement
 	timeOverEntries int
+
+	// cleaner is what the files say of the log cleaner having written the segment
+	// (logdir.CleanerEvidence): it decides whether the cleaned history is tried.
+	cleaner logdir.CleanerEvidence
 }
 
-func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (*exSegment, error) {
+func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool, cleanerOffset int64, hasCleanerOffset bool) (*exSegment, error) {
 	// A .log Kafka would not open is refused from its size, before a walk of it costs a read
 	// per batch (issue 27).
 	if err := segment.CheckLogSize(sf.Log); err != nil {
@@ -121,6 +128,9 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 				eb.flags |= batchBaseIsMax
 			}
 		}
+		if !b.IsLegacy() && b.Header.HasDeleteHorizon() {
+			eb.flags |= batchDeleteHorizon
+		}
 		s.batches.add(eb)
 		return true
 	})
@@ -140,6 +150,12 @@ func readExSegment(sf segment.SegmentFiles, snaps []snapshotFile, newest bool) (
 			s.snaps = append(s.snaps, sn)
 		}
 	}
+	marks := logdir.NewCleanerMarks(sf.BaseOffset)
+	for i := range s.batches.len() {
+		b := s.batches.at(i)
+		marks.Batch(b.base, b.last, b.flags&batchDeleteHorizon != 0)
+	}
+	s.cleaner = marks.Evidence(cleanerOffset, hasCleanerOffset)
 	return s, nil
 }
 

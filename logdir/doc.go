@@ -23,6 +23,9 @@
 //   - crc_parallel.go: --deep's CRCs on every core.
 //   - live.go: live (preallocated) segments and what an unclean start does with them.
 //   - lifetime.go: byte-counter restarts inside a segment (Restart).
+//   - cleaned.go: CleanerEvidence, what a segment's files say of the log cleaner having
+//     written it (offset gaps, delete horizons, the cleaner checkpoint), shared by explain
+//     and analyze (issue 25).
 //
 // See docs/logdirs.md for how real log directories are judged.
 package logdir

@@ -115,7 +115,10 @@ type SegmentVerdict struct {
 	NoIndex  bool       `json:"noIndex,omitempty"`
 	Live     *LiveState `json:"live,omitempty"`
 	Restarts []Restart  `json:"restarts"`
-	eras     EraSet
+	// Cleaner is what the segment's files say of the log cleaner (CleanerEvidence, issue 25):
+	// analyze labels a segment with it. Not in verify's JSON.
+	Cleaner CleanerEvidence `json:"-"`
+	eras    EraSet
 }
 
 // EraSet is the set of eras that explain the segment's files.

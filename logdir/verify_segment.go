@@ -368,6 +368,12 @@ func (w *segmentWalk) walk() {
 	}
 	w.verdict.LogBytes = res.ValidBytes
 	w.verdict.NextOffset = prevLast + 1
+	var checkpoint int64
+	if w.ctx.cleanerOffset != nil {
+		checkpoint = *w.ctx.cleanerOffset
+	}
+	w.verdict.Cleaner = CleanerEvidence{Gaps: w.compaction.gaps, DeleteHorizons: w.compaction.deleteHorizons}.
+		placed(w.verdict.Batches > 0, prevLast, checkpoint, w.ctx.cleanerOffset != nil)
 	w.r.LogBytes += res.ValidBytes
 	live := w.nextBase < 0 && w.seg.TimeIndex != nil && w.seg.TimeIndex.Untrimmed()
 	w.life.end(res.ValidBytes, prevLast+1, w.shutdownMarks(), live)

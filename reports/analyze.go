@@ -73,9 +73,12 @@ type Analysis struct {
 	Segments     int
 	LiveSegments int
 	Restarts     int
-	MaxMapCount  int64
-	LogBytes     int64
-	Elapsed      time.Duration
+	// CleanedSegments counts the segments the log cleaner wrote, as their files show
+	// (CleanedReport.Cleaned), every partition's.
+	CleanedSegments int
+	MaxMapCount     int64
+	LogBytes        int64
+	Elapsed         time.Duration
 	// HeaderReadsFor is what the partitions' Scan header reads follow: "4.1+" or "before 4.1".
 	// HeaderReadsBoth says no release was given: the figures are 4.1+'s, and the hops are the
 	// reads before 4.1.
@@ -120,6 +123,9 @@ type PartitionReport struct {
 	Eras     string
 	Live     []LiveReport
 	Restarts []RestartReport
+	// Cleaned lists the segments whose files show the log cleaner (logdir.CleanerEvidence,
+	// the evidence explain decides its cleaned history with; issue 25).
+	Cleaned []CleanedReport
 
 	Maps int64
 	// Rebuilt lists the segments without a .index: their figures are the index's that Kafka's
@@ -147,6 +153,15 @@ type PartitionReport struct {
 type LiveReport struct {
 	BaseOffset int64 `json:"baseOffset"`
 	logdir.LiveState
+}
+
+// CleanedReport is a segment whose files show the log cleaner: Cleaned when the evidence is
+// one only the cleaner leaves (a delete horizon, the cleaner checkpoint past the segment), else
+// compacted data (offset gaps: the cleaner's output or a follower's copy of it).
+type CleanedReport struct {
+	BaseOffset int64    `json:"baseOffset"`
+	Cleaned    bool     `json:"cleaned"`
+	Evidence   []string `json:"evidence"`
 }
 
 // RestartReport is a byte-counter restart inside a segment and what it costs lookups: the
@@ -210,6 +225,11 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 			a.LogBytes += pr.LogBytes
 			a.LiveSegments += len(pr.Live)
 			a.Restarts += len(pr.Restarts)
+			for _, c := range pr.Cleaned {
+				if c.Cleaned {
+					a.CleanedSegments++
+				}
+			}
 			a.countPartition(pr)
 			a.Partitions = append(a.Partitions, pr)
 			// Keep memory flat for 10 000 partitions: only the worst N survive, and every
@@ -399,6 +419,16 @@ func analyzePartition(pd *logdir.PartitionDir, scanned []logdir.Finding, cps *lo
 			}
 			for _, r := range v.Restarts {
 				pr.Restarts = append(pr.Restarts, RestartReport{BaseOffset: v.BaseOffset, Restart: r})
+			}
+			ev := v.Cleaner
+			if i > 0 && pv.Segments[i-1].NextOffset > v.BaseOffset {
+				// The segment below holds offsets of this one: a cleaned copy beside the
+				// segment it was cleaned from (verify's segment-overlap finding says so).
+				// Below the checkpoint this one is that source, not the cleaner's output.
+				ev.BelowCheckpoint = false
+			}
+			if ev.Any() {
+				pr.Cleaned = append(pr.Cleaned, CleanedReport{BaseOffset: v.BaseOffset, Cleaned: ev.Strong(), Evidence: ev.Facts()})
 			}
 		}
 		if n := len(pv.Segments); n > 0 {

@@ -141,6 +141,13 @@ func (p *PartitionReport) notes() []string {
 	for _, r := range p.Restarts {
 		out = append(out, fmt.Sprintf("segment %d: %s", r.BaseOffset, r.Restart))
 	}
+	for _, c := range p.Cleaned {
+		what := "written by the log cleaner"
+		if !c.Cleaned {
+			what = "compacted data (the log cleaner's output, or a follower's copy of it)"
+		}
+		out = append(out, fmt.Sprintf("segment %d: %s: %s", c.BaseOffset, what, strings.Join(c.Evidence, "; ")))
+	}
 	for _, f := range p.Findings {
 		if f.Check == "scan-stats-skipped" {
 			out = append(out, fmt.Sprintf("%s: scan figures incomplete: %s", filepath.Base(f.File), f.Message))
@@ -166,6 +173,7 @@ type AnalysisDoc struct {
 	Root              string              `json:"root"`
 	Roots             []string            `json:"roots"`
 	LiveSegments      int                 `json:"liveSegments"`
+	CleanedSegments   int                 `json:"cleanedSegments"`
 	Restarts          int                 `json:"restarts"`
 	Analyzed          int                 `json:"analyzedPartitions"`
 	Segments          int                 `json:"segments"`
@@ -202,6 +210,7 @@ type partitionJSONItem struct {
 	Eras               string           `json:"eras"`
 	Live               []LiveReport     `json:"live"`
 	Restarts           []RestartReport  `json:"restarts"`
+	Cleaned            []CleanedReport  `json:"cleaned"`
 	Maps               int64            `json:"maps"`
 	Rebuilt            []RebuiltIndex   `json:"rebuilt"`
 	Problems           int              `json:"problems"`
@@ -231,7 +240,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 		root = a.Roots[0]
 	}
 	doc := AnalysisDoc{Broker: a.Broker, BrokerFrom: a.BrokerFrom, ClusterID: a.ClusterID, LogDirs: append([]logdir.LogDirState{}, a.LogDirs...), Verdict: &a.Verdict,
-		Topics: append([]TopicRollup{}, a.Topics...), Errors: a.Errors, Warnings: a.Warnings, AttentionPartitions: a.AttentionPartitions, ExposedPartitions: a.ExposedPartitions, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
+		Topics: append([]TopicRollup{}, a.Topics...), Errors: a.Errors, Warnings: a.Warnings, AttentionPartitions: a.AttentionPartitions, ExposedPartitions: a.ExposedPartitions, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, CleanedSegments: a.CleanedSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
 		MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Problems: a.Problems, Findings: a.Findings,
 		Partitions: []partitionJSONItem{}, HeaderReadsFor: a.HeaderReadsFor, HeaderReadsBoth: a.HeaderReadsBoth}
 	for _, p := range a.Partitions {
@@ -241,7 +250,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 			BytesPerEntry: round1(p.BytesPerEntry), BatchesPerEntry: round2(p.BatchesPerEntry),
 			Scan: scanJSON(p.Scan, p.ScanQ, p.HopsQ), WarmCoveredBytes: p.WarmCoveredBytes, Phase1: phase1JSON(p.Phase1),
 			Eras: p.Eras, Live: append([]LiveReport{}, p.Live...), Restarts: append([]RestartReport{}, p.Restarts...),
-			Maps: p.Maps, Rebuilt: append([]RebuiltIndex{}, p.Rebuilt...), Problems: p.Problems, Attention: append([]string{}, p.Attention...), Findings: p.Findings, Recommendations: p.Recommendations}
+			Cleaned: append([]CleanedReport{}, p.Cleaned...), Maps: p.Maps, Rebuilt: append([]RebuiltIndex{}, p.Rebuilt...), Problems: p.Problems, Attention: append([]string{}, p.Attention...), Findings: p.Findings, Recommendations: p.Recommendations}
 
 		if e := p.Exposure; e != nil {
 			x := e.Exposure

@@ -52,7 +52,8 @@ func verifyEvidence(r logdir.Restart) string {
 // recoveries) shared by verify, analyze, explain and replay." On every one of Kafka's golden
 // cases and of the real brokers' partitions (but the known gaps of explain, realdata.Gaps),
 // verify's restarts, analyze's, explain's and the replay's are the same: the same segments,
-// the same offsets, the same evidence, the same count of restart steps replayed.
+// the same offsets, the same evidence, the same count of restart steps replayed (but where
+// the replay has a known gap: a cleaned segment beside its source, a recovered segment).
 func TestOneHistoryPerPartition(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(testfiles.GoldenDir, "*", "files"))
 	if err != nil || len(dirs) != kafkagolden.CaseCount {
@@ -71,7 +72,7 @@ func TestOneHistoryPerPartition(t *testing.T) {
 		dirs = append(dirs, d)
 		names[d] = name
 	}
-	withRestarts := 0
+	withRestarts, cleanedSegments := 0, 0
 	for _, dir := range dirs {
 		name := names[dir]
 		var fromVerify, fromAnalyze, fromExplain []historyEntry
@@ -106,9 +107,41 @@ func TestOneHistoryPerPartition(t *testing.T) {
 				}
 			}
 		}
+		// Issue 25: analyze labels as cleaned exactly the segments explain finds written by
+		// the cleaner (one evidence, logdir.CleanerEvidence, and explain's replay).
+		var labelled, replayedCleaned []int64
+		for _, p := range a.Partitions {
+			for _, c := range p.Cleaned {
+				if c.Cleaned {
+					labelled = append(labelled, c.BaseOffset)
+				}
+			}
+		}
+		for _, p := range parts {
+			for _, s := range p.Segments {
+				if s.History == explain.HistoryCleaned {
+					replayedCleaned = append(replayedCleaned, s.BaseOffset)
+				}
+			}
+		}
+		if !slices.Equal(labelled, replayedCleaned) {
+			t.Errorf("%s: analyze labels segments %v cleaned, explain's cleaned history is %v", name, labelled, replayedCleaned)
+		}
+		if _, readme := realdata.CleanedBesideSource[name]; readme && !slices.Equal(labelled, []int64{0}) {
+			t.Errorf("%s: cleaned segments %v; the README: segment 0 is the log cleaner's output", name, labelled)
+		}
+		cleanedSegments += len(labelled)
 		v, an, ex := sortHistory(fromVerify), sortHistory(fromAnalyze), sortHistory(fromExplain)
 		if !slices.Equal(v, ex) || !slices.Equal(an, ex) {
 			t.Errorf("%s: restarts differ:\n  verify  %v\n  analyze %v\n  explain %v", name, v, an, ex)
+		}
+		if _, gap := realdata.KnownGap(name, realdata.GapReplay); gap {
+			// The replay's own known gap (the cleaner and recovery are not replayed yet,
+			// issue 25): verify, analyze and explain are compared above.
+			if len(ex) > 0 {
+				withRestarts++
+			}
+			continue
 		}
 		r, err := sim.ReplayLogDir(dir, "", -1, sim.ReplayOptions{Interval: -1})
 		if err != nil {
@@ -125,6 +158,9 @@ func TestOneHistoryPerPartition(t *testing.T) {
 	}
 	// The data holds restarts of every kind of evidence (README of the data: iechenyb/test-0921-0's
 	// snapshot, donaldy's and lestfeed's time-index marks).
+	if cleanedSegments < len(realdata.CleanedBesideSource) {
+		t.Errorf("%d cleaned segments, fewer than the README's %d", cleanedSegments, len(realdata.CleanedBesideSource))
+	}
 	if withRestarts < 10 {
 		t.Errorf("only %d partitions with restarts: the comparison compared little", withRestarts)
 	}

@@ -34,6 +34,13 @@ follower, the cleaner or an old producer's message set does) and the process lif
 the byte counter must have restarted (a broker restart, a recovery, a follower's truncation),
 with the producer snapshot or the time-index entry that shows it.
 
+Each segment has one of three histories (docs/explain.md "Three histories"): written by
+appends; written by the log cleaner in one pass, with no restart inside it (tried where the
+segment skips offsets, carries a tombstone's delete horizon or ends below the partition's
+cleaner-offset-checkpoint, read from the log directory); or its indexes rebuilt by recover()
+at a restart, then appended and closed (tried where no history of appends reproduces the
+files, or only with restarts nothing marks). The answer names the history and its evidence.
+
 Every explanation is checked by replaying the release's rule over the .log with one interval
 from the set (the configured one, else 4096 when it fits, else the smallest) and comparing the
 bytes with the files. A live segment's preallocated indexes are explained up to their zero

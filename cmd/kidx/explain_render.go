@@ -59,6 +59,9 @@ type (
 		EraIntervals      []eraIntervalJSON     `json:"eraIntervals"`
 		ReplayInterval    *int64                `json:"replayInterval"`
 		Appends           string                `json:"appends"`
+		History           string                `json:"history"`
+		HistoryEvidence   []string              `json:"historyEvidence"`
+		Recovery          *restartJSON          `json:"recovery"`
 		Origin            string                `json:"origin"`
 		Restarts          []int64               `json:"restarts"`
 		RestartDetails    []restartJSON         `json:"restartDetails"`
@@ -114,7 +117,11 @@ func explainJSON(parts []explain.PartitionExplanation) any {
 				Appends: string(s.Appends), Origin: s.Origin, Restarts: []int64{}, RestartDetails: []restartJSON{},
 				OffsetEntries: s.OffsetEntries, TimeEntries: s.TimeEntries, Alternatives: nonNil(s.Alternatives),
 				FirstDisagreement: s.FirstDisagreement, Notes: nonNil(s.Notes), EraIntervals: []eraIntervalJSON{},
-				Unreadable: nonNilFindings(s.Unreadable)}
+				Unreadable: nonNilFindings(s.Unreadable), History: string(s.History), HistoryEvidence: nonNil(s.HistoryEvidence)}
+			if s.Recovery != nil {
+				r := restartJSON(*s.Recovery)
+				sj.Recovery = &r
+			}
 			sj.Interval, sj.Intervals = intervalsJSON(s.Interval)
 			_, sj.OtherShape = intervalsJSON(s.OtherShapeInterval)
 			sj.OtherShapeEras = s.OtherShapeEras.IDs()
@@ -214,6 +221,13 @@ func writeExplainSegment(w io.Writer, s *explain.SegmentExplanation) {
 	}
 	fmt.Fprintf(w, "  segment %d (%s): %s\n", s.BaseOffset, strings.Join(what, ", "), state)
 	if s.Reproduced {
+		switch s.History {
+		case explain.HistoryCleaned:
+			fmt.Fprintf(w, "    history: written by the log cleaner in one pass (no restart inside it), then closed: %s\n", printsafe.Line(strings.Join(s.HistoryEvidence, "; ")))
+		case explain.HistoryRecovered:
+			fmt.Fprintf(w, "    history: indexes rebuilt by recover() at the restart %s, then appended and closed: %s\n",
+				restartWhere(*s.Recovery), printsafe.Line(strings.Join(s.HistoryEvidence, "; ")))
+		}
 		line := fmt.Sprintf("    by: %s, %s", s.Eras, s.Appends)
 		switch s.Origin {
 		case "leader":
@@ -249,11 +263,16 @@ func writeExplainSegment(w io.Writer, s *explain.SegmentExplanation) {
 	}
 }
 
-func restartText(r explain.Restart) string {
-	where := fmt.Sprintf("before offset %d (byte %d)", r.Offset, r.Position)
+// restartWhere is where a restart lies, in words.
+func restartWhere(r explain.Restart) string {
 	if r.EarliestPosition < r.Position {
-		where = fmt.Sprintf("between offsets %d and %d (bytes %d-%d)", r.EarliestOffset, r.Offset, r.EarliestPosition, r.Position)
+		return fmt.Sprintf("between offsets %d and %d (bytes %d-%d)", r.EarliestOffset, r.Offset, r.EarliestPosition, r.Position)
 	}
+	return fmt.Sprintf("before offset %d (byte %d)", r.Offset, r.Position)
+}
+
+func restartText(r explain.Restart) string {
+	where := restartWhere(r)
 	switch r.Evidence {
 	case "producer-snapshot":
 		return fmt.Sprintf("%s: a clean restart, as the producer snapshot %s shows", where, printsafe.Name(filepath.Base(r.Snapshot)))

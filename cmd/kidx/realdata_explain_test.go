@@ -32,6 +32,7 @@ type explainSegJSON struct {
 	} `json:"interval"`
 	Restarts          []int64 `json:"restarts"`
 	Live              bool    `json:"live"`
+	History           string  `json:"history"`
 	FirstDisagreement *struct {
 		File string `json:"file"`
 		Slot int    `json:"slot"`
@@ -159,18 +160,23 @@ func TestRealDataExplainCLI(t *testing.T) {
 		t.Fatalf("%d partition directories, want %d", len(dirs), realdata.PartitionCount)
 	}
 
-	// The segments explain does not reproduce today (realdata.Gaps, GapExplain), by partition.
-	notReproduced := map[string][]int64{
-		realdata.K40 + "/__consumer_offsets-25": {0},
-		realdata.K40 + "/__consumer_offsets-45": {0},
-		realdata.RecoveredDir:                   {realdata.RecoveredBase},
-	}
-	// Reproduced, but by an interval set without 4096 today: segment 507 of -45.
-	noDefaultInterval := map[string]int64{realdata.K40 + "/__consumer_offsets-45": 507}
+	// The segments explain does not reproduce today (realdata.Gaps, GapExplain), by partition:
+	// none since issue 25 (the cleaned and recovered histories).
+	notReproduced := map[string][]int64{}
+	// Reproduced, but by an interval set without 4096 today: none since issue 25 (a time-index
+	// mark pinned to one batch is an anchor of its own: -45's segment 507).
+	noDefaultInterval := map[string]int64{}
 	for name := range notReproduced {
 		if _, ok := realdata.KnownGap(name, realdata.GapExplain); !ok {
 			t.Fatalf("%s: no explain gap in realdata.Gaps", name)
 		}
+	}
+	// The histories the README states (issue 25): "the log cleaner's output" (segment 0 of
+	// __consumer_offsets-25 and -45) and "A recovered segment" (cart-product-request-0's 12).
+	wantHistory := map[string]map[int64]string{
+		realdata.K40 + "/__consumer_offsets-25": {0: "cleaned", 63: "appends", 474: "appends"},
+		realdata.K40 + "/__consumer_offsets-45": {0: "cleaned", 36: "appends", 507: "appends"},
+		realdata.RecoveredDir:                   {realdata.RecoveredBase: "recovered"},
 	}
 	wantCode := map[bool]int{true: 1, false: 0}[len(notReproduced) > 0]
 
@@ -184,6 +190,15 @@ func TestRealDataExplainCLI(t *testing.T) {
 	if n, want := strings.Count(text, "NOT reproduced"), 2*len(notReproduced); n != want {
 		// One line for the partition, one for its segment.
 		t.Errorf("explain (text) says NOT reproduced %d times, want %d (the known gaps %v)", n, want, notReproduced)
+	}
+
+	// The text names the histories (issue 25): the README's two cleaned segments and its
+	// recovered one, recovered after its last batch (offset 26, the .log's 969 bytes).
+	if n := strings.Count(text, "    history: written by the log cleaner in one pass"); n < len(realdata.CleanedBesideSource) {
+		t.Errorf("explain (text) names the cleaned history %d times, want at least %d", n, len(realdata.CleanedBesideSource))
+	}
+	if !strings.Contains(text, "    history: indexes rebuilt by recover() at the restart before offset 26 (byte 969)") {
+		t.Errorf("explain (text) does not name cart-product-request-0's recovery after its last batch")
 	}
 
 	out, errOut, code := runKidx(t, append([]string{"explain", "--format", "json"}, origins...)...)
@@ -235,6 +250,9 @@ func TestRealDataExplainCLI(t *testing.T) {
 			}
 			if len(s.Eras) == 0 {
 				t.Errorf("%s: reproduced by no era", where)
+			}
+			if want, ok := wantHistory[name][s.BaseOffset]; ok && s.History != want {
+				t.Errorf("%s: history %q, want %q (README)", where, s.History, want)
 			}
 			if want, ok := explainRestartsREADME[name][s.BaseOffset]; ok && !slices.Equal(s.Restarts, want) {
 				t.Errorf("%s: restarts %v, want %v (README)", where, s.Restarts, want)

@@ -155,21 +155,14 @@ const (
 // Gaps is every known gap, by partition directory and answer.
 var Gaps = map[string]map[string]Gap{
 	K40 + "/__consumer_offsets-25": {
-		GapExplain: {25, "segment 0 is the log cleaner's output: explain does not model the cleaner, applies " +
-			"another segment's restart to it and reports it NOT reproduced"},
 		GapReplay: {25, "the replay refuses the overlap (exit 2), naming the two .log files and the offsets they share " +
 			"(issue 27); replaying a cleaner's output beside its source needs the cleaner modelled"},
 	},
 	K40 + "/__consumer_offsets-45": {
-		GapExplain: {25, "segment 0 is the log cleaner's output (as in -25); segment 507's six restarts that " +
-			"the time index marks fall in one stretch between entries, and explain places one marked restart " +
-			"per stretch, so under one batch per append its interval set starts at 4855, without the broker's 4096"},
 		GapReplay: {25, "the replay refuses the overlap (exit 2), naming the two .log files and the offsets they share " +
 			"(issue 27); replaying a cleaner's output beside its source needs the cleaner modelled"},
 	},
 	RecoveredDir: {
-		GapExplain: {25, "segment 12's indexes were rebuilt by recovery after a restart: explain does not " +
-			"model recovery as a step and reports it NOT reproduced"},
 		GapReplay: {25, "the replay writes the time-index entry that close() wrote at the restart before " +
 			"offset 19, which recovery later dropped: the baseline does not reproduce the real index"},
 	},
