@@ -410,6 +410,8 @@ func (l *Log) Apply(s Step) (*Event, error) {
 		return l.Recover()
 	case s.Crash != nil:
 		return l.Crash(*s.Crash)
+	case s.Clean != nil:
+		return l.Clean(*s.Clean)
 	}
 	return l.AppendSpecs(s.Append)
 }
@@ -609,8 +611,15 @@ func (l *Log) paths(base int64) (string, string, string) {
 // zero-filled) to segment.index.bytes rounded down to the entry size, as
 // AbstractIndex.createAndAssignMmap does.
 func (l *Log) newSegment(base int64) (*writeSegment, error) {
+	return l.newSegmentFiles(base, "")
+}
+
+// newSegmentFiles is newSegment with suffix after each file's name (".cleaned" for the
+// cleaner's segment: LogSegment.open with a file suffix).
+func (l *Log) newSegmentFiles(base int64, suffix string) (*writeSegment, error) {
 	s := &writeSegment{base: base, cfg: l.cfg}
 	s.logPath, s.idxPath, s.tPath = l.paths(base)
+	s.logPath, s.idxPath, s.tPath = s.logPath+suffix, s.idxPath+suffix, s.tPath+suffix
 	s.idxMax = int(l.cfg.SegmentIndexBytes / OffsetIndexEntrySize)
 	s.tMax = int(l.cfg.SegmentIndexBytes / TimeIndexEntrySize)
 	s.tLast = TimeIndexEntry{Timestamp: NoTimestamp, Offset: base}
