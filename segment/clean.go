@@ -53,7 +53,7 @@ const (
 )
 
 type wireClean struct {
-	UncleanableOffset *int64 `json:"uncleanableOffset"`
+	UncleanableOffset *int64  `json:"uncleanableOffset"`
 	Drop              []int64 `json:"drop"`
 	Rewrite           []struct {
 		BaseOffset      *int64 `json:"baseOffset"`

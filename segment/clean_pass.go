@@ -18,9 +18,9 @@ import (
 // LogSegment.size and the entries each index holds (AbstractIndex.sizeInBytes, the file's
 // length for a trimmed index).
 type cleanSource struct {
-	base                   int64
-	logBytes               int64
-	indexBytes, timeBytes  int64
+	base                    int64
+	logBytes                int64
+	indexBytes, timeBytes   int64
 	logPath, idxPath, tPath string
 }
 
@@ -363,4 +363,3 @@ func (p *cleanPass) cleanInto(src cleanSource, dest *writeSegment) (*Event, erro
 	}
 	return nil, nil
 }
-
