@@ -56,7 +56,10 @@ func completeSwaps(fsys vfs.FS, dir string, cfg Config) (*SwapLoad, error) {
 		if e.IsDir() {
 			continue
 		}
-		base, _, ok := SegmentFileOf(name)
+		// LogFileUtils.offsetFromFile: the digits before the first dot. A name without them is
+		// no file of Kafka's (its parse would throw); it is left alone.
+		base, err := OffsetFromFileName(name)
+		ok := err == nil
 		switch {
 		case strings.HasSuffix(name, DeletedSuffix):
 			if err := remove(name, &load.Temp); err != nil {
@@ -73,7 +76,7 @@ func completeSwaps(fsys vfs.FS, dir string, cfg Config) (*SwapLoad, error) {
 	}
 	var valid []string
 	for _, name := range swaps {
-		base, _, _ := SegmentFileOf(name)
+		base, _ := OffsetFromFileName(name)
 		if minCleaned >= 0 && base >= minCleaned {
 			if err := remove(name, &load.Temp); err != nil {
 				return nil, err
@@ -92,7 +95,7 @@ func completeSwaps(fsys vfs.FS, dir string, cfg Config) (*SwapLoad, error) {
 		if !strings.HasSuffix(name, LogSuffix+SwapSuffix) {
 			continue
 		}
-		base, _, _ := SegmentFileOf(name)
+		base, _ := OffsetFromFileName(name)
 		next, err := swapNextOffset(fsys, dir, base, cfg)
 		if err != nil {
 			return nil, err
