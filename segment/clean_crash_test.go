@@ -178,7 +178,9 @@ func TestCleanSwapCrashAtEveryCut(t *testing.T) {
 			beforeAt, afterAt := byBase(before), byBase(after)
 			// finalRenames is the first cut after which a .swap may have its final name
 			// (replaceSegments' third phase); overlaps counts the loads that met Kafka's hazard.
-			finalRenames := slices.IndexFunc(cuts, func(c cut) bool { return strings.HasPrefix(c.op, "rename ") && strings.HasSuffix(c.op, segment.SwapSuffix) }) + 1
+			finalRenames := slices.IndexFunc(cuts, func(c cut) bool {
+				return strings.HasPrefix(c.op, "rename ") && strings.HasSuffix(c.op, segment.SwapSuffix)
+			}) + 1
 			if finalRenames == 0 {
 				t.Fatal("no .swap was renamed: the swap's third phase is missing")
 			}
