@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"fmt"
+	"slices"
 
 	"kidx/model"
 	"kidx/segment"
@@ -42,7 +43,7 @@ func Resolve(w model.Workload) (*Resolved, error) {
 	r := &Resolved{Model: cfg, Rule: rule, Workload: w}
 	sw := &segment.Workload{
 		Config: segment.Config{IndexIntervalBytes: cfg.IndexIntervalBytes, SegmentBytes: cfg.SegmentBytes,
-			SegmentIndexBytes: cfg.SegmentIndexBytes, SegmentMs: cfg.SegmentMs},
+			SegmentIndexBytes: cfg.SegmentIndexBytes, SegmentMs: cfg.SegmentMs, MaxMessageBytes: cfg.MaxMessageBytes},
 		Rule:        segment.PerBatch,
 		StartOffset: w.StartOffset,
 		Steps:       make([]segment.Step, 0, len(w.Steps)),
@@ -68,10 +69,21 @@ func Resolve(w model.Workload) (*Resolved, error) {
 		if s.Crash != nil {
 			n++
 		}
+		if s.Clean != nil {
+			n++
+		}
 		if n != 1 {
-			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover, crash", i)
+			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover, crash, clean", i)
 		}
 		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
+		if c := s.Clean; c != nil {
+			st.Clean = &segment.CleanSpec{UncleanableOffset: c.UncleanableOffset, HasUncleanableOffset: c.HasUncleanableOffset,
+				Drop: slices.Clone(c.Drop), IOBufferSize: c.IOBufferSize}
+			for _, r := range c.Rewrite {
+				st.Clean.Rewrite = append(st.Clean.Rewrite, segment.CleanRewrite{BaseOffset: r.BaseOffset, Bytes: r.Bytes,
+					MaxTimestamp: r.MaxTimestamp, HasMaxTimestamp: r.HasMaxTimestamp, DeleteHorizonMs: r.DeleteHorizonMs, HasDeleteHorizon: r.HasDeleteHorizon})
+			}
+		}
 		if c := s.Crash; c != nil {
 			st.Crash = &segment.CrashSpec{RecoveryPoint: c.RecoveryPoint}
 			for _, cs := range c.Segments {
