@@ -47,10 +47,18 @@ const (
 	// EventOffsetOverflow is LogSegment.append's LogSegmentOffsetOverflowException: a chunk's
 	// largest offset does not fit the cleaned segment's relative offsets.
 	EventOffsetOverflow = "offset-overflow"
-	// EventCleanerBufferOverflow is Cleaner.growBuffers' IllegalStateException: a batch larger
-	// than the buffers may grow to.
+	// EventCleanerBufferOverflow is Cleaner.growBuffers' IllegalStateException (a batch larger
+	// than the buffers may grow to), or ByteBuffer.allocate's refusal of a doubled capacity
+	// past Integer.MAX_VALUE.
 	EventCleanerBufferOverflow = "cleaner-buffer-overflow"
+	// EventSegmentSizeOverflow is FileRecords.append's refusal of records that would take the
+	// cleaned .log past Integer.MAX_VALUE bytes (rebuilt batches larger than their sources).
+	EventSegmentSizeOverflow = "segment-size-overflow"
 )
+
+// MaxCleanerIOBufferSize is the largest ioBufferSize: log.cleaner.io.buffer.size is a Java int,
+// halved for the read and the write buffer (LogCleaner's CleanerThread).
+const MaxCleanerIOBufferSize = math.MaxInt32 / 2
 
 type wireClean struct {
 	UncleanableOffset *int64  `json:"uncleanableOffset"`
@@ -75,8 +83,8 @@ func (w *wireClean) spec(where string) (CleanSpec, error) {
 		c.UncleanableOffset, c.HasUncleanableOffset = *w.UncleanableOffset, true
 	}
 	if w.IOBufferSize != nil {
-		if *w.IOBufferSize < 1 || *w.IOBufferSize > math.MaxInt32 {
-			return c, fmt.Errorf("%s.ioBufferSize: %d is outside [1, %d] (log.cleaner.io.buffer.size / threads / 2)", where, *w.IOBufferSize, math.MaxInt32)
+		if *w.IOBufferSize < 1 || *w.IOBufferSize > MaxCleanerIOBufferSize {
+			return c, fmt.Errorf("%s.ioBufferSize: %d is outside [1, %d] (log.cleaner.io.buffer.size, a Java int, / threads / 2)", where, *w.IOBufferSize, MaxCleanerIOBufferSize)
 		}
 		c.IOBufferSize = *w.IOBufferSize
 	}
@@ -111,6 +119,9 @@ func (w *wireClean) spec(where string) (CleanSpec, error) {
 		named[*r.BaseOffset] = "rewrite"
 		rw := CleanRewrite{BaseOffset: *r.BaseOffset, Bytes: *r.Bytes}
 		if r.MaxTimestamp != nil {
+			if *r.MaxTimestamp < NoTimestamp {
+				return c, fmt.Errorf("%s.maxTimestamp: %d is below -1 (NO_TIMESTAMP)", at, *r.MaxTimestamp)
+			}
 			rw.MaxTimestamp, rw.HasMaxTimestamp = *r.MaxTimestamp, true
 		}
 		if r.DeleteHorizonMs != nil {

@@ -313,6 +313,12 @@ func (p *cleanPass) cleanInto(src cleanSource, dest *writeSegment) (*Event, erro
 			p.kept = append(p.kept, at)
 			retainedBytes += int64(at.end - at.start)
 			largest = batchLastOffset(b) // a rebuilt batch keeps the last offset
+			if retainedBytes > capacity {
+				// MemoryRecords.filterTo: the write buffer, as large as the read buffer, had
+				// to grow for this batch (a rebuilt batch larger than its source), and
+				// filterTo returns early (KAFKA-5316): the chunk ends after it.
+				break
+			}
 		}
 		for _, k := range p.kept {
 			if k.rebuilt {
@@ -322,11 +328,17 @@ func (p *cleanPass) cleanInto(src cleanSource, dest *writeSegment) (*Event, erro
 			}
 		}
 		if len(p.batches) > 0 {
-			// LogSegment.append → ensureOffsetInRange(largestOffset).
+			// LogSegment.append → ensureOffsetInRange(largestOffset), then FileRecords.append's
+			// size check.
 			if rel := largest - dest.base; rel < 0 || rel > math.MaxInt32 {
 				l.failed = true
 				return l.addEvent(Event{Kind: EventOffsetOverflow, Step: p.step,
-					Message: fmt.Sprintf("Detected offset overflow at offset %d in segment %s", largest, dest.logPath)}), nil
+					Message: fmt.Sprintf("Detected offset overflow at offset %d in segment %d", largest, dest.base)}), nil
+			}
+			if retainedBytes > math.MaxInt32-dest.size {
+				l.failed = true
+				return l.addEvent(Event{Kind: EventSegmentSizeOverflow, Step: p.step, Bytes: retainedBytes,
+					Message: fmt.Sprintf("Append of size %d bytes is too large for segment with current file position at %d", retainedBytes, dest.size)}), nil
 			}
 			err := dest.append(l, p.batches, retainedBytes, largest)
 			var full *indexFullError
@@ -358,7 +370,15 @@ func (p *cleanPass) cleanInto(src cleanSource, dest *writeSegment) (*Event, erro
 				return l.addEvent(Event{Kind: EventCleanerBufferOverflow, Step: p.step,
 					Message: fmt.Sprintf("This log contains a message larger than maximum allowable size of %d.", bound)}), nil
 			}
-			capacity = min(capacity*2, bound)
+			// The doubling is a Java int: past 2^31-1 it wraps negative, and
+			// ByteBuffer.allocate refuses the capacity.
+			doubled := int64(int32(capacity * 2))
+			if next := min(doubled, bound); next < 0 {
+				l.failed = true
+				return l.addEvent(Event{Kind: EventCleanerBufferOverflow, Step: p.step,
+					Message: fmt.Sprintf("capacity < 0: (%d < 0)", next)}), nil
+			}
+			capacity = min(doubled, bound)
 		}
 	}
 	return nil, nil
