@@ -23,6 +23,8 @@ type GenOptions struct {
 	// Batches, when > 0, makes a workload of exactly that many single-batch appends and no
 	// restart or recover (the benchmark's "100-batch workloads").
 	Batches int
+	// NoClean draws no clean step (gen_clean.go).
+	NoClean bool
 }
 
 // Generation constants. segment.ms is drawn too: both sides roll on the batches' timestamps
@@ -129,6 +131,18 @@ func Generate(src Source, o GenOptions) model.Workload {
 			w.Steps = append(w.Steps, model.Step{Restart: true})
 		default:
 			w.Steps = append(w.Steps, model.Step{Recover: true})
+		}
+	}
+	if !o.NoClean {
+		// Drawn last, so that the rest of the workload is what the same source drew before
+		// clean steps existed.
+		cfg := model.DefaultConfig()
+		rule := model.PerBatch
+		if w.Rule == "per-append" {
+			rule = model.PerAppend
+		}
+		if w.ApplyTo(&cfg) == nil && cfg.Validate() == nil {
+			g.addCleanSteps(&w, cfg, rule)
 		}
 	}
 	return w

@@ -355,9 +355,17 @@ func (p *cleanPass) cleanInto(src cleanSource, dest *writeSegment) (*Event, erro
 			// growBuffersOrFail: below max.message.bytes grow towards it; at or above it, to
 			// the next batch's own size (which is larger than the buffer, or it would have
 			// been read).
-			next := LogOverhead + int64(int32(binary.BigEndian.Uint32(buf[8:])))
 			maxSize := l.cfg.MaxMessageBytes
 			if capacity >= l.cfg.MaxMessageBytes {
+				// MemoryRecords.firstBatchSize reads the size from the buffer, which must
+				// hold the header up to the magic byte (only a max.message.bytes below 17
+				// leaves it shorter).
+				if n < HeaderSizeUpToMagic {
+					l.failed = true
+					return l.addEvent(Event{Kind: EventCleanerBufferOverflow, Step: p.step,
+						Message: fmt.Sprintf("Could not determine next batch size for log segment %s at position %d", src.logPath, pos)}), nil
+				}
+				next := LogOverhead + int64(int32(binary.BigEndian.Uint32(buf[8:])))
 				if next > src.logBytes-pos {
 					return nil, formatErr(src.logPath, pos, "CorruptRecordException: Log segment may be corrupt, batch size %d > %d bytes left in segment", next, src.logBytes-pos)
 				}

@@ -16,7 +16,8 @@ const deleteHorizonFlag = 0x40
 // (MemoryRecordsBuilder's deleteHorizonMs; an original's horizon is kept when rw names none).
 //
 // Which records survive is not the step's to say (docs/contract.md §3): the rebuilt batch holds
-// one keyed record at the original's last offset, stamped with the max timestamp, so that
+// one keyed record at the original's last offset (two, at its last two offsets, for the sizes
+// no single record has), stamped with the max timestamp, so that
 // FilterResult.maxOffset -- the largest retained record's offset, the offset the 3.7-4.0.0
 // append names in the index -- is the batch's last offset. With a delete horizon the record
 // is a tombstone (a null value), as the batches Kafka gives a horizon hold one. A 61-byte
@@ -74,8 +75,26 @@ func appendRebuiltBatch(dst, src []byte, rw CleanRewrite, file string, pos int64
 			return finishBatch(dst, start), nil
 		}
 	}
-	return dst, fmt.Errorf("rewrite of batch %d: %d bytes cannot hold the header and one keyed record at offset delta %d (at least %d bytes)",
-		h.BaseOffset, rw.Bytes, h.LastOffsetDelta, RecordBatchOverhead+recordSize(h.LastOffsetDelta, tsDelta, 1, values[0]))
+	// No single record has this size (a record's length varint skips one: no record is 65 or
+	// 8194 bytes): a second keyed record before the last, at the offset before it, takes a few
+	// bytes off the last one's.
+	if h.LastOffsetDelta >= 1 {
+		for k1 := 1; k1 <= 4; k1++ {
+			first := recordSize(h.LastOffsetDelta-1, tsDelta, k1, values[0])
+			for _, vl := range values {
+				if kl, ok := solveKeyLength(h.LastOffsetDelta, tsDelta, vl, target-first); ok {
+					out.RecordCount = 2
+					dst = appendBatchHeader(dst, out)
+					dst = appendRecord(dst, h.LastOffsetDelta-1, tsDelta, fixedBytes(k1, 'k'), fixedBytes(values[0], 'v'))
+					dst = appendRecord(dst, h.LastOffsetDelta, tsDelta, fixedBytes(kl, 'k'), fixedBytes(vl, 'v'))
+					return finishBatch(dst, start), nil
+				}
+			}
+		}
+	}
+	// "no record layout" marks a size the writer's builders cannot make (fuzz skips the case).
+	return dst, fmt.Errorf("rewrite of batch %d: no record layout gives %d bytes with keyed records at the batch's last offsets (at least %d bytes; a single-offset batch cannot be 126 or 8255 bytes)",
+		h.BaseOffset, rw.Bytes, RecordBatchOverhead+recordSize(h.LastOffsetDelta, tsDelta, 1, values[0]))
 }
 
 // solveKeyLength finds a key length >= 1 giving a record of exactly target bytes with a value
