@@ -45,11 +45,11 @@ var errNotComparable = errors.New("not comparable with the model")
 // cleanSnapshot is a partition directory's segments before or after a clean step, as the
 // running broker had them.
 type cleanSnapshot struct {
-	bases   []int64            // segment base offsets, in order
-	logs    map[int64][]byte   // each segment's .log
-	batches map[int64][]byte   // each batch, by base offset
-	indexes map[string][]byte  // the index files of the segments below the active one
-	last    map[int64]int64    // each segment's last offset (its base when empty)
+	bases   []int64           // segment base offsets, in order
+	logs    map[int64][]byte  // each segment's .log
+	batches map[int64][]byte  // each batch, by base offset
+	indexes map[string][]byte // the index files of the segments below the active one
+	last    map[int64]int64   // each segment's last offset (its base when empty)
 }
 
 // cleanStates are a clean step's snapshots; activeBase is the active segment's base offset,
