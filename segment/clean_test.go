@@ -253,3 +253,61 @@ func TestCleanStepRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanEmptyRewriteTimeLookup pins the 61-byte rewrite (the empty batch Kafka retains for a
+// producer's state, DefaultRecordBatch.writeEmptyHeader): base offset and last offset kept, no
+// record, base timestamp -1, the max timestamp kept; and a timestamp lookup passes over it, as
+// FileRecords.searchForTimestamp iterates its records and finds none.
+func TestCleanEmptyRewriteTimeLookup(t *testing.T) {
+	w, err := segment.ParseWorkload([]byte(sprintf(cleanWorkload, "per-batch", `{"rewrite": [{"baseOffset": 0, "bytes": 61}]}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, l := writeOnMem(t, w, cleanDir, 7)
+	l.Close()
+	got, _ := vfs.ReadFile(mem, filepath.Join(cleanDir, "00000000000000000000.log"))
+	b0 := got[:61]
+	be := binary.BigEndian
+	if base, attrs, lastDelta, baseTs, maxTs, count := int64(be.Uint64(b0)), be.Uint16(b0[21:]), be.Uint32(b0[23:]), int64(be.Uint64(b0[27:])), int64(be.Uint64(b0[35:])), be.Uint32(b0[57:]); base != 0 || attrs != 0 || lastDelta != 1 || baseTs != -1 || maxTs != 1000 || count != 0 {
+		t.Fatalf("empty batch: base %d attributes %#x lastOffsetDelta %d baseTimestamp %d maxTimestamp %d records %d; want 0 0 1 -1 1000 0", base, attrs, lastDelta, baseTs, maxTs, count)
+	}
+	if err := segment.CheckBatch(b0, "b0", 0); err != nil {
+		t.Fatal(err)
+	}
+	s, err := segment.OpenSegmentFS(mem, filepath.Join(cleanDir, "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// b0' (offsets 0-1, max 1000, no record), b1 (offset 2, 1001): the first record at or past
+	// 1000 is b1's, at offset 2.
+	r, err := s.LookupTimestamp(1000)
+	if err != nil || !r.Found || r.FoundOffset != 2 || r.FoundTimestamp != 1001 {
+		t.Fatalf("lookupTimestamp(1000) = %+v, %v; want offset 2 at 1001", r, err)
+	}
+}
+
+// TestCleanGroupsBySize pins Cleaner.groupSegmentsBySize on the files (LogCleanerTest's
+// testSegmentGrouping, by hand): with segment.bytes 500, segments 0 (350 B) and 4 (220 B) do not
+// fit one group (570 > 500), so each is cleaned on its own and keeps its base offset.
+func TestCleanGroupsBySize(t *testing.T) {
+	src := strings.Replace(sprintf(cleanWorkload, "per-batch", `{"drop": [2]}`), `"segment.bytes": 1000`, `"segment.bytes": 500`, 1)
+	w, err := segment.ParseWorkload([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, l := writeOnMem(t, w, cleanDir, 7)
+	if got := l.SegmentBaseOffsets(); !slices.Equal(got, []int64{0, 4, 7}) {
+		t.Fatalf("segments %v, want [0 4 7]: two groups", got)
+	}
+	l.Close()
+	for name, want := range map[string][][3]int64{
+		"00000000000000000000.log": {{0, 0, 100}, {100, 3, 150}},
+		"00000000000000000004.log": {{0, 4, 120}, {120, 6, 100}},
+	} {
+		b, _ := vfs.ReadFile(mem, filepath.Join(cleanDir, name))
+		if got := batchStarts(b); !slices.Equal(got, want) {
+			t.Errorf("%s: batches %v, want %v", name, got, want)
+		}
+	}
+}
