@@ -75,15 +75,7 @@ func Resolve(w model.Workload) (*Resolved, error) {
 		if n != 1 {
 			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover, crash, clean", i)
 		}
-		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
-		if c := s.Clean; c != nil {
-			st.Clean = &segment.CleanSpec{UncleanableOffset: c.UncleanableOffset, HasUncleanableOffset: c.HasUncleanableOffset,
-				Drop: slices.Clone(c.Drop), IOBufferSize: c.IOBufferSize}
-			for _, r := range c.Rewrite {
-				st.Clean.Rewrite = append(st.Clean.Rewrite, segment.CleanRewrite{BaseOffset: r.BaseOffset, Bytes: r.Bytes,
-					MaxTimestamp: r.MaxTimestamp, HasMaxTimestamp: r.HasMaxTimestamp, DeleteHorizonMs: r.DeleteHorizonMs, HasDeleteHorizon: r.HasDeleteHorizon})
-			}
-		}
+		st := segment.Step{Restart: s.Restart, Recover: s.Recover, Clean: FileClean(s.Clean)}
 		if c := s.Crash; c != nil {
 			st.Crash = &segment.CrashSpec{RecoveryPoint: c.RecoveryPoint}
 			for _, cs := range c.Segments {
@@ -129,4 +121,19 @@ func Resolve(w model.Workload) (*Resolved, error) {
 // follower index overflow, docs/kafka-hazards.md §6); a release's era gives the zero value.
 func FileCandidate(e model.Era) segment.Candidate {
 	return segment.Candidate{RollWhenAppendLacksIndexRoom: e.RollWhenAppendLacksIndexRoom, SkipEntryWhenIndexFull: e.SkipEntryWhenIndexFull}
+}
+
+// FileClean is a model clean step as the file side takes it (the same fields: docs/contract.md
+// §3 "clean"); nil for nil.
+func FileClean(c *model.Clean) *segment.CleanSpec {
+	if c == nil {
+		return nil
+	}
+	fc := &segment.CleanSpec{UncleanableOffset: c.UncleanableOffset, HasUncleanableOffset: c.HasUncleanableOffset,
+		Drop: slices.Clone(c.Drop), IOBufferSize: c.IOBufferSize}
+	for _, r := range c.Rewrite {
+		fc.Rewrite = append(fc.Rewrite, segment.CleanRewrite{BaseOffset: r.BaseOffset, Bytes: r.Bytes,
+			MaxTimestamp: r.MaxTimestamp, HasMaxTimestamp: r.HasMaxTimestamp, DeleteHorizonMs: r.DeleteHorizonMs, HasDeleteHorizon: r.HasDeleteHorizon})
+	}
+	return fc
 }
