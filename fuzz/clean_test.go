@@ -17,7 +17,7 @@ func TestCleanStepsAgree(t *testing.T) {
 	}
 	compared, cleans := 0, 0
 	for i := range int64(cases) {
-		w := CaseWorkload(25, i, GenOptions{MaxSteps: 24})
+		w := CaseWorkload(25, i, GenOptions{MaxSteps: 24, Clean: true})
 		n := 0
 		for _, s := range w.Steps {
 			if s.Clean != nil {
