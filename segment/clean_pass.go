@@ -225,15 +225,13 @@ type cleanPass struct {
 	rewrite  map[int64]CleanRewrite
 	ioBuffer int64
 	read     []byte // the read buffer's bytes (its capacity is tracked in cleanInto)
-	out      []byte // rebuilt batches
+	out      []byte // the write buffer: the chunk's retained batches, one after another
 	kept     []retainedBatch
 	batches  [][]byte
 }
 
-// retainedBatch is where a retained batch of a chunk lies: in the read buffer (kept as it is)
-// or in the rebuilt batches.
+// retainedBatch is where a retained batch of a chunk lies in the write buffer.
 type retainedBatch struct {
-	rebuilt    bool
 	start, end int
 }
 
@@ -296,20 +294,22 @@ func (p *cleanPass) cleanInto(src cleanSource, dest *writeSegment) (*Event, erro
 				break
 			}
 			b := buf[off : off+size]
-			at := retainedBatch{start: int(off), end: int(off + size)}
 			off += size
 			bytesRead = off
 			base := int64(binary.BigEndian.Uint64(b))
 			if p.drop[base] {
 				continue
 			}
+			// The write buffer: kept batches copied (batch.writeTo), rebuilt ones built there.
+			start := len(p.out)
 			if rw, ok := p.rewrite[base]; ok {
-				start := len(p.out)
 				if p.out, err = appendRebuiltBatch(p.out, b, rw, src.logPath, pos+off-size); err != nil {
 					return nil, err
 				}
-				at = retainedBatch{rebuilt: true, start: start, end: len(p.out)}
+			} else {
+				p.out = append(p.out, b...)
 			}
+			at := retainedBatch{start: start, end: len(p.out)}
 			p.kept = append(p.kept, at)
 			retainedBytes += int64(at.end - at.start)
 			largest = batchLastOffset(b) // a rebuilt batch keeps the last offset
@@ -321,11 +321,7 @@ func (p *cleanPass) cleanInto(src cleanSource, dest *writeSegment) (*Event, erro
 			}
 		}
 		for _, k := range p.kept {
-			if k.rebuilt {
-				p.batches = append(p.batches, p.out[k.start:k.end:k.end])
-			} else {
-				p.batches = append(p.batches, buf[k.start:k.end:k.end])
-			}
+			p.batches = append(p.batches, p.out[k.start:k.end:k.end])
 		}
 		if len(p.batches) > 0 {
 			// LogSegment.append → ensureOffsetInRange(largestOffset), then FileRecords.append's
@@ -340,7 +336,7 @@ func (p *cleanPass) cleanInto(src cleanSource, dest *writeSegment) (*Event, erro
 				return l.addEvent(Event{Kind: EventSegmentSizeOverflow, Step: p.step, Bytes: retainedBytes,
 					Message: fmt.Sprintf("Append of size %d bytes is too large for segment with current file position at %d", retainedBytes, dest.size)}), nil
 			}
-			err := dest.append(l, p.batches, retainedBytes, largest)
+			err := dest.append(l, p.batches, p.out, retainedBytes, largest)
 			var full *indexFullError
 			if errors.As(err, &full) {
 				l.failed = true

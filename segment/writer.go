@@ -191,7 +191,7 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 	if err := l.maybeRoll(total, len(batches), first, last, appendMaxTs); err != nil {
 		return nil, err
 	}
-	err := l.active.append(l, batches, total, last)
+	err := l.active.append(l, batches, nil, total, last)
 	var full *indexFullError
 	if errors.As(err, &full) {
 		// The batches are in the .log (LogSegment.append writes them before its index loop),
@@ -775,10 +775,21 @@ func (s *writeSegment) timeIndexMaybeAppend(ts, offset int64, skipFullCheck bool
 // append is LogSegment.append under the log's rule. All bytes are written
 // first; an index that fills during the loop throws after that, leaving
 // the entries made so far (the KAFKA-806 capacity hazard, docs/kafka.md §2.4).
-func (s *writeSegment) append(l *Log, batches [][]byte, total, largestOffset int64) error {
+// whole, when set, is the batches one after another in one buffer, written in one write (the
+// cleaner's write buffer: FileRecords.append of one MemoryRecords).
+func (s *writeSegment) append(l *Log, batches [][]byte, whole []byte, total, largestOffset int64) error {
 	start := s.size
 	pos := start
+	if whole != nil {
+		if _, err := s.logF.WriteAt(whole, pos); err != nil {
+			return err
+		}
+		pos += int64(len(whole))
+	}
 	for _, b := range batches {
+		if whole != nil {
+			break
+		}
 		if _, err := s.logF.WriteAt(b, pos); err != nil {
 			return err
 		}
