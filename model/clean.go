@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -111,16 +112,10 @@ func (c Clean) Validate() error {
 	if c.IOBufferSize < 0 || c.IOBufferSize > MaxCleanerIOBufferSize {
 		return cleanErr("ioBufferSize", "%d is not between 1 and %d (log.cleaner.io.buffer.size, a Java int, over the two buffers)", c.IOBufferSize, MaxCleanerIOBufferSize)
 	}
-	named := make(map[int64]string, len(c.Drop)+len(c.Rewrite))
 	for i, d := range c.Drop {
-		field := fmt.Sprintf("drop[%d]", i)
 		if d < 0 {
-			return cleanErr(field, "%d is negative", d)
+			return cleanErr(fmt.Sprintf("drop[%d]", i), "%d is negative", d)
 		}
-		if prev, ok := named[d]; ok {
-			return cleanErr(field, "batch %d is already named by %s: name each batch once", d, prev)
-		}
-		named[d] = field
 	}
 	for i, r := range c.Rewrite {
 		field := fmt.Sprintf("rewrite[%d]", i)
@@ -134,22 +129,56 @@ func (c Clean) Validate() error {
 		case r.HasMaxTimestamp && r.MaxTimestamp < NoTimestamp:
 			return cleanErr(field+".maxTimestamp", "%d is below -1 (NO_TIMESTAMP)", r.MaxTimestamp)
 		}
-		if prev, ok := named[r.BaseOffset]; ok {
-			what := "rewritten twice"
-			if strings.HasPrefix(prev, "drop") {
-				what = "both dropped and rewritten"
-			}
-			return cleanErr(field+".baseOffset", "batch %d is already named by %s: a batch cannot be %s", r.BaseOffset, prev, what)
-		}
-		named[r.BaseOffset] = field + ".baseOffset"
 	}
-	return nil
+	_, err := c.named()
+	return err
 }
 
-// cleanedBatch is a source batch as the cleaner writes it (nil when dropped).
-type cleanedBatch struct {
-	batch    Batch
+// namedBatch is a batch a clean step names: by drop[at], or by rewrite[-1-at] when at < 0.
+type namedBatch struct {
+	base int64
+	at   int
+}
+
+func (n namedBatch) field() string {
+	if n.at < 0 {
+		return fmt.Sprintf("rewrite[%d].baseOffset", -1-n.at)
+	}
+	return fmt.Sprintf("drop[%d]", n.at)
+}
+
+// named lists the batches the step names in offset order, and refuses a batch named twice
+// (the later naming is the error's field).
+func (c Clean) named() ([]namedBatch, error) {
+	all := make([]namedBatch, 0, len(c.Drop)+len(c.Rewrite))
+	for i, d := range c.Drop {
+		all = append(all, namedBatch{d, i})
+	}
+	for i, r := range c.Rewrite {
+		all = append(all, namedBatch{r.BaseOffset, -1 - i})
+	}
+	// Stable: of two namings of one batch, the first listed (drops before rewrites) stays first.
+	slices.SortStableFunc(all, func(a, b namedBatch) int { return cmp.Compare(a.base, b.base) })
+	for i := 1; i < len(all); i++ {
+		if prev, n := all[i-1], all[i]; prev.base == n.base {
+			switch {
+			case n.at >= 0:
+				return nil, cleanErr(n.field(), "batch %d is already named by %s: name each batch once", n.base, prev.field())
+			case prev.at >= 0:
+				return nil, cleanErr(n.field(), "batch %d is already named by %s: a batch cannot be both dropped and rewritten", n.base, prev.field())
+			}
+			return nil, cleanErr(n.field(), "batch %d is already named by %s: a batch cannot be rewritten twice", n.base, prev.field())
+		}
+	}
+	return all, nil
+}
+
+// cleanAction is what the cleaner does with one named source batch, in offset order: drop it
+// (retained false) or write it rebuilt.
+type cleanAction struct {
+	base     int64
 	retained bool
+	batch    Batch
 }
 
 // Clean runs one pass of the log cleaner (docs/contract.md §3 "clean"; Cleaner.doClean and
@@ -215,8 +244,9 @@ func (l *Log) Clean(c Clean) error {
 	// Cleaner.doClean: log.config.segmentSize and maxIndexSize (both Java ints).
 	groups := GroupSegmentsBySize(srcs, int32(l.cfg.SegmentBytes), int32(l.cfg.SegmentIndexBytes), uncleanable, GroupingRuleFor(l.era.First))
 	cleaned := make([]*Segment, 0, len(groups))
+	next := 0 // plan[next] is the next named batch the cleaner meets
 	for _, g := range groups {
-		out, ev, err := l.cleanGroup(g, plan, ioBuffer, c.splitLimits())
+		out, ev, err := l.cleanGroup(g, plan, &next, ioBuffer, c.splitLimits())
 		if err != nil {
 			if serr := l.stop(step, err); serr != nil {
 				return serr
@@ -250,61 +280,56 @@ func (c Clean) splitLimits() [2]int64 {
 
 // cleanPlan checks that every drop and rewrite names a batch of a segment being cleaned, and
 // that no rewrite names a legacy message (its base offset would move), and returns what the
-// cleaner does with each named batch, by base offset.
-func (l *Log) cleanPlan(c Clean, segs []*Segment) (map[int64]cleanedBatch, error) {
-	find := func(base int64) (BatchInfo, bool) {
-		i, ok := slices.BinarySearchFunc(segs, base, func(s *Segment, t int64) int {
-			switch {
-			case s.LastOffset() < t:
-				return -1
-			case s.baseOffset > t:
-				return 1
+// cleaner does with each named batch, in offset order (one walk over the batches).
+func (l *Log) cleanPlan(c Clean, segs []*Segment) ([]cleanAction, error) {
+	named, err := c.named()
+	if err != nil {
+		return nil, err
+	}
+	plan := make([]cleanAction, 0, len(named))
+	k := 0
+	for _, s := range segs {
+		for _, b := range s.batches {
+			for k < len(named) && named[k].base < b.BaseOffset {
+				k++ // names no batch: reported below
 			}
-			return 0
-		})
-		if !ok {
-			return BatchInfo{}, false
-		}
-		bs := segs[i].batches
-		j, ok := slices.BinarySearchFunc(bs, base, func(b BatchInfo, t int64) int {
-			switch {
-			case b.BaseOffset < t:
-				return -1
-			case b.BaseOffset > t:
-				return 1
+			if k == len(named) || named[k].base != b.BaseOffset {
+				continue
 			}
-			return 0
-		})
-		if !ok {
-			return BatchInfo{}, false
+			n := named[k]
+			if n.at >= 0 {
+				plan = append(plan, cleanAction{base: n.base})
+				continue
+			}
+			if b.legacy != NotLegacy {
+				return nil, cleanErr(n.field(), "batch %d is a magic-%d message: its rebuilt wrapper would take its first retained record's offset (MemoryRecords.buildRetainedRecordsInto), which a rewrite does not give; drop it or keep it", n.base, int(b.legacy)-1)
+			}
+			r := c.Rewrite[-1-n.at]
+			nb := sourceBatch(b)
+			nb.Bytes = r.Bytes
+			if r.HasMaxTimestamp {
+				nb.MaxTimestamp = r.MaxTimestamp
+			}
+			plan = append(plan, cleanAction{base: n.base, retained: true, batch: nb})
 		}
-		return bs[j], true
 	}
-	noBatch := func(field string, base int64) error {
-		return cleanErr(field, "%d is the base offset of no batch of the segments cleaned (the non-active segments below the uncleanable offset)", base)
-	}
-	plan := make(map[int64]cleanedBatch, len(c.Drop)+len(c.Rewrite))
-	for i, d := range c.Drop {
-		if _, ok := find(d); !ok {
-			return nil, noBatch(fmt.Sprintf("drop[%d]", i), d)
+	if len(plan) < len(named) {
+		// Name the first batch, in the step's order, that the walk did not meet.
+		found := make(map[int64]bool, len(plan))
+		for _, a := range plan {
+			found[a.base] = true
 		}
-		plan[d] = cleanedBatch{}
-	}
-	for i, r := range c.Rewrite {
-		field := fmt.Sprintf("rewrite[%d]", i)
-		b, ok := find(r.BaseOffset)
-		if !ok {
-			return nil, noBatch(field+".baseOffset", r.BaseOffset)
+		noBatch := "%d is the base offset of no batch of the segments cleaned (the non-active segments below the uncleanable offset)"
+		for i, d := range c.Drop {
+			if !found[d] {
+				return nil, cleanErr(fmt.Sprintf("drop[%d]", i), noBatch, d)
+			}
 		}
-		if b.legacy != NotLegacy {
-			return nil, cleanErr(field+".baseOffset", "batch %d is a magic-%d message: its rebuilt wrapper would take its first retained record's offset (MemoryRecords.buildRetainedRecordsInto), which a rewrite does not give; drop it or keep it", r.BaseOffset, int(b.legacy)-1)
+		for i, r := range c.Rewrite {
+			if !found[r.BaseOffset] {
+				return nil, cleanErr(fmt.Sprintf("rewrite[%d].baseOffset", i), noBatch, r.BaseOffset)
+			}
 		}
-		nb := sourceBatch(b)
-		nb.Bytes = r.Bytes
-		if r.HasMaxTimestamp {
-			nb.MaxTimestamp = r.MaxTimestamp
-		}
-		plan[r.BaseOffset] = cleanedBatch{batch: nb, retained: true}
 	}
 	return plan, nil
 }
@@ -317,7 +342,7 @@ func sourceBatch(b BatchInfo) Batch {
 // cleanGroup is Cleaner.cleanSegments for one group: it returns the cleaned segment(s) (several
 // only when trunk splits on overflow), or the exception Kafka throws, as an index error or an
 // event without its step.
-func (l *Log) cleanGroup(group []int, plan map[int64]cleanedBatch, ioBuffer int64, limits [2]int64) ([]*Segment, *Event, error) {
+func (l *Log) cleanGroup(group []int, plan []cleanAction, next *int, ioBuffer int64, limits [2]int64) ([]*Segment, *Event, error) {
 	// UnifiedLog.createNewCleanedSegment: LogSegment.open with fresh indexes of
 	// segment.index.bytes, a byte counter of 0 and no max timestamp yet.
 	dest, err := l.newSegment(l.kept[group[0]].baseOffset, nil)
@@ -337,19 +362,22 @@ func (l *Log) cleanGroup(group []int, plan map[int64]cleanedBatch, ioBuffer int6
 			read := min(bufCap, src.size-src.batches[k].Position)
 			chunk = chunk[:0]
 			end, chunkBytes, retainedBytes := k, int64(0), int64(0)
+			planAtChunk := *next
 			for end < len(src.batches) && chunkBytes+src.batches[end].Size <= read {
 				b := src.batches[end]
 				chunkBytes += b.Size
 				end++
-				cb, named := plan[b.BaseOffset]
-				if !named {
-					cb = cleanedBatch{batch: sourceBatch(b), retained: true} // writeOriginalBatch
+				nb := sourceBatch(b) // writeOriginalBatch
+				if *next < len(plan) && plan[*next].base == b.BaseOffset {
+					a := plan[*next]
+					*next++
+					if !a.retained {
+						continue // BatchRetention.DELETE
+					}
+					nb = a.batch
 				}
-				if !cb.retained {
-					continue // BatchRetention.DELETE
-				}
-				chunk = append(chunk, cb.batch)
-				retainedBytes += cb.batch.Bytes
+				chunk = append(chunk, nb)
+				retainedBytes += nb.Bytes
 				if retainedBytes > bufCap {
 					// MemoryRecords.filterTo: the write buffer (as large as the read buffer)
 					// had to grow for this batch, so filterTo returns early (KAFKA-5316) and
@@ -382,6 +410,7 @@ func (l *Log) cleanGroup(group []int, plan map[int64]cleanedBatch, ioBuffer int6
 					if dest, err = l.newSegment(src.batches[k].BaseOffset, nil); err != nil {
 						return nil, nil, err
 					}
+					*next = planAtChunk
 					continue // the same chunk again, with the buffers as they are
 				}
 				if offsetOverflow {
