@@ -99,3 +99,38 @@ func TestCrashExplorationCleanSwap(t *testing.T) {
 		t.Errorf("findings %v: no %s in %d explored points", kinds, FindingSwapOverlap, explored)
 	}
 }
+
+// TestCleanedIndexOverflowAgrees replays props' CleanedIndexNeverOverflows counterexample
+// (props/testdata/cleaned-index-overflow.json) with time-based rolls in place of its roll steps,
+// which the file writer does not take: segments 0 (b0, ts 1000) and 1 (b1, b2, ts 1100) group
+// (68 + 136 <= segment.bytes 204; time indexes 12 + 12 <= 24), and the cleaned segment's
+// counter runs across their boundary, so b2 needs a second time-index entry where the 24-byte
+// index holds one beside its reserved slot: both sides throw at the clean step.
+func TestCleanedIndexOverflowAgrees(t *testing.T) {
+	w, err := model.ParseWorkload([]byte(`{"config":{"index.interval.bytes":0,"max.message.bytes":150,"segment.bytes":204,"segment.index.bytes":24,"segment.ms":50},
+ "kafkaVersion":"3.9.1","startOffset":0,
+ "steps":[{"append":[{"records":1,"bytes":68,"maxTimestamp":1000}]},
+  {"append":[{"records":1,"bytes":68,"maxTimestamp":1100}]},
+  {"append":[{"records":1,"bytes":68,"maxTimestamp":1100}]},
+  {"append":[{"records":1,"bytes":68,"maxTimestamp":1200}]},
+  {"clean":{"ioBufferSize":64}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.KafkaVersion, w.Rule = "", "per-batch" // the harness resolves rules; 3.9.1 writes per batch
+	d, err := Check(w, inMemory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != nil {
+		t.Fatalf("%s: %s", d.Kind, d.What)
+	}
+	r, _ := Resolve(w)
+	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, w.Steps, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := ml.Events(); len(ev) != 1 || ev[0].Kind != "time-index-overflow" || ev[0].Step != 4 {
+		t.Fatalf("events %+v, want one time-index-overflow at step 4", ev)
+	}
+}
