@@ -89,6 +89,11 @@ func (l *Log) Clean(c CleanSpec) (*Event, error) {
 	for _, g := range groups {
 		ev, err := cleaner.cleanGroup(g)
 		if ev != nil || err != nil {
+			// The groups swapped before this one still lose their .deleted files: Kafka's
+			// scheduler removes them whatever the cleaner does next.
+			for _, s := range deleted {
+				err = errors.Join(err, l.removeDeletedFiles(s))
+			}
 			return ev, err
 		}
 		if err := l.replaceSegments(g[0].base, g); err != nil {
@@ -126,6 +131,10 @@ func (l *Log) cleanSourceOf(base int64) (cleanSource, error) {
 	if s.logBytes > math.MaxInt32 {
 		return s, fmt.Errorf("%s: %d bytes, more than a segment holds", s.logPath, s.logBytes)
 	}
+	// AbstractIndex.sizeInBytes is entries × entry size, the entries of a reopened index being
+	// its length rounded down to whole entries.
+	s.indexBytes -= s.indexBytes % OffsetIndexEntrySize
+	s.timeBytes -= s.timeBytes % TimeIndexEntrySize
 	return s, nil
 }
 
