@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"fmt"
+	"slices"
 
 	"kidx/model"
 	"kidx/segment"
@@ -42,7 +43,7 @@ func Resolve(w model.Workload) (*Resolved, error) {
 	r := &Resolved{Model: cfg, Rule: rule, Workload: w}
 	sw := &segment.Workload{
 		Config: segment.Config{IndexIntervalBytes: cfg.IndexIntervalBytes, SegmentBytes: cfg.SegmentBytes,
-			SegmentIndexBytes: cfg.SegmentIndexBytes, SegmentMs: cfg.SegmentMs},
+			SegmentIndexBytes: cfg.SegmentIndexBytes, SegmentMs: cfg.SegmentMs, MaxMessageBytes: cfg.MaxMessageBytes},
 		Rule:        segment.PerBatch,
 		StartOffset: w.StartOffset,
 		Steps:       make([]segment.Step, 0, len(w.Steps)),
@@ -68,10 +69,13 @@ func Resolve(w model.Workload) (*Resolved, error) {
 		if s.Crash != nil {
 			n++
 		}
-		if n != 1 {
-			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover, crash", i)
+		if s.Clean != nil {
+			n++
 		}
-		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
+		if n != 1 {
+			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover, crash, clean", i)
+		}
+		st := segment.Step{Restart: s.Restart, Recover: s.Recover, Clean: FileClean(s.Clean)}
 		if c := s.Crash; c != nil {
 			st.Crash = &segment.CrashSpec{RecoveryPoint: c.RecoveryPoint}
 			for _, cs := range c.Segments {
@@ -117,4 +121,19 @@ func Resolve(w model.Workload) (*Resolved, error) {
 // follower index overflow, docs/kafka-hazards.md §6); a release's era gives the zero value.
 func FileCandidate(e model.Era) segment.Candidate {
 	return segment.Candidate{RollWhenAppendLacksIndexRoom: e.RollWhenAppendLacksIndexRoom, SkipEntryWhenIndexFull: e.SkipEntryWhenIndexFull}
+}
+
+// FileClean is a model clean step as the file side takes it (the same fields: docs/contract.md
+// §3 "clean"); nil for nil.
+func FileClean(c *model.Clean) *segment.CleanSpec {
+	if c == nil {
+		return nil
+	}
+	fc := &segment.CleanSpec{UncleanableOffset: c.UncleanableOffset, HasUncleanableOffset: c.HasUncleanableOffset,
+		Drop: slices.Clone(c.Drop), IOBufferSize: c.IOBufferSize}
+	for _, r := range c.Rewrite {
+		fc.Rewrite = append(fc.Rewrite, segment.CleanRewrite{BaseOffset: r.BaseOffset, Bytes: r.Bytes,
+			MaxTimestamp: r.MaxTimestamp, HasMaxTimestamp: r.HasMaxTimestamp, DeleteHorizonMs: r.DeleteHorizonMs, HasDeleteHorizon: r.HasDeleteHorizon})
+	}
+	return fc
 }

@@ -88,6 +88,8 @@ type crashPoint struct {
 	// index files.
 	sizes   map[string]int64
 	indexes map[string][]byte
+	// clean is set for a crash inside a clean step: the segments before and after it.
+	clean *cleanStates
 }
 
 // snapshotMax bounds the index files whose bytes a crash point keeps: closed segments'
@@ -170,6 +172,16 @@ func ExploreCrashes(w model.Workload, o *CrashOptions) (*CrashResult, error) {
 		if errors.Is(err, errNoSegment) {
 			continue
 		}
+		if errors.Is(err, errNotComparable) {
+			// Findings still count; the point is not compared with the model.
+			for _, f := range findings {
+				if !seen[f.Kind] {
+					seen[f.Kind] = true
+					res.Findings = append(res.Findings, f)
+				}
+			}
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("crash point %d (step %d): %w", p.index, p.step, err)
 		}
@@ -219,6 +231,7 @@ func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoin
 	}
 	n, step := 0, -1
 	var points []crashPoint
+	var cleaning *cleanStates // the clean step running, filled in when it ends
 	failed := false
 	take := func() {
 		if chosen[n] && !failed {
@@ -232,7 +245,7 @@ func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoin
 			sizes, indexes := fileSizes(mem)
 			points = append(points, crashPoint{index: n, step: step, crashed: clone(rng),
 				durable: mem.CrashCloneFunc(func(string, []vfs.Change) vfs.CrashPoint { return vfs.CrashPoint{} }),
-				sizes:   sizes, indexes: indexes})
+				sizes:   sizes, indexes: indexes, clean: cleaning})
 		}
 		n++
 	}
@@ -252,7 +265,22 @@ func runToCrash(r *Resolved, chosen map[int]bool, seed uint64) (int, []crashPoin
 	}
 	for i, s := range sw.Steps {
 		step = i
-		if _, err := l.Apply(s); err != nil {
+		if s.Clean != nil && chosen != nil {
+			before, err := snapshotSegments(mem)
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			cleaning = &cleanStates{before: before, activeBase: before.bases[len(before.bases)-1]}
+		}
+		_, err := l.Apply(s)
+		if cleaning != nil {
+			after, serr := snapshotSegments(mem)
+			if serr != nil {
+				return 0, nil, nil, serr
+			}
+			cleaning.after, cleaning = after, nil
+		}
+		if err != nil {
 			l.Close()
 			if isBuilderRefusal(err) {
 				return 0, nil, nil, fmt.Errorf("%w: step %d: %v", ErrSkip, i, err)
@@ -422,12 +450,56 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 		findings = append(findings, CrashFinding{Kind: FindingRecoverOverflow, Workload: mw,
 			Message: fmt.Sprintf("the reload after the crash rebuilds segment %s per batch and fills its index: %q. Kafka throws from LogSegment.recover and the log does not load (docs/crash.md).",
 				lastRecovered(load), load.Overflow.Message)})
-	} else if what := checkDurable(p, crashed, load); what != "" {
-		return div("crash-durability", "%s", what), findings, nil
+	} else if p.clean == nil {
+		if what := checkDurable(p, crashed, load); what != "" {
+			l.Close()
+			return div("crash-durability", "%s", what), findings, nil
+		}
+	}
+	if p.clean != nil {
+		// The segments below the active one are the clean's sources or outputs: held to
+		// those, not to the running broker's files at the crash instant (crash_clean.go).
+		cmw, cf, what, err := settleCleanCrash(w, p, crash, sw.Config.SegmentIndexBytes)
+		findings = append(findings, cf...)
+		if errors.Is(err, errNotComparable) {
+			l.Close()
+			return nil, findings, nil
+		}
+		if err != nil {
+			l.Close()
+			return nil, nil, err
+		}
+		mw = cmw
+		if what != "" {
+			l.Close()
+			return div("crash-clean", "%s", what), findings, nil
+		}
+	} else {
+		// Segments below the first unflushed one keep what the crash left: no reload touches
+		// them. Where their indexes differ from what the running broker had (findings), the
+		// model, whose segments are as the broker had them, is compared with those indexes put
+		// back -- before the rest of the workload runs, since a clean step reads them (its
+		// grouping) and replaces the segments.
+		below, what, err := checkBelowRecoveryPoint(p, crashed[:u], rp, mw)
+		if err != nil {
+			l.Close()
+			return nil, nil, err
+		}
+		findings = append(findings, below...)
+		if what != "" {
+			l.Close()
+			return div("crash-below-recovery-point", "%s", what), findings, nil
+		}
 	}
 	if !l.Failed() {
 		for i, s := range sw.Steps[k:] {
 			if _, err := l.Apply(s); err != nil {
+				l.Close()
+				if s.Clean != nil {
+					// The crash left a log this clean no longer fits (it names a batch the
+					// crash lost, or the active segment moved below its uncleanable offset).
+					return nil, findings, errNotComparable
+				}
 				return nil, nil, fmt.Errorf("step %d after the reload: %w", k+1+i, err)
 			}
 			if l.Failed() {
@@ -437,17 +509,6 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 	}
 	if err := l.Close(); err != nil {
 		return nil, nil, fmt.Errorf("close after the reload: %w", err)
-	}
-	// Segments below the first unflushed one keep what the crash left: no reload touches them.
-	// Where their indexes differ from what the running broker had (findings), the model, whose
-	// segments are as the broker had them, is compared with those indexes put back.
-	below, what, err := checkBelowRecoveryPoint(p, crashed[:u], rp, mw)
-	if err != nil {
-		return nil, nil, err
-	}
-	findings = append(findings, below...)
-	if what != "" {
-		return div("crash-below-recovery-point", "%s", what), findings, nil
 	}
 	ml, err := model.Simulate(r.Model, r.Rule, w.StartOffset, mw.Steps, true)
 	if err != nil {

@@ -229,7 +229,7 @@ func FuzzCrash(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		w := FromGoFuzz(data, GenOptions{MaxSteps: 12})
+		w := FromGoFuzz(data, GenOptions{MaxSteps: 12, Clean: true})
 		res, err := ExploreCrashes(w, &CrashOptions{Seed: uint64(len(data)), MaxPoints: 8})
 		if errors.Is(err, ErrSkip) {
 			return

@@ -69,7 +69,7 @@ func FuzzDifferential(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkOrFail(t, FromGoFuzz(data, GenOptions{MaxSteps: 24}))
+		checkOrFail(t, FromGoFuzz(data, GenOptions{MaxSteps: 24, Clean: true}))
 	})
 }
 

@@ -11,5 +11,8 @@
 //
 // Workloads come from three generators that share one set of edge-heavy choices: Generate
 // (math/rand, used by `kidx diff`), FromGoFuzz (the only file that imports gofuzz) and
-// WorkloadGen (rapid). docs/fuzz.md describes the design and the measured numbers.
+// WorkloadGen (rapid); gen_clean.go adds clean steps, drawn against the model's log.
+// Crash exploration (crash.go) crashes every step, clean steps included (crash_clean.go: the
+// load completes or discards each swap). docs/fuzz.md describes the design and the measured
+// numbers.
 package fuzz

@@ -23,6 +23,10 @@ type GenOptions struct {
 	// Batches, when > 0, makes a workload of exactly that many single-batch appends and no
 	// restart or recover (the benchmark's "100-batch workloads").
 	Batches int
+	// Clean also draws clean steps (gen_clean.go): kidx diff's differential and crash
+	// campaigns, FuzzDifferential, FuzzCrash. Off, a workload is what the same source drew
+	// before clean steps existed (the corpus, kidx diff --against).
+	Clean bool
 }
 
 // Generation constants. segment.ms is drawn too: both sides roll on the batches' timestamps
@@ -129,6 +133,18 @@ func Generate(src Source, o GenOptions) model.Workload {
 			w.Steps = append(w.Steps, model.Step{Restart: true})
 		default:
 			w.Steps = append(w.Steps, model.Step{Recover: true})
+		}
+	}
+	if o.Clean {
+		// Drawn last, so that the rest of the workload is what the same source drew before
+		// clean steps existed.
+		cfg := model.DefaultConfig()
+		rule := model.PerBatch
+		if w.Rule == "per-append" {
+			rule = model.PerAppend
+		}
+		if w.ApplyTo(&cfg) == nil && cfg.Validate() == nil {
+			g.addCleanSteps(&w, cfg, rule)
 		}
 	}
 	return w

@@ -25,6 +25,12 @@ type Config struct {
 	// point moves to its end (UnifiedLog.append). 0 means never, Kafka's default
 	// (Long.MAX_VALUE).
 	FlushMessages int64
+	// MaxMessageBytes is max.message.bytes (default 1048588). Only the cleaner reads it: it
+	// stands for both the log's maxMessageSize and the cleaner's maxIoBufferSize (the broker's
+	// message.max.bytes, same default), the bound its read buffer grows to for one batch
+	// (Cleaner.growBuffersOrFail). 0 is a value Kafka accepts: the buffer then grows to the
+	// batch's own size.
+	MaxMessageBytes int64
 	// Candidate is a proposed patch of the append and roll rules (candidate.go); zero: Kafka.
 	Candidate Candidate
 }
@@ -36,11 +42,15 @@ const (
 	KeySegmentIndexBytes  = "segment.index.bytes"
 	KeySegmentMs          = "segment.ms"
 	KeyFlushMessages      = "flush.messages"
+	KeyMaxMessageBytes    = "max.message.bytes"
 )
+
+// DefaultMaxMessageBytes is max.message.bytes's default: 1 MiB + the 12-byte log overhead.
+const DefaultMaxMessageBytes = 1024*1024 + 12
 
 // DefaultConfig is Kafka's defaults.
 func DefaultConfig() Config {
-	return Config{IndexIntervalBytes: 4096, SegmentBytes: 1073741824, SegmentIndexBytes: 10485760, SegmentMs: 604800000}
+	return Config{IndexIntervalBytes: 4096, SegmentBytes: 1073741824, SegmentIndexBytes: 10485760, SegmentMs: 604800000, MaxMessageBytes: DefaultMaxMessageBytes}
 }
 
 // Validate checks the ranges Kafka enforces (LogConfig validators, and
@@ -57,13 +67,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%s=%d: must be >= 1 (or 0: time-based rolling off)", KeySegmentMs, c.SegmentMs)
 	case c.FlushMessages < 0:
 		return fmt.Errorf("%s=%d: must be >= 1 (or 0: never)", KeyFlushMessages, c.FlushMessages)
+	case c.MaxMessageBytes < 0 || c.MaxMessageBytes > 1<<31-1:
+		return fmt.Errorf("%s=%d: must be in [0, 2147483647]", KeyMaxMessageBytes, c.MaxMessageBytes)
 	}
 	return nil
 }
 
-// Set assigns a config by Kafka key name. Keys kidx knows but the segment
-// writer does not use (max.message.bytes, segment.jitter.ms) are accepted
-// and ignored.
+// Set assigns a config by Kafka key name. A key kidx knows but the segment writer does not
+// use (segment.jitter.ms) is accepted and ignored.
 func (c *Config) Set(key string, v int64) error {
 	switch key {
 	case KeyIndexIntervalBytes:
@@ -82,7 +93,9 @@ func (c *Config) Set(key string, v int64) error {
 			v = 0 // Kafka's default: never
 		}
 		c.FlushMessages = v
-	case "max.message.bytes", "segment.jitter.ms":
+	case KeyMaxMessageBytes:
+		c.MaxMessageBytes = v
+	case "segment.jitter.ms":
 	default:
 		return fmt.Errorf("unknown config key %q", key)
 	}
@@ -138,8 +151,8 @@ type BatchSpec struct {
 	BaseOffset int64 `json:"baseOffset,omitempty"`
 }
 
-// Step is one workload step: exactly one of Append, Restart, Recover, Crash, Roll, Fetch,
-// Elect. Fetch, Elect, MaxBytes and Replica belong to a replicated workload (docs/contract.md
+// Step is one workload step: exactly one of Append, Restart, Recover, Crash, Clean, Roll,
+// Fetch, Elect. Fetch, Elect, MaxBytes and Replica belong to a replicated workload (docs/contract.md
 // §3.1).
 type Step struct {
 	Append  []BatchSpec
@@ -397,6 +410,7 @@ type wireStep struct {
 	Restart  bool        `json:"restart"`
 	Recover  bool        `json:"recover"`
 	Crash    *wireCrash  `json:"crash"`
+	Clean    *wireClean  `json:"clean"`
 	Roll     bool        `json:"roll"`
 	Fetch    *int        `json:"fetch"`
 	MaxBytes *int64      `json:"maxBytes"`
@@ -408,7 +422,7 @@ type wireStep struct {
 // when the step runs.
 func (st wireStep) step(where string, reps *ReplicaSpec, leader int) (Step, error) {
 	n := 0
-	for _, given := range []bool{st.Append != nil, st.Restart, st.Recover, st.Crash != nil, st.Roll, st.Fetch != nil, st.Elect != nil} {
+	for _, given := range []bool{st.Append != nil, st.Restart, st.Recover, st.Crash != nil, st.Clean != nil, st.Roll, st.Fetch != nil, st.Elect != nil} {
 		if given {
 			n++
 		}
@@ -417,7 +431,7 @@ func (st wireStep) step(where string, reps *ReplicaSpec, leader int) (Step, erro
 		if reps != nil {
 			return Step{}, fmt.Errorf("%s: need exactly one of append, fetch, restart, recover, roll, elect", where)
 		}
-		return Step{}, fmt.Errorf("%s: need exactly one of append, restart, recover, crash", where)
+		return Step{}, fmt.Errorf("%s: need exactly one of append, restart, recover, crash, clean", where)
 	}
 	s := Step{Restart: st.Restart, Recover: st.Recover, Roll: st.Roll, Fetch: st.Fetch != nil, Elect: st.Elect != nil, Replica: LeaderReplica}
 	if reps == nil {
@@ -439,6 +453,8 @@ func (st wireStep) step(where string, reps *ReplicaSpec, leader int) (Step, erro
 		switch {
 		case st.Crash != nil:
 			return Step{}, fmt.Errorf("%s: a crash step in a replicated workload is not modelled (a restart or recover step of one replica is)", where)
+		case st.Clean != nil:
+			return Step{}, fmt.Errorf("%s: a clean step in a replicated workload is not modelled (the file writer cleans a single log)", where)
 		case st.Replica != nil && !(st.Restart || st.Recover || st.Roll):
 			return Step{}, fmt.Errorf("%s: \"replica\" names the replica of a restart, recover or roll step (an append goes to the leader, a fetch and an election name their replica)", where)
 		case st.MaxBytes != nil && st.Fetch == nil:
@@ -477,6 +493,13 @@ func (st wireStep) step(where string, reps *ReplicaSpec, leader int) (Step, erro
 			return Step{}, err
 		}
 		s.Crash = &c
+	}
+	if st.Clean != nil {
+		c, err := st.Clean.spec(where + ".clean")
+		if err != nil {
+			return Step{}, err
+		}
+		s.Clean = &c
 	}
 	for j, b := range st.Append {
 		bs, err := b.spec(fmt.Sprintf("%s.append[%d]", where, j))

@@ -197,6 +197,12 @@ type CrashLoad struct {
 	Overflow *Event `json:"overflow,omitempty"`
 	// Orphans are index files found without their .log, deleted as LogLoader does.
 	Orphans []string `json:"orphans,omitempty"`
+	// Swap is what the load did with a clean's swap the crash interrupted (swap_load.go); nil
+	// when the directory held no .cleaned, .swap or .deleted file.
+	Swap *SwapLoad `json:"swap,omitempty"`
+	// Rebuilt are segments below the recovery point whose .index was missing: LogLoader's
+	// loadSegmentFiles recovers them (LogSegment.sanityCheck's NoSuchFileException).
+	Rebuilt []int64 `json:"rebuilt,omitempty"`
 }
 
 // LoadAfterCrash reopens the partition directory dir on fsys after an unclean shutdown, as
@@ -215,6 +221,13 @@ func LoadAfterCrash(fsys vfs.FS, dir string, cfg Config, rule Rule, recoveryPoin
 	}
 	l := &Log{fs: fsys, dir: dir, cfg: cfg, rule: rule, step: step + 1}
 	load := &CrashLoad{}
+	swap, err := completeSwaps(fsys, dir, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(swap.Temp)+len(swap.Swapped)+len(swap.Replaced) > 0 {
+		load.Swap = swap
+	}
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -247,7 +260,7 @@ func LoadAfterCrash(fsys vfs.FS, dir string, cfg Config, rule Rule, recoveryPoin
 	slices.Sort(l.bases)
 	got, _, err := l.reload(recoveryPoint, step)
 	if got != nil {
-		got.Orphans = load.Orphans
+		got.Orphans, got.Swap = load.Orphans, load.Swap
 	}
 	return l, got, err
 }
@@ -260,6 +273,15 @@ func (l *Log) reload(rp int64, step int) (*CrashLoad, *Event, error) {
 	}
 	load := &CrashLoad{RecoveryPoint: rp, Segments: slices.Clone(l.bases)}
 	u := firstUnflushed(l.bases, rp)
+	for _, base := range l.bases[:u] {
+		rebuilt, err := l.loadFlushedSegment(base)
+		if err != nil {
+			return load, nil, err
+		}
+		if rebuilt {
+			load.Rebuilt = append(load.Rebuilt, base)
+		}
+	}
 	for i := u; i < len(l.bases); i++ {
 		base := l.bases[i]
 		s, err := l.openForRecovery(base)
@@ -306,6 +328,39 @@ func (l *Log) reload(rp int64, step int) (*CrashLoad, *Event, error) {
 		return load, nil, err
 	}
 	return load, nil, l.active.resizeIndexes()
+}
+
+// loadFlushedSegment is LogLoader.loadSegmentFiles on a segment below the recovery point: a
+// missing .index fails LogSegment.sanityCheck (NoSuchFileException) and the segment is
+// recovered (LogLoader.recoverSegment: LogSegment.recover, whose truncation loadSegmentFiles
+// ignores); a missing .timeindex beside an .index is created empty (sanityCheck resizes a
+// newly created time index to 0). Anything else is left as it is: no sanity check since
+// KAFKA-7283. It reports whether the segment was recovered.
+func (l *Log) loadFlushedSegment(base int64) (bool, error) {
+	_, idxPath, tPath := l.paths(base)
+	if _, err := l.fs.Stat(idxPath); errors.Is(err, fs.ErrNotExist) {
+		s, err := l.openForRecovery(base)
+		if err != nil {
+			return false, err
+		}
+		res, err := l.rebuild(s)
+		if err == nil && res.full != nil {
+			err = fmt.Errorf("%s: rebuilding the missing index fills it: %s", idxPath, res.full.msg)
+		}
+		return true, errors.Join(err, s.closeFiles())
+	} else if err != nil {
+		return false, err
+	}
+	if _, err := l.fs.Stat(tPath); errors.Is(err, fs.ErrNotExist) {
+		f, err := l.fs.Create(tPath)
+		if err != nil {
+			return false, err
+		}
+		return false, f.Close()
+	} else if err != nil {
+		return false, err
+	}
+	return false, nil
 }
 
 // openForRecovery opens a segment's files read-write; a missing index is created

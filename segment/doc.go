@@ -42,6 +42,9 @@
 //   - candidate.go: Candidate, the two proposed fixes of the follower index overflow as knobs.
 //   - recover.go: Log.Recover (LogSegment.recover).
 //   - crash.go: the crash step and LoadAfterCrash (LogLoader after an unclean shutdown).
+//   - clean.go, clean_pass.go, clean_rebuild.go: the clean step (Cleaner.doClean: groups,
+//     cleanInto's chunks, rebuilt batches); swap.go: its swap (LocalLog.replaceSegments);
+//     swap_load.go: what a load does with a swap a crash interrupted (LogLoader.load).
 //   - recoverypoint.go: the recovery point and its checkpoint file.
 //   - writedir.go: a workload or recipe written as a whole directory, all or nothing.
 //   - replicas.go: a partition's replicas (ReplicaSet): the leader's produces, a follower's

@@ -57,6 +57,9 @@ func (w *Workload) Validate() error {
 		if w.Replicas != nil && s.Crash != nil {
 			return fmt.Errorf("step %d: a crash step in a replicated workload is not modelled", i)
 		}
+		if w.Replicas != nil && s.Clean != nil {
+			return fmt.Errorf("step %d: a clean step in a replicated workload is not modelled (the file writer cleans a single log)", i)
+		}
 		for j, b := range s.Append {
 			if w.Replicas != nil && b.BaseOffset != 0 {
 				// ReplicaSet.Fetch checks that a fetched batch starts at the follower's log end.

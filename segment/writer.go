@@ -191,7 +191,7 @@ func (l *Log) Append(batches ...[]byte) (*Event, error) {
 	if err := l.maybeRoll(total, len(batches), first, last, appendMaxTs); err != nil {
 		return nil, err
 	}
-	err := l.active.append(l, batches, total, last)
+	err := l.active.append(l, batches, nil, total, last)
 	var full *indexFullError
 	if errors.As(err, &full) {
 		// The batches are in the .log (LogSegment.append writes them before its index loop),
@@ -410,6 +410,8 @@ func (l *Log) Apply(s Step) (*Event, error) {
 		return l.Recover()
 	case s.Crash != nil:
 		return l.Crash(*s.Crash)
+	case s.Clean != nil:
+		return l.Clean(*s.Clean)
 	}
 	return l.AppendSpecs(s.Append)
 }
@@ -609,8 +611,15 @@ func (l *Log) paths(base int64) (string, string, string) {
 // zero-filled) to segment.index.bytes rounded down to the entry size, as
 // AbstractIndex.createAndAssignMmap does.
 func (l *Log) newSegment(base int64) (*writeSegment, error) {
+	return l.newSegmentFiles(base, "")
+}
+
+// newSegmentFiles is newSegment with suffix after each file's name (".cleaned" for the
+// cleaner's segment: LogSegment.open with a file suffix).
+func (l *Log) newSegmentFiles(base int64, suffix string) (*writeSegment, error) {
 	s := &writeSegment{base: base, cfg: l.cfg}
 	s.logPath, s.idxPath, s.tPath = l.paths(base)
+	s.logPath, s.idxPath, s.tPath = s.logPath+suffix, s.idxPath+suffix, s.tPath+suffix
 	s.idxMax = int(l.cfg.SegmentIndexBytes / OffsetIndexEntrySize)
 	s.tMax = int(l.cfg.SegmentIndexBytes / TimeIndexEntrySize)
 	s.tLast = TimeIndexEntry{Timestamp: NoTimestamp, Offset: base}
@@ -766,10 +775,21 @@ func (s *writeSegment) timeIndexMaybeAppend(ts, offset int64, skipFullCheck bool
 // append is LogSegment.append under the log's rule. All bytes are written
 // first; an index that fills during the loop throws after that, leaving
 // the entries made so far (the KAFKA-806 capacity hazard, docs/kafka.md §2.4).
-func (s *writeSegment) append(l *Log, batches [][]byte, total, largestOffset int64) error {
+// whole, when set, is the batches one after another in one buffer, written in one write (the
+// cleaner's write buffer: FileRecords.append of one MemoryRecords).
+func (s *writeSegment) append(l *Log, batches [][]byte, whole []byte, total, largestOffset int64) error {
 	start := s.size
 	pos := start
+	if whole != nil {
+		if _, err := s.logF.WriteAt(whole, pos); err != nil {
+			return err
+		}
+		pos += int64(len(whole))
+	}
 	for _, b := range batches {
+		if whole != nil {
+			break
+		}
 		if _, err := s.logF.WriteAt(b, pos); err != nil {
 			return err
 		}

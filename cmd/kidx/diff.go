@@ -231,7 +231,7 @@ func (o *diffOptions) Run(stdout, stderr io.Writer) error {
 
 // genOptions is what the generated workloads are drawn with.
 func (o *diffOptions) genOptions() fuzz.GenOptions {
-	return fuzz.GenOptions{Rule: o.rule, MaxSteps: o.steps}
+	return fuzz.GenOptions{Rule: o.rule, MaxSteps: o.steps, Clean: true}
 }
 
 // progressTotal is the number of cases the progress meter counts to: under --duration it is

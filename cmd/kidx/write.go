@@ -225,7 +225,7 @@ func writeWorkload(path, dir string, mf *modelFlags, stderr io.Writer, force boo
 	sw := &segment.Workload{Config: segmentConfig(cfg), Rule: rule, StartOffset: w.StartOffset}
 	sw.Config.Candidate = fuzz.FileCandidate(era)
 	for _, s := range w.Steps {
-		st := segment.Step{Restart: s.Restart, Recover: s.Recover}
+		st := segment.Step{Restart: s.Restart, Recover: s.Recover, Clean: fuzz.FileClean(s.Clean)}
 		for _, b := range s.Append {
 			spec := segment.BatchSpec{Records: int(b.Records), Bytes: int(b.Bytes), MaxTimestamp: b.MaxTimestamp,
 				Transactional: b.Transactional, Control: b.Control, ProducerID: b.ProducerID, BaseOffset: b.BaseOffset}
@@ -322,7 +322,7 @@ func writeRecipe(data []byte, path, dir string, mf *modelFlags, force bool) (*se
 
 func segmentConfig(c model.Config) segment.Config {
 	return segment.Config{IndexIntervalBytes: c.IndexIntervalBytes, SegmentBytes: c.SegmentBytes, SegmentIndexBytes: c.SegmentIndexBytes,
-		SegmentMs: c.SegmentMs}
+		SegmentMs: c.SegmentMs, MaxMessageBytes: c.MaxMessageBytes}
 }
 
 func segmentRule(r model.AppendRule) segment.Rule {
