@@ -17,12 +17,6 @@ import (
 // header.
 const minGenRewrite = 91
 
-// genEmptyRewrites draws 61-byte rewrites, the empty batch Kafka retains for a producer's
-// state. Off: the model answers a timestamp lookup with the empty batch (its max timestamp is at
-// or past the target), where Kafka's FileRecords.searchForTimestamp iterates the batch's records,
-// finds none and goes on to the next batch, as the files do (TestCleanEmptyRewriteTimeLookup).
-var genEmptyRewrites = false
-
 // addCleanSteps inserts up to two clean steps into w's steps, each drawn against the model's
 // log at its position. A position where the model fails or stopped gets none.
 func (g *gen) addCleanSteps(w *model.Workload, cfg model.Config, rule model.AppendRule) {
@@ -91,11 +85,9 @@ func (g *gen) rewrite(b model.BatchInfo) model.CleanRewrite {
 	r := model.CleanRewrite{BaseOffset: b.BaseOffset}
 	switch g.n(6) {
 	case 0:
-		if genEmptyRewrites {
-			r.Bytes = model.RecordBatchOverhead // the empty batch a producer's state keeps
-		} else {
-			r.Bytes = minGenRewrite
-		}
+		// The empty batch a producer's state keeps, which a timestamp lookup walks past
+		// (FileRecords.searchForTimestamp finds no record in it; model.BatchInfo.Empty).
+		r.Bytes = model.RecordBatchOverhead
 	case 1:
 		r.Bytes = b.Size + g.between(1, 200) // larger than its source
 	default:

@@ -363,3 +363,24 @@ func TestTimeBasedRoll(t *testing.T) {
 		t.Fatalf("no timestamps: %d segments", len(l.Segments()))
 	}
 }
+
+// FileRecords.searchForTimestamp returns the first record at or past the target of the first
+// batch whose max timestamp reaches it; a 61-byte v2 batch (the empty batch the cleaner keeps,
+// MemoryRecords.filterTo's RETAIN_EMPTY) holds no record, so the walk goes on to the next batch
+// even when the empty batch's header names a max timestamp past the target.
+func TestTimestampWalkPassesAnEmptyBatch(t *testing.T) {
+	l := newLog(t, DefaultConfig(), PerBatch, 0)
+	appendOK(t, l, Batch{Records: 1, Bytes: 78, MaxTimestamp: 10})
+	appendOK(t, l, Batch{Records: 2, Bytes: RecordBatchOverhead, MaxTimestamp: 50})
+	appendOK(t, l, Batch{Records: 1, Bytes: 78, MaxTimestamp: 40})
+	for _, c := range []struct{ ts, want int64 }{{5, 0}, {11, 3}, {40, 3}, {41, -1}} {
+		r, ok := l.Active().LookupTimestamp(c.ts)
+		got := int64(-1)
+		if ok {
+			got = r.Hit.BaseOffset
+		}
+		if got != c.want {
+			t.Errorf("find(%d) = %d, want %d (offsets 1-2 are the empty batch)", c.ts, got, c.want)
+		}
+	}
+}

@@ -89,7 +89,8 @@ type TimeLookupResult struct {
 
 // LookupTimestamp is LogSegment.findOffsetByTimestamp with startingOffset = the segment's
 // base offset: time index, then offset index, then FileRecords.searchForTimestamp's walk to
-// the first batch with maxTimestamp >= target. ok is false when no such batch follows.
+// the first batch with maxTimestamp >= target that holds a record. ok is false when no such
+// batch follows.
 func (s *Segment) LookupTimestamp(target int64) (r TimeLookupResult, ok bool) {
 	if s.forget {
 		panic("model: Segment.LookupTimestamp of a log with ForgetBatches")
@@ -99,7 +100,11 @@ func (s *Segment) LookupTimestamp(target int64) (r TimeLookupResult, ok bool) {
 	r.Index, _, r.IndexCost = s.offsetIndex.LookupSlot(max(r.TimeEntry.Offset, s.baseOffset))
 	for j := s.batchAt(r.Index.Position); j < len(s.batches); j++ {
 		r.Hops++
-		if s.batches[j].MaxTimestamp >= target {
+		// FileRecords.searchForTimestamp looks for a record of the batch at or past the target:
+		// a v2 batch of 61 bytes holds none (the empty batch the cleaner keeps for a producer's
+		// state, MemoryRecords.filterTo's RETAIN_EMPTY), so the walk goes on past it whatever
+		// its header's max timestamp.
+		if s.batches[j].MaxTimestamp >= target && !s.batches[j].Empty() {
 			r.Hit = s.batches[j]
 			r.ScanBytes = r.Hit.Position - r.Index.Position
 			return r, true

@@ -14,6 +14,10 @@ type BatchInfo struct {
 	legacy LegacyMagic
 }
 
+// Empty reports a v2 batch with no record: exactly RecordBatchOverhead bytes
+// (DefaultRecordBatch.RECORD_BATCH_OVERHEAD; any record adds at least 7 bytes).
+func (b BatchInfo) Empty() bool { return b.legacy == NotLegacy && b.Size == RecordBatchOverhead }
+
 // Records is the number of offsets the batch holds.
 func (b BatchInfo) Records() int64 { return b.LastOffset - b.BaseOffset + 1 }
 
