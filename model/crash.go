@@ -102,16 +102,64 @@ func (l *Log) Crash(c Crash) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("step %d: crash: %w", step, err)
 	}
+	return l.loadUnflushed(step, "crash", c)
+}
+
+// RecoverFrom is a recover step with a recovery point (docs/contract.md §3 "recover"): an
+// unclean restart whose recovery-point checkpoint reads recoveryPoint, so that LogLoader
+// recovers every segment from the one holding it (the first unflushed one, found as the crash
+// step finds it) to the active one. It is exactly a crash step where every segment survived
+// whole, and runs the crash step's code.
+func (l *Log) RecoverFrom(recoveryPoint int64) error {
+	if l.opts.ForgetBatches {
+		return errForgotten("a recover (LogSegment.recover)")
+	}
+	step, err := l.startStep()
+	if err != nil {
+		return err
+	}
+	if recoveryPoint < 0 {
+		return fmt.Errorf("step %d: recover: %w", step, crashErr("recoveryPoint", "%d is negative", recoveryPoint))
+	}
+	if recoveryPoint < l.active.baseOffset && l.active.baseOffset > l.opts.StartOffset && (!l.opts.KeepSegments || l.opts.OnSegmentDone != nil) {
+		return fmt.Errorf("step %d: recover: %w", step, crashErr("recoveryPoint", "%d lies before the active segment (base offset %d), and this run does not keep rolled segments to recover them (a streamed run, such as kidx whatif's or kidx sim's text table, keeps only the active one; model.LogOptions.KeepSegments without OnSegmentDone)",
+			recoveryPoint, l.active.baseOffset))
+	}
+	all := append(append(make([]*Segment, 0, len(l.kept)+1), l.kept...), l.active)
+	floor := 0
+	for i, s := range all {
+		if s.baseOffset <= recoveryPoint {
+			floor = i
+		}
+	}
+	c := Crash{RecoveryPoint: recoveryPoint}
+	for _, s := range all[floor:] {
+		c.Segments = append(c.Segments, CrashSegment{BaseOffset: s.baseOffset, LogBytes: s.size,
+			IndexBytes: s.offsetIndex.SizeInBytes(), TimeIndexBytes: s.timeIndex.SizeInBytes()})
+	}
+	return l.loadUnflushed(step, "recover", c)
+}
+
+// loadUnflushed is the load after an unclean shutdown that a crash step (or a recover step
+// with a recovery point) describes; what names the step in errors.
+func (l *Log) loadUnflushed(step int, what string, c Crash) error {
 	if l.era.Last != (KafkaVersion{}) && l.era.Last.Less(crashLoadsFrom) {
-		return fmt.Errorf("step %d: crash: the crash step models the load of Kafka 2.3+ (LogLoader.recoverLog, KAFKA-7283); era %s loads a crashed log otherwise", step, l.era.ID)
+		return fmt.Errorf("step %d: %s: the %s step models the load of Kafka 2.3+ (LogLoader.recoverLog, KAFKA-7283); era %s loads a crashed log otherwise", step, what, what, l.era.ID)
 	}
 	all, at, err := l.unflushed(c)
 	if err != nil {
-		return fmt.Errorf("step %d: crash: %w", step, err)
+		if what != "crash" {
+			// The recovery point is the only field a recover step has.
+			var ce *CrashError
+			if errors.As(err, &ce) {
+				err = crashErr("recoveryPoint", "%d: %v", c.RecoveryPoint, ce.Err)
+			}
+		}
+		return fmt.Errorf("step %d: %s: %w", step, what, err)
 	}
 	for i, cs := range c.Segments {
 		if s := all[at[i]]; cs.LogBytes > s.size {
-			return fmt.Errorf("step %d: crash: %w", step, crashErr(fmt.Sprintf("segments[%d].logBytes", i), "%d is more than the %d bytes segment %d holds: a crash cannot keep bytes that were never written",
+			return fmt.Errorf("step %d: %s: %w", step, what, crashErr(fmt.Sprintf("segments[%d].logBytes", i), "%d is more than the %d bytes segment %d holds: a crash cannot keep bytes that were never written",
 				cs.LogBytes, s.size, s.baseOffset))
 		}
 	}

@@ -36,6 +36,10 @@
 //   - cleanergroups.go: GroupSegmentsBySize, which segments the log cleaner cleans into one
 //     (Cleaner.groupSegmentsBySize per release, docs/kafka.md §14.1): the first piece of the
 //     cleaner as a step of the model (issue 25).
+//   - clean.go: Log.Clean, one pass of the log cleaner (Cleaner.cleanSegments and cleanInto per
+//     era: the read buffer's chunks, one LogSegment.append per chunk, trunk's overflow split,
+//     the swap), docs/kafka.md §14.2; crash.go's RecoverFrom is a recover step from a recovery
+//     point.
 //   - stream.go: StatStream, the same figures for single-batch appends with no per-batch
 //     memory, at a few nanoseconds a batch.
 //   - bruteforce.go: the same statistics by looking up every offset, for tests.

@@ -92,6 +92,8 @@ type SegmentSummary struct {
 	MaxBatchBytes      int64
 	RollReason         RollReason
 	Scan               ScanStats
+	// Cleaned: the log cleaner wrote the segment (Segment.Cleaned).
+	Cleaned bool
 }
 
 // Summarize reduces a segment to its summary.
@@ -106,7 +108,7 @@ func (s *Segment) Summarize() SegmentSummary {
 	return SegmentSummary{
 		BaseOffset: s.baseOffset, LastOffset: s.LastOffset(), SizeBytes: s.size, BatchCount: s.BatchCount(),
 		OffsetIndexEntries: s.offsetIndex.Entries(), TimeIndexEntries: s.timeIndex.Entries(),
-		MaxBatchBytes: maxBatch, RollReason: s.rollReason, Scan: s.Scan(),
+		MaxBatchBytes: maxBatch, RollReason: s.rollReason, Scan: s.Scan(), Cleaned: s.cleaned,
 	}
 }
 
@@ -264,6 +266,8 @@ func (l *Log) Apply(s Step) error {
 		return l.Clean(*s.Clean)
 	case s.Restart:
 		return l.Restart()
+	case s.Recover && s.HasRecoveryPoint:
+		return l.RecoverFrom(s.RecoveryPoint)
 	case s.Recover:
 		return l.Recover()
 	case s.Roll:

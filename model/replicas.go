@@ -93,6 +93,10 @@ func (rs *ReplicaSet) Apply(s Step) error {
 	switch {
 	case s.Crash != nil:
 		return fmt.Errorf("step %d: a replicated workload has no crash steps", step)
+	case s.Clean != nil:
+		return fmt.Errorf("step %d: a replicated workload has no clean steps", step)
+	case s.HasRecoveryPoint:
+		return fmt.Errorf("step %d: a replicated workload's recover step takes no recovery point", step)
 	case s.Elect:
 		return rs.elect(step, target)
 	case s.Fetch:

@@ -134,6 +134,10 @@ func (w Workload) checkReplicaSteps() error {
 		switch {
 		case st.Crash != nil:
 			return &WorkloadError{Path: path + ".crash", Offset: -1, Err: errors.New("a replicated workload has no crash steps (kidx models a replica's unclean restart as \"recover\")")}
+		case st.Clean != nil:
+			return &WorkloadError{Path: path + ".clean", Offset: -1, Err: errors.New("a replicated workload has no clean steps (each replica's cleaner is not modelled yet)")}
+		case st.HasRecoveryPoint:
+			return &WorkloadError{Path: path + ".recoveryPoint", Offset: -1, Err: errors.New("a replicated workload's recover step recovers the replica's active segment; it takes no recovery point")}
 		case st.HasReplica && st.Replica >= w.Replicas.Count:
 			return &WorkloadError{Path: path, Offset: -1, Err: fmt.Errorf("replica %d: the workload has replicas 0 to %d", st.Replica, w.Replicas.Count-1)}
 		case len(st.Append) > 0 && st.Origin != OriginLeader:

@@ -9,6 +9,9 @@ type BatchInfo struct {
 	LastOffset   int64 `json:"lastOffset"`
 	Size         int64 `json:"sizeInBytes"`
 	MaxTimestamp int64 `json:"maxTimestamp"`
+	// legacy is the batch's message format, which the log cleaner reads (a legacy message
+	// cannot be rewritten in place, docs/contract.md §3 "clean").
+	legacy LegacyMagic
 }
 
 // Records is the number of offsets the batch holds.
@@ -57,8 +60,10 @@ type Segment struct {
 
 	closed     bool
 	rollReason RollReason
-	mutant     Mutant
-	era        *Era
+	// cleaned: the log cleaner wrote the segment (a clean step, Cleaned).
+	cleaned bool
+	mutant  Mutant
+	era     *Era
 	// decisions, shared with the Log, narrows to the interval values under which every index
 	// check of the run decides as it did.
 	decisions *decisionRange
@@ -257,7 +262,7 @@ func placeBatches(batches []Batch, firstOffset int64, at int64, out []BatchInfo)
 			offset = b.BaseOffset
 		}
 		out = append(out, BatchInfo{Position: at, BaseOffset: offset, LastOffset: offset + b.Records - 1,
-			Size: b.Bytes, MaxTimestamp: b.MaxTimestamp})
+			Size: b.Bytes, MaxTimestamp: b.MaxTimestamp, legacy: b.Legacy})
 		at += b.Bytes
 		offset += b.Records
 	}

@@ -13,7 +13,9 @@ func SimulateEra(cfg Config, era Era, startOffset int64, steps []Step, keep bool
 	for _, s := range steps {
 		// A crash can reach back into rolled segments (docs/contract.md §3), which only a
 		// log that keeps them can recover.
-		keep = keep || s.Crash != nil
+		// So do a clean step (it rewrites rolled segments) and a recover step from a recovery
+		// point.
+		keep = keep || s.Crash != nil || s.Clean != nil || s.HasRecoveryPoint
 	}
 	l, err := NewLog(cfg, era.Rule(), LogOptions{StartOffset: startOffset, KeepSegments: keep, Era: era})
 	if err != nil {

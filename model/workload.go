@@ -228,14 +228,29 @@ type (
 		Roll       *bool        `json:"roll"`
 		BaseOffset *json.Number `json:"baseOffset"`
 		Crash      *crashFile   `json:"crash"`
-		Fetch      *json.Number `json:"fetch"`
-		MaxBytes   *json.Number `json:"maxBytes"`
-		Elect      *json.Number `json:"elect"`
-		Replica    *json.Number `json:"replica"`
+		Clean      *cleanFile   `json:"clean"`
+		// RecoveryPoint goes with "recover" only.
+		RecoveryPoint *json.Number `json:"recoveryPoint"`
+		Fetch         *json.Number `json:"fetch"`
+		MaxBytes      *json.Number `json:"maxBytes"`
+		Elect         *json.Number `json:"elect"`
+		Replica       *json.Number `json:"replica"`
 	}
 	crashFile struct {
 		RecoveryPoint *json.Number       `json:"recoveryPoint"`
 		Segments      []crashSegmentFile `json:"segments"`
+	}
+	cleanFile struct {
+		UncleanableOffset *json.Number       `json:"uncleanableOffset"`
+		Drop              []json.Number      `json:"drop"`
+		Rewrite           []cleanRewriteFile `json:"rewrite"`
+		IOBufferSize      *json.Number       `json:"ioBufferSize"`
+	}
+	cleanRewriteFile struct {
+		BaseOffset      *json.Number `json:"baseOffset"`
+		Bytes           *json.Number `json:"bytes"`
+		MaxTimestamp    *json.Number `json:"maxTimestamp"`
+		DeleteHorizonMs *json.Number `json:"deleteHorizonMs"`
 	}
 	crashSegmentFile struct {
 		BaseOffset     *json.Number `json:"baseOffset"`
@@ -276,14 +291,23 @@ type (
 		Roll       *bool             `json:"roll"`
 		BaseOffset *json.RawMessage  `json:"baseOffset"`
 		Crash      *json.RawMessage  `json:"crash"`
-		Fetch      *json.RawMessage  `json:"fetch"`
-		MaxBytes   *json.RawMessage  `json:"maxBytes"`
-		Elect      *json.RawMessage  `json:"elect"`
-		Replica    *json.RawMessage  `json:"replica"`
+		Clean      *json.RawMessage  `json:"clean"`
+		// RecoveryPoint goes with "recover" only.
+		RecoveryPoint *json.RawMessage `json:"recoveryPoint"`
+		Fetch         *json.RawMessage `json:"fetch"`
+		MaxBytes      *json.RawMessage `json:"maxBytes"`
+		Elect         *json.RawMessage `json:"elect"`
+		Replica       *json.RawMessage `json:"replica"`
 	}
 	crashRaw struct {
 		RecoveryPoint *json.RawMessage  `json:"recoveryPoint"`
 		Segments      []json.RawMessage `json:"segments"`
+	}
+	cleanRaw struct {
+		UncleanableOffset *json.RawMessage  `json:"uncleanableOffset"`
+		Drop              []json.RawMessage `json:"drop"`
+		Rewrite           []json.RawMessage `json:"rewrite"`
+		IOBufferSize      *json.RawMessage  `json:"ioBufferSize"`
 	}
 )
 
@@ -441,14 +465,14 @@ func (w Workload) checkOffsets() error {
 
 func (f *stepFile) step(path string) (Step, error) {
 	set := 0
-	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil, f.Roll != nil, f.Crash != nil, f.Fetch != nil, f.Elect != nil} {
+	for _, isSet := range []bool{f.Append != nil, f.Restart != nil, f.Recover != nil, f.Roll != nil, f.Crash != nil, f.Clean != nil, f.Fetch != nil, f.Elect != nil} {
 		if isSet {
 			set++
 		}
 	}
 	if set != 1 {
 		return Step{}, &WorkloadError{Path: path, Offset: -1,
-			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}, {"roll": true}, {"crash": {...}}, {"fetch": R}, {"elect": R}`)}
+			Err: errors.New(`a step is exactly one of {"append": [...]}, {"restart": true}, {"recover": true}, {"roll": true}, {"crash": {...}}, {"clean": {...}}, {"fetch": R}, {"elect": R}`)}
 	}
 	st, err := f.stepKind(path)
 	if err != nil {
@@ -461,6 +485,9 @@ func (f *stepFile) step(path string) (Step, error) {
 func (f *stepFile) stepKind(path string) (Step, error) {
 	if f.Origin != nil && f.Append == nil {
 		return Step{}, &WorkloadError{Path: path + ".origin", Offset: -1, Err: errors.New("only an append has an origin")}
+	}
+	if f.RecoveryPoint != nil && f.Recover == nil {
+		return Step{}, &WorkloadError{Path: path + ".recoveryPoint", Offset: -1, Err: errors.New(`only a recover step has a "recoveryPoint" (a crash step's goes inside "crash")`)}
 	}
 	if f.BaseOffset != nil && f.Roll == nil {
 		return Step{}, &WorkloadError{Path: path + ".baseOffset", Offset: -1, Err: errors.New(`only a roll step has a "baseOffset" (a batch's goes inside the batch)`)}
@@ -476,6 +503,12 @@ func (f *stepFile) stepKind(path string) (Step, error) {
 			return Step{}, err
 		}
 		return Step{Crash: &c}, nil
+	case f.Clean != nil:
+		c, err := f.Clean.clean(path + ".clean")
+		if err != nil {
+			return Step{}, err
+		}
+		return Step{Clean: &c}, nil
 	case f.Roll != nil:
 		if !*f.Roll {
 			return Step{}, &WorkloadError{Path: path + ".roll", Offset: -1, Err: errors.New("must be true")}
@@ -501,7 +534,18 @@ func (f *stepFile) stepKind(path string) (Step, error) {
 		if !*f.Recover {
 			return Step{}, &WorkloadError{Path: path + ".recover", Offset: -1, Err: errors.New("must be true")}
 		}
-		return Step{Recover: true}, nil
+		st := Step{Recover: true}
+		if f.RecoveryPoint != nil {
+			n, err := numberInt(*f.RecoveryPoint, path+".recoveryPoint")
+			if err != nil {
+				return Step{}, err
+			}
+			if n < 0 {
+				return Step{}, &WorkloadError{Path: path + ".recoveryPoint", Offset: -1, Err: fmt.Errorf("%d is negative", n)}
+			}
+			st.RecoveryPoint, st.HasRecoveryPoint = n, true
+		}
+		return st, nil
 	}
 	if len(f.Append) == 0 {
 		return Step{}, &WorkloadError{Path: path + ".append", Offset: -1, Err: errors.New("an append needs at least one batch")}
@@ -559,6 +603,76 @@ func (f *crashFile) crash(path string) (Crash, error) {
 	}
 	if err := c.Validate(); err != nil {
 		var ce *CrashError
+		if errors.As(err, &ce) {
+			return c, &WorkloadError{Path: path + "." + ce.Field, Offset: -1, Err: ce.Err}
+		}
+		return c, &WorkloadError{Path: path, Offset: -1, Err: err}
+	}
+	return c, nil
+}
+
+// clean decodes a clean step (docs/contract.md §3 "clean"); Clean.Validate's errors are given
+// the step's path.
+func (f *cleanFile) clean(path string) (Clean, error) {
+	var c Clean
+	var err error
+	if f.UncleanableOffset != nil {
+		if c.UncleanableOffset, err = numberInt(*f.UncleanableOffset, path+".uncleanableOffset"); err != nil {
+			return c, err
+		}
+		c.HasUncleanableOffset = true
+	}
+	if f.IOBufferSize != nil {
+		if c.IOBufferSize, err = numberInt(*f.IOBufferSize, path+".ioBufferSize"); err != nil {
+			return c, err
+		}
+		if c.IOBufferSize < 1 {
+			// 0 is the Go default's sentinel; in a file the key says a size.
+			return c, &WorkloadError{Path: path + ".ioBufferSize", Offset: -1, Err: fmt.Errorf("%d is less than 1", c.IOBufferSize)}
+		}
+	}
+	if f.Drop != nil {
+		c.Drop = make([]int64, len(f.Drop))
+		for i, n := range f.Drop {
+			if c.Drop[i], err = numberInt(n, fmt.Sprintf("%s.drop[%d]", path, i)); err != nil {
+				return c, err
+			}
+		}
+	}
+	if f.Rewrite != nil {
+		c.Rewrite = make([]CleanRewrite, len(f.Rewrite))
+	}
+	for i, rf := range f.Rewrite {
+		at := fmt.Sprintf("%s.rewrite[%d]", path, i)
+		r := &c.Rewrite[i]
+		for _, field := range []struct {
+			name     string
+			n        *json.Number
+			v        *int64
+			has      *bool
+			required bool
+		}{
+			{"baseOffset", rf.BaseOffset, &r.BaseOffset, nil, true},
+			{"bytes", rf.Bytes, &r.Bytes, nil, true},
+			{"maxTimestamp", rf.MaxTimestamp, &r.MaxTimestamp, &r.HasMaxTimestamp, false},
+			{"deleteHorizonMs", rf.DeleteHorizonMs, &r.DeleteHorizonMs, &r.HasDeleteHorizon, false},
+		} {
+			if field.n == nil {
+				if field.required {
+					return c, &WorkloadError{Path: at + "." + field.name, Offset: -1, Err: errors.New("missing")}
+				}
+				continue
+			}
+			if *field.v, err = numberInt(*field.n, at+"."+field.name); err != nil {
+				return c, err
+			}
+			if field.has != nil {
+				*field.has = true
+			}
+		}
+	}
+	if err := c.Validate(); err != nil {
+		var ce *CleanError
 		if errors.As(err, &ce) {
 			return c, &WorkloadError{Path: path + "." + ce.Field, Offset: -1, Err: ce.Err}
 		}
@@ -767,6 +881,12 @@ func locateDecodeError(data []byte, first error) error {
 				return err
 			}
 		}
+		if st.RecoveryPoint != nil {
+			var n json.Number
+			if err := json.Unmarshal(*st.RecoveryPoint, &n); err != nil {
+				return &WorkloadError{Path: path + ".recoveryPoint", Offset: -1, Err: fmt.Errorf("%s is not a number", printsafe.Excerpt(string(bytes.TrimSpace(*st.RecoveryPoint))))}
+			}
+		}
 		if st.Crash != nil {
 			var c crashRaw
 			if err := decodeStrictAt(*st.Crash, &c, path+".crash"); err != nil {
@@ -780,6 +900,35 @@ func locateDecodeError(data []byte, first error) error {
 			}
 			for j, rs := range c.Segments {
 				if err := numbers(rs, &crashSegmentFile{}, fmt.Sprintf("%s.crash.segments[%d]", path, j)); err != nil {
+					return err
+				}
+			}
+		}
+		if st.Clean != nil {
+			var c cleanRaw
+			if err := decodeStrictAt(*st.Clean, &c, path+".clean"); err != nil {
+				return err
+			}
+			for j, rd := range c.Drop {
+				var n json.Number
+				if err := json.Unmarshal(rd, &n); err != nil {
+					return &WorkloadError{Path: fmt.Sprintf("%s.clean.drop[%d]", path, j), Offset: -1, Err: fmt.Errorf("expected a base offset, found %s", printsafe.Excerpt(string(bytes.TrimSpace(rd))))}
+				}
+			}
+			if c.UncleanableOffset != nil {
+				var n json.Number
+				if err := json.Unmarshal(*c.UncleanableOffset, &n); err != nil {
+					return &WorkloadError{Path: path + ".clean.uncleanableOffset", Offset: -1, Err: fmt.Errorf("%s is not a number", printsafe.Excerpt(string(bytes.TrimSpace(*c.UncleanableOffset))))}
+				}
+			}
+			if c.IOBufferSize != nil {
+				var n json.Number
+				if err := json.Unmarshal(*c.IOBufferSize, &n); err != nil {
+					return &WorkloadError{Path: path + ".clean.ioBufferSize", Offset: -1, Err: fmt.Errorf("%s is not a number", printsafe.Excerpt(string(bytes.TrimSpace(*c.IOBufferSize))))}
+				}
+			}
+			for j, rr := range c.Rewrite {
+				if err := numbers(rr, &cleanRewriteFile{}, fmt.Sprintf("%s.clean.rewrite[%d]", path, j)); err != nil {
 					return err
 				}
 			}
@@ -966,8 +1115,14 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 			steps = append(steps, map[string]any{"crash": c})
 		case s.Restart:
 			steps = append(steps, withReplica(map[string]any{"restart": true}, s))
+		case s.Clean != nil:
+			steps = append(steps, map[string]any{"clean": cleanOut(*s.Clean)})
 		case s.Recover:
-			steps = append(steps, withReplica(map[string]any{"recover": true}, s))
+			st := map[string]any{"recover": true}
+			if s.HasRecoveryPoint {
+				st["recoveryPoint"] = s.RecoveryPoint
+			}
+			steps = append(steps, withReplica(st, s))
 		case s.Roll:
 			st := map[string]any{"roll": true}
 			if s.RollBaseOffset > 0 {
@@ -999,4 +1154,33 @@ func (w Workload) MarshalJSON() ([]byte, error) {
 		Replicas *ReplicaSpec     `json:"replicas,omitempty"`
 		Steps    []map[string]any `json:"steps"`
 	}{h, w.Replicas, steps})
+}
+
+// cleanOut is a clean step in its docs/contract.md §3 form: only the keys it sets.
+func cleanOut(c Clean) map[string]any {
+	out := map[string]any{}
+	if c.HasUncleanableOffset {
+		out["uncleanableOffset"] = c.UncleanableOffset
+	}
+	if c.Drop != nil {
+		out["drop"] = c.Drop
+	}
+	if c.Rewrite != nil {
+		rs := make([]map[string]any, len(c.Rewrite))
+		for i, r := range c.Rewrite {
+			rm := map[string]any{"baseOffset": r.BaseOffset, "bytes": r.Bytes}
+			if r.HasMaxTimestamp {
+				rm["maxTimestamp"] = r.MaxTimestamp
+			}
+			if r.HasDeleteHorizon {
+				rm["deleteHorizonMs"] = r.DeleteHorizonMs
+			}
+			rs[i] = rm
+		}
+		out["rewrite"] = rs
+	}
+	if c.IOBufferSize != 0 {
+		out["ioBufferSize"] = c.IOBufferSize
+	}
+	return out
 }

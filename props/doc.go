@@ -15,6 +15,9 @@
 //   - gen.go: CaseGen, rapid's generator of cases at the edges.
 //   - check.go: Check, rapid run programmatically with kidx's own rapid.TB.
 //   - exhaustive.go: Exhaustive, every workload of a bounded space.
+//   - cleaned.go: CleanCase, CleanCaseGen and the properties of the segments a clean step
+//     writes (CleanedFirstBatchNeverIndexed, CleanedScanBound, CleanedIndexIgnoresChunks, and
+//     the question CleanedIndexNeverOverflows, false: testdata/cleaned-index-overflow.json).
 //   - replicas.go: ReplicaCase, ReplicaProperty, FollowerAppendNeverOverflows,
 //     LeaderAppendNeverOverflows, ReplicaRecoverNeverOverflows (replicated workloads).
 //   - replicas_gen.go: ReplicaCaseGen and CheckReplicas (rapid, kidx check --replicas).

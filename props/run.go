@@ -76,6 +76,11 @@ func (p *partialRun) apply(s model.Step) bool {
 	if p.done() {
 		return false
 	}
+	if s.Clean != nil || s.HasRecoveryPoint {
+		// CleanCase and the CleanProperties look at cleaned segments (cleaned.go).
+		p.err = errors.New("a clean step, or a recover step from a recovery point, is outside the properties' step space (appends, restarts, recovers)")
+		return false
+	}
 	if s.Crash != nil {
 		p.err = errors.New("a crash step is outside the properties' step space (appends, restarts, recovers)")
 		return false

@@ -72,3 +72,34 @@ func TestFollowerPassesRollThrough(t *testing.T) {
 		t.Fatalf("steps %+v, want the append, the roll, the append", got)
 	}
 }
+
+// A clean step, and a recover step from a recovery point (docs/contract.md §3), name the
+// workload's own segments and batches: the wrappers refuse them too, rather than pass on a
+// step they would turn into something else (a recover of the active segment only, or an
+// empty append).
+func TestWrappersRefuseCleanAndRecoveryPointSteps(t *testing.T) {
+	for _, step := range []string{`{"clean": {"drop": [0]}}`, `{"recover": true, "recoveryPoint": 0}`} {
+		path := filepath.Join(t.TempDir(), "clean.json")
+		w := `{"steps": [{"append": [{"records": 1, "bytes": 78}]}, {"roll": true}, ` + step + `, {"append": [{"records": 1, "bytes": 78}]}]}`
+		if err := os.WriteFile(path, []byte(w), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range []string{"follower:fetch=50000,workload:path=" + path, "restarts:every=1,workload:path=" + path} {
+			src, err := NewGenerator(spec, Limits{Batches: 10}, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := src.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]model.Step, 8)
+			for err == nil {
+				_, err = st.Next(buf)
+			}
+			if !strings.Contains(err.Error(), `a clean step, or a recover step with a "recoveryPoint", cannot go through follower(...) or restarts(...)`) {
+				t.Errorf("%s %s: %v", step, spec, err)
+			}
+		}
+	}
+}

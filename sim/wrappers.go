@@ -12,6 +12,22 @@ import (
 // stream's segments, which a wrapper that regroups appends or adds restarts changes.
 var errCrashWrapped = errors.New("a crash step cannot go through follower(...) or restarts(...): its byte counts describe the segments of the workload as written")
 
+// errCleanWrapped refuses a clean step, and a recover step with a recovery point, inside a
+// wrapper: they name the segments and batches of the workload as written, which a wrapper that
+// regroups appends or adds restarts changes.
+var errCleanWrapped = errors.New(`a clean step, or a recover step with a "recoveryPoint", cannot go through follower(...) or restarts(...): it names the segments and batches of the workload as written`)
+
+// wrappedStepError is why a wrapper refuses step s, or nil.
+func wrappedStepError(s *model.Step) error {
+	switch {
+	case s.Crash != nil:
+		return errCrashWrapped
+	case s.Clean != nil || s.HasRecoveryPoint:
+		return errCleanWrapped
+	}
+	return nil
+}
+
 // stepReader pulls one step at a time from a Stream.
 type stepReader struct {
 	in   Stream
@@ -70,9 +86,9 @@ func (f *followerStream) Next(dst []model.Step) (int, error) {
 			}
 			break
 		}
-		if s.Crash != nil {
+		if werr := wrappedStepError(s); werr != nil {
 			if n == 0 {
-				return 0, errCrashWrapped
+				return 0, werr
 			}
 			break
 		}
@@ -148,9 +164,9 @@ func (s *restartStream) Next(dst []model.Step) (int, error) {
 			}
 			break
 		}
-		if st.Crash != nil {
+		if werr := wrappedStepError(st); werr != nil {
 			if n == 0 {
-				return 0, errCrashWrapped
+				return 0, werr
 			}
 			break
 		}

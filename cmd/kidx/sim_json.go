@@ -38,6 +38,8 @@ type segmentJSON struct {
 	TimeIndex   [][2]int64      `json:"timeIndex"`
 	Scan        model.ScanStats `json:"scan"`
 	RollReason  string          `json:"rollReason,omitempty"`
+	// Cleaned: the log cleaner wrote the segment (a clean step, docs/contract.md §4).
+	Cleaned bool `json:"cleaned,omitempty"`
 }
 
 func simDocument(l *model.Log, version string) simJSON {
@@ -48,7 +50,7 @@ func simDocument(l *model.Log, version string) simJSON {
 	for _, s := range l.Segments() {
 		sj := segmentJSON{BaseOffset: s.BaseOffset(), SizeBytes: s.Size(), BatchCount: len(s.Batches()),
 			LastOffset: s.LastOffset(), OffsetIndex: [][2]int64{}, TimeIndex: [][2]int64{}, Scan: s.Scan(),
-			RollReason: string(s.RollReason())}
+			RollReason: string(s.RollReason()), Cleaned: s.Cleaned()}
 		for _, e := range s.OffsetIndex().All() {
 			sj.OffsetIndex = append(sj.OffsetIndex, [2]int64{e.Offset, e.Position})
 		}
