@@ -9,6 +9,7 @@ import (
 
 	"kidx/internal/segmenttest"
 	"kidx/internal/testfiles"
+	"kidx/model"
 	"kidx/segment"
 )
 
@@ -147,4 +148,74 @@ func TestReplayRefusesATrueOverlap(t *testing.T) {
 			t.Fatalf("got %v, want %q", err, want)
 		}
 	})
+}
+
+// Issue 25, decision "not the model's clean step" (docs/explain.md): where the model's clean
+// step can express the replay of a cleaned segment (the first segment of the log, cleaned
+// alone, under the per-batch rule, where the cleaner's chunking changes no entry), it writes
+// the same indexes as the replay's appends. The other route: the cleaned segment's batches
+// appended as a plain segment, rolled, then {"clean": {"uncleanableOffset": next base}} with
+// nothing dropped (helper A's model.Clean: cleanInto's chunks, onBecomeInactiveSegment).
+func TestReplayedCleanedSegmentEqualsTheModelsCleaner(t *testing.T) {
+	part := cleanedBesideSource(t, nil, segment.TimeIndexEntry{Timestamp: ts0 + 3, Offset: 66})
+	src := sourceBytes(t, part)
+	stem := filepath.Join(part, segment.FilenamePrefixFromOffset(0))
+	testfiles.MustWrite(t, stem+segment.LogSuffix, append(append([]byte(nil), src[100:200]...), src[300:400]...))
+	// An active segment after the cleaned one, as a broker's log has: offsets 68-69.
+	active := filepath.Join(t.TempDir(), "t-0")
+	l, err := segment.CreateLog(active, segment.DefaultConfig(), segment.PerBatch, 68)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 2; i++ {
+		segmenttest.AppendSized(t, l, 68+i, 1, 100, ts0+5+i)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{segment.LogSuffix, segment.IndexSuffix, segment.TimeIndexSuffix} {
+		name := segment.FilenamePrefixFromOffset(68) + suffix
+		data, err := os.ReadFile(filepath.Join(active, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testfiles.MustWrite(t, filepath.Join(part, name), data)
+	}
+	r, err := ReplayLogDir(part, "", -1, ReplayOptions{Interval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, diff, err := r.Check(); err != nil || !ok {
+		t.Fatalf("the replay does not give back the files: %s %v", diff, err)
+	}
+	for _, interval := range []int64{r.Interval, 99, 100} { // batch 66 indexed at 99, not at 100
+		cfg := model.DefaultConfig()
+		if err := r.Workload.ApplyTo(&cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg.IndexIntervalBytes = interval
+		steps := heldSteps(t, r.Source())
+		replayed, err := model.SimulateEra(cfg, r.Era, r.Workload.StartOffset, steps, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var viaClean []model.Step
+		for _, s := range steps {
+			viaClean = append(viaClean, s)
+			if s.Roll && s.RollBaseOffset == 68 {
+				viaClean = append(viaClean, model.Step{Clean: &model.Clean{UncleanableOffset: 68, HasUncleanableOffset: true}})
+			}
+		}
+		cleaned, err := model.SimulateEra(cfg, r.Era, r.Workload.StartOffset, viaClean, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := replayed.Segments()[0], cleaned.Segments()[0]
+		if !b.Cleaned() || a.BaseOffset() != 0 || b.BaseOffset() != 0 {
+			t.Fatalf("interval %d: the clean step did not clean segment 0 (cleaned %v)", interval, b.Cleaned())
+		}
+		if !slices.Equal(a.OffsetIndex().All(), b.OffsetIndex().All()) || !slices.Equal(a.TimeIndex().All(), b.TimeIndex().All()) {
+			t.Errorf("interval %d (%s): the replay writes %v %v, the model's cleaner %v %v", interval, r.Era, a.OffsetIndex().All(), a.TimeIndex().All(), b.OffsetIndex().All(), b.TimeIndex().All())
+		}
+	}
 }

@@ -102,7 +102,7 @@ const maxCleanedIntervals = 8
 // cleanedNotes says, per cleaned segment of the replay (issue 25), what index.interval.bytes
 // does to it: each replayed alone, as the cleaner writes it, at the baseline's interval and at
 // the values of the index.interval.bytes sweep (sweeps, the --sweep flags as given; one that
-// does not parse is left to the sweep's own check). Cleaned segments hold fewer, larger or
+// does not parse is left to the sweep's own check), or 0 (the plateau) when nothing sweeps it. Cleaned segments hold fewer, larger or
 // sparser batches than the segments they replaced, so their figures are given apart.
 func cleanedNotes(r *sim.LogDirReplay, b *reports.Baseline, sweeps []string) error {
 	if len(r.Cleaned) == 0 {
@@ -120,6 +120,10 @@ func cleanedNotes(r *sim.LogDirReplay, b *reports.Baseline, sweeps []string) err
 				intervals = append(intervals, v)
 			}
 		}
+	}
+	if len(intervals) == 1 && r.Interval != 0 {
+		// No sweep of the interval: 0 too, the plateau every point's reference run defines.
+		intervals = append(intervals, 0)
 	}
 	figs, err := r.CleanedFigures(intervals)
 	if err != nil {
