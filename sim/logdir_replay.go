@@ -96,10 +96,7 @@ func ReplayLogDir(dir, topic string, partition int, opts ReplayOptions) (*LogDir
 	if err := r.chooseSettings(opts); err != nil {
 		return nil, err
 	}
-	files, err := r.withoutStaleSources(pick.LogSegments())
-	if err != nil {
-		return nil, err
-	}
+	files := r.withoutStaleSources(pick.LogSegments())
 	if err := r.buildSteps(files); err != nil {
 		return nil, err
 	}

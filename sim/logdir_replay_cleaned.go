@@ -124,7 +124,7 @@ func cleanedFrom(cleaned, src segment.SegmentFiles) (ok bool, kept int, err erro
 // withoutStaleSources returns the segments the replay appends: every segment but the source
 // segments a cleaned segment (explain's cleaned history) still overlaps. A segment that overlaps
 // one before it and is not such a source stays, and the replay's walk refuses the overlap.
-func (r *LogDirReplay) withoutStaleSources(files []segment.SegmentFiles) ([]segment.SegmentFiles, error) {
+func (r *LogDirReplay) withoutStaleSources(files []segment.SegmentFiles) []segment.SegmentFiles {
 	history := map[int64]explain.History{}
 	for _, se := range r.Explanation.Segments {
 		history[se.BaseOffset] = se.History
@@ -156,7 +156,7 @@ func (r *LogDirReplay) withoutStaleSources(files []segment.SegmentFiles) ([]segm
 			i++
 		}
 	}
-	return out, nil
+	return out
 }
 
 // CleanedFigure is what one index.interval.bytes does to one cleaned segment: the segment
@@ -175,73 +175,82 @@ type CleanedFigure struct {
 // CleanedFigures replays every cleaned segment alone at each interval (the replay's other
 // settings kept) and returns the figures in segment order, then interval order. A cleaned
 // segment starts fresh and has no restart, so alone it gets exactly the entries it gets in
-// the whole replay.
+// the whole replay. Each segment is walked once, its steps fed to one model per interval.
 func (r *LogDirReplay) CleanedFigures(intervals []int64) ([]CleanedFigure, error) {
 	var out []CleanedFigure
 	for i := range r.segments {
-		p := r.segments[i]
-		if !p.cleaned {
-			continue
-		}
-		for _, iv := range intervals {
-			f, err := r.cleanedFigure(p, iv)
+		if r.segments[i].cleaned {
+			figs, err := r.cleanedFigures(r.segments[i], intervals)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, f)
+			out = append(out, figs...)
 		}
 	}
 	return out, nil
 }
 
-func (r *LogDirReplay) cleanedFigure(p replayPlanSegment, interval int64) (CleanedFigure, error) {
-	f := CleanedFigure{BaseOffset: p.files.BaseOffset, Interval: interval}
-	cfg := model.DefaultConfig()
-	if err := r.Workload.ApplyTo(&cfg); err != nil {
-		return f, err
-	}
-	cfg.IndexIntervalBytes = interval
-	if err := cfg.Validate(); err != nil {
-		return f, err
-	}
-	var done *model.Segment
-	l, err := model.NewLog(cfg, r.Era.Rule(), model.LogOptions{StartOffset: p.files.BaseOffset, Era: r.Era, ForgetBatches: true,
-		OnSegmentDone: func(s *model.Segment) { done = s }})
-	if err != nil {
-		return f, err
+func (r *LogDirReplay) cleanedFigures(p replayPlanSegment, intervals []int64) ([]CleanedFigure, error) {
+	base := p.files.BaseOffset
+	figs := make([]CleanedFigure, len(intervals))
+	logs := make([]*model.Log, len(intervals))
+	done := make([]*model.Segment, len(intervals))
+	for k, iv := range intervals {
+		figs[k] = CleanedFigure{BaseOffset: base, Interval: iv}
+		cfg := model.DefaultConfig()
+		if err := r.Workload.ApplyTo(&cfg); err != nil {
+			return nil, err
+		}
+		cfg.IndexIntervalBytes = iv
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		l, err := model.NewLog(cfg, r.Era.Rule(), model.LogOptions{StartOffset: base, Era: r.Era, ForgetBatches: true,
+			OnSegmentDone: func(s *model.Segment) { done[k] = s }})
+		if err != nil {
+			return nil, err
+		}
+		logs[k] = l
 	}
 	alone := &LogDirReplay{segments: []replayPlanSegment{p}, Era: r.Era}
 	st := alone.open(false)
 	defer st.close()
 	steps := make([]model.Step, 256)
+	var batches, bytes int64
 	for {
 		n, err := st.Next(steps)
 		for _, s := range steps[:n] {
-			if err := l.Apply(s); err != nil {
-				return f, err
+			for k, l := range logs {
+				if err := l.Apply(s); err != nil {
+					return nil, err
+				}
+				if l.Stopped() {
+					return nil, fmt.Errorf("segment %d at index.interval.bytes=%d: the model stopped: %v", base, intervals[k], l.Events())
+				}
 			}
-			if l.Stopped() {
-				return f, fmt.Errorf("segment %d at index.interval.bytes=%d: the model stopped: %v", p.files.BaseOffset, interval, l.Events())
-			}
-			f.Batches += int64(len(s.Append))
+			batches += int64(len(s.Append))
 			for _, b := range s.Append {
-				f.Bytes += b.Bytes
+				bytes += b.Bytes
 			}
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return f, err
+			return nil, err
 		}
 	}
-	// onBecomeInactiveSegment, as the roll after it (Cleaner.cleanSegments) does.
-	if err := l.Close(); err != nil {
-		return f, err
+	for k, l := range logs {
+		// onBecomeInactiveSegment, as the roll after it (Cleaner.cleanSegments) does.
+		if err := l.Close(); err != nil {
+			return nil, err
+		}
+		if done[k] == nil || l.SegmentCount() != 1 {
+			return nil, fmt.Errorf("segment %d at index.interval.bytes=%d: the model rolled inside the cleaned segment", base, intervals[k])
+		}
+		s := done[k]
+		figs[k].Batches, figs[k].Bytes = batches, bytes
+		figs[k].Entries, figs[k].TimeEntries, figs[k].Scan = s.OffsetIndex().Entries(), s.TimeIndex().Entries(), s.Scan()
 	}
-	if done == nil || l.SegmentCount() != 1 {
-		return f, fmt.Errorf("segment %d at index.interval.bytes=%d: the model rolled inside the cleaned segment", p.files.BaseOffset, interval)
-	}
-	f.Entries, f.TimeEntries, f.Scan = done.OffsetIndex().Entries(), done.TimeIndex().Entries(), done.Scan()
-	return f, nil
+	return figs, nil
 }
