@@ -156,7 +156,7 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 			}
 		}
 	}
-	var appendsFail, firstFail *Disagreement
+	var appendsFail *Disagreement
 	try := func(t trial) bool {
 		out := se
 		d := s.fill(&out, t.cands, t.best)
@@ -166,8 +166,6 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 		}
 		if t.best.history == HistoryAppends {
 			appendsFail = d
-		} else if firstFail == nil {
-			firstFail = d
 		}
 		return false
 	}
@@ -186,14 +184,12 @@ func explainSegmentFiles(sf segment.SegmentFiles, snaps []snapshotFile, newest b
 			return se, nil
 		}
 	}
-	// Nothing reproduces the files: the appends history's disagreement says most (the others
-	// are tried on evidence only), else the first other history's, else the deepest one.
-	switch {
-	case appendsFail != nil:
+	// Nothing reproduces the files: the appends history's disagreement is reported, as before
+	// issue 25 (its replay's, or the one found deepest among its candidates); the other
+	// histories are tried on evidence only.
+	if appendsFail != nil {
 		se.FirstDisagreement = appendsFail
-	case firstFail != nil:
-		se.FirstDisagreement = firstFail
-	default:
+	} else {
 		se.FirstDisagreement = latestDisagreement(cands)
 	}
 	return se, nil

@@ -60,12 +60,13 @@ func (s *exSegment) cleanedNotes() []string {
 	return out
 }
 
-// preferCleaned decides between the two histories when the cleaned one reproduces the
-// files. Decision: the cleaned history is the answer when the files say only the cleaner
-// writes this segment (a delete horizon, or the cleaner checkpoint past it), when the appends
-// history does not reproduce the files, or when it needs a restart (a cleaned segment needs
-// none); with offset gaps alone (which a follower's copy of cleaned data has too) and an
-// appends answer without restarts, that answer stays, as before issue 25.
+// preferCleaned decides whether the cleaned history is tried before the appends one when both
+// meet their constraints. Decision: first when the files say only the cleaner writes this
+// segment (a delete horizon, or the cleaner checkpoint past it), when the appends history
+// does not meet them, or when it needs restarts nothing in the files marks (a cleaned segment
+// needs none); with offset gaps alone (which a follower's copy of cleaned data has too) the
+// appends answer stays first, as before issue 25, and the cleaned history is the answer only
+// where that answer's replay disagrees (a restart's close() entry the files do not hold).
 func (s *exSegment) preferCleaned(appendsBest *candidate) bool {
-	return s.cleaner.Strong() || appendsBest == nil || restartCount(appendsBest) > 0
+	return s.cleaner.Strong() || appendsBest == nil || appendsBest.unmarked > 0
 }

@@ -86,6 +86,3 @@ func (s *exSegment) evaluateGiven(era logdir.Era, shape AppendShape, want int64,
 	c.ok = true
 	return c
 }
-
-// restartCount is how many restarts a candidate needs, of every kind.
-func restartCount(c *candidate) int { return len(c.fixed) + len(c.fit.restarts) + len(c.marks) }

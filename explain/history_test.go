@@ -291,3 +291,29 @@ func TestExplainPinnedMarksAreAnchors(t *testing.T) {
 		t.Errorf("restarts %+v, want 6", s.Restarts)
 	}
 }
+
+// Decision (preferCleaned): with offset gaps alone, a producer snapshot's restart that both
+// histories agree with stays a restart of the segment's own lifetime. Batches of 100 bytes at
+// offsets 10, 20, 30, 40 (timestamps 1000..4000), index.interval.bytes in [100, 199] under the
+// per-batch rule: an entry at byte 200 (offset 30, time entry (3000, 30)); a clean restart
+// before offset 40 (snapshot at 40) whose close() adds nothing (3000 is no greater), then the
+// last close's (4000, 40). By hand, one lifetime gives the same files (the check at byte 300
+// is 100 bytes after the entry: no entry for I >= 100): the cleaned history reproduces them
+// too. Gaps alone: the appends answer, with the restart at 40; the checkpoint past the
+// segment: the cleaned answer, with no restart and the snapshot called another lifetime's.
+func TestExplainCleanedHistoryKeepsASnapshotRestartOnGapsAlone(t *testing.T) {
+	batches := []histBatch{{10, 1, 100, 1000, false}, {20, 1, 100, 2000, false}, {30, 1, 100, 3000, false}, {40, 1, 100, 4000, false}}
+	idx := []segment.IndexEntry{{Offset: 30, Position: 200}}
+	times := []segment.TimeIndexEntry{{Timestamp: 3000, Offset: 30}, {Timestamp: 4000, Offset: 40}}
+	s := explainOnly(t, writeHistorySegment(t, 0, batches, idx, times, []int64{40}, -1))
+	if !s.Reproduced || s.History != HistoryAppends || len(s.Restarts) != 1 || s.Restarts[0].Offset != 40 {
+		t.Errorf("gaps alone: reproduced %v, history %q, restarts %+v; want appends with the restart before 40", s.Reproduced, s.History, s.Restarts)
+	}
+	s = explainOnly(t, writeHistorySegment(t, 0, batches, idx, times, []int64{40}, 41))
+	if !s.Reproduced || s.History != HistoryCleaned || len(s.Restarts) != 0 {
+		t.Errorf("below the checkpoint: reproduced %v, history %q, restarts %+v; want cleaned, no restart", s.Reproduced, s.History, s.Restarts)
+	}
+	if !s.Interval.Contains(100) || !s.Interval.Contains(199) {
+		t.Errorf("interval %s does not hold [100, 199]", s.Interval)
+	}
+}

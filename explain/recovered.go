@@ -28,6 +28,9 @@ import (
 // not tried at its end (recover() then close() trims the index).
 func (s *exSegment) recoveredCandidates(eras logdir.EraSet, want int64) [][]candidate {
 	n := s.batches.len()
+	if n == 0 {
+		return nil // nothing was appended, nothing to recover
+	}
 	var points []int
 	for _, sn := range s.snaps {
 		if j := s.batchFrom(sn.offset); j > 0 && j < n && (len(points) == 0 || points[len(points)-1] < j) {
@@ -67,6 +70,9 @@ func (s *exSegment) recoveryRestarts(at int) []Restart {
 // recoveryPoint is where the recovery ran: before batch at, or after the last batch.
 func (s *exSegment) recoveryPoint(at int) *Restart {
 	r := &Restart{Evidence: "required"}
+	if s.batches.len() == 0 {
+		return r
+	}
 	if at >= s.batches.len() {
 		last := s.batches.at(s.batches.len() - 1)
 		r.Position, r.Offset = s.logEnd, last.last+1

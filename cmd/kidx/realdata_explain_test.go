@@ -192,6 +192,15 @@ func TestRealDataExplainCLI(t *testing.T) {
 		t.Errorf("explain (text) says NOT reproduced %d times, want %d (the known gaps %v)", n, want, notReproduced)
 	}
 
+	// The text names the histories (issue 25): the README's two cleaned segments and its
+	// recovered one, recovered after its last batch (offset 26, the .log's 969 bytes).
+	if n := strings.Count(text, "    history: written by the log cleaner in one pass"); n < len(realdata.CleanedBesideSource) {
+		t.Errorf("explain (text) names the cleaned history %d times, want at least %d", n, len(realdata.CleanedBesideSource))
+	}
+	if !strings.Contains(text, "    history: indexes rebuilt by recover() at the restart before offset 26 (byte 969)") {
+		t.Errorf("explain (text) does not name cart-product-request-0's recovery after its last batch")
+	}
+
 	out, errOut, code := runKidx(t, append([]string{"explain", "--format", "json"}, origins...)...)
 	if code != wantCode {
 		t.Errorf("explain --format json: exit %d, want %d: %s", code, wantCode, errOut)
