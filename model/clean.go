@@ -314,25 +314,22 @@ func (l *Log) cleanPlan(c Clean, segs []*Segment) ([]cleanAction, error) {
 		}
 	}
 	if len(plan) < len(named) {
-		// The first named batch (in the step's order) that the walk did not find.
+		// Name the first batch, in the step's order, that the walk did not meet.
 		found := make(map[int64]bool, len(plan))
 		for _, a := range plan {
 			found[a.base] = true
 		}
-		missing := named[0]
-		first := func(n namedBatch) int { // drops first, then rewrites, each in order
-			if n.at >= 0 {
-				return n.at
-			}
-			return len(c.Drop) - 1 - n.at
-		}
-		missing.at, missing.base = math.MaxInt, 0
-		for _, n := range named {
-			if !found[n.base] && (missing.at == math.MaxInt || first(n) < first(missing)) {
-				missing = n
+		noBatch := "%d is the base offset of no batch of the segments cleaned (the non-active segments below the uncleanable offset)"
+		for i, d := range c.Drop {
+			if !found[d] {
+				return nil, cleanErr(fmt.Sprintf("drop[%d]", i), noBatch, d)
 			}
 		}
-		return nil, cleanErr(missing.field(), "%d is the base offset of no batch of the segments cleaned (the non-active segments below the uncleanable offset)", missing.base)
+		for i, r := range c.Rewrite {
+			if !found[r.BaseOffset] {
+				return nil, cleanErr(fmt.Sprintf("rewrite[%d].baseOffset", i), noBatch, r.BaseOffset)
+			}
+		}
 	}
 	return plan, nil
 }

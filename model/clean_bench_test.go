@@ -48,3 +48,45 @@ func BenchmarkClean(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCleanedIndexOverflowAtDefaults is docs/model.md's cleaner finding at Kafka's
+// default segment.bytes (1 GiB) and segment.index.bytes (10 MiB: 1310720 offset slots), under
+// 4.1-4.4 with index.interval.bytes 0: a segment of 1310721 100-byte batches of one timestamp
+// fills its offset index (the next append rolls it, offset-index-full), a second segment holds
+// one batch; the two group (125 MiB, 10 MiB + 0 of index, 12 + 12 bytes of time index), and the
+// cleaned segment's 1310721st entry, for the second segment's batch, overflows. Too large for
+// a test; it reports the overflow (1) and the time a clean of 1.3 M batches takes to reach it.
+func BenchmarkCleanedIndexOverflowAtDefaults(b *testing.B) {
+	const slots = 10 << 20 / OffsetIndexEntrySize
+	cfg := DefaultConfig()
+	cfg.IndexIntervalBytes = 0
+	l, err := NewLog(cfg, PerBatch, LogOptions{KeepSegments: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range slots + 2 {
+		if err := l.Append(Batch{Records: 1, Bytes: 100, MaxTimestamp: 1000}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := l.Roll(0); err != nil {
+		b.Fatal(err)
+	}
+	if segs := l.Segments(); len(segs) != 3 || segs[0].RollReason() != RollOffsetIndexFull || segs[0].OffsetIndex().Entries() != slots || segs[1].BatchCount() != 1 {
+		b.Fatalf("the sources are not as described")
+	}
+	b.ResetTimer()
+	overflows := 0
+	for range b.N {
+		c := l.Clone()
+		if err := c.Clean(Clean{}); err != nil {
+			b.Fatal(err)
+		}
+		want := Event{Kind: EventOffsetIndexFull, Step: c.Steps() - 1, Message: "Attempt to append to a full index (size = 1310720)."}
+		if ev := c.Events(); len(ev) != 1 || ev[0] != want {
+			b.Fatalf("events %+v, want %+v", ev, want)
+		}
+		overflows++
+	}
+	b.ReportMetric(float64(overflows)/float64(b.N), "overflows/clean")
+}

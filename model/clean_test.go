@@ -351,6 +351,7 @@ func TestCleanRefusals(t *testing.T) {
 		{"4.1-4.4", `{"clean": {"uncleanableOffset": 3}}`, "step 4: clean: uncleanableOffset: 3 is above 2, the active segment's base offset"},
 		{"2.0-3.6", `{"clean": {}}`, "step 4: clean: the clean step models the log cleaner of the eras 3.7-4.0.0, 3.9.1-4.0.x, 4.1-4.4, 4.5-trunk; era 2.0-3.6 is not one of them"},
 		{"4.1-4.4", `{"clean": {"uncleanableOffset": 0, "drop": [0]}}`, "step 4: clean: drop[0]: 0 is the base offset of no batch"},
+		{"4.1-4.4", `{"clean": {"drop": [0], "rewrite": [{"baseOffset": 7, "bytes": 80}]}}`, "step 4: clean: rewrite[0].baseOffset: 7 is the base offset of no batch"},
 	} {
 		w, err := ParseWorkload([]byte(fmt.Sprintf(base, c.step)))
 		if err != nil {
@@ -486,20 +487,20 @@ func TestRecoverFromRecoveryPoint(t *testing.T) {
 
 // The finding of docs/model.md "The log cleaner" with a log a leader wrote, nothing dropped or
 // rewritten (per-batch rule, index.interval.bytes 0, segment.index.bytes 36: 4 offset slots,
-// 3 time slots of which 2 usable): segment 0 holds six 61-byte batches of one timestamp, and
-// its offset index fills at (1, 61) .. (4, 244) (time index (1000, 0) alone: the timestamp
-// never grows), so the sixth batch rolls it (offset-index-full). Segment 5 holds batch 5 alone:
-// no offset entry, closing time entry (1000, 5). groupSegmentsBySize: 305+61 bytes, index
-// 32+0 <= 36, time index 12+12 <= 36: one group. The cleaned segment indexes batches 1-4 as
-// segment 0 did, then batch 5, the first of segment 5, is due (counter 61 > 0) where the
-// source's counter was 0: OffsetIndex.append throws on the full index.
+// 3 time slots of which 2 usable): segment 0 holds six one-record 68-byte batches of one
+// timestamp, and its offset index fills at (1, 68) .. (4, 272) (time index (1000, 0) alone: the
+// timestamp never grows), so the sixth batch rolls it (offset-index-full). Segment 5 holds
+// batch 5 alone: no offset entry, closing time entry (1000, 5). groupSegmentsBySize: 340+68
+// bytes, index 32+0 <= 36, time index 12+12 <= 36: one group. The cleaned segment indexes
+// batches 1-4 as segment 0 did, then batch 5, the first of segment 5, is due (counter 68 > 0)
+// where the source's counter was 0: OffsetIndex.append throws on the full index.
 func TestCleanedOffsetIndexOverflow(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"config": {"index.interval.bytes": 0, "segment.bytes": 1000, "segment.index.bytes": 36}, "steps": [`)
 	for i := 0; i < 6; i++ {
-		b.WriteString(`{"append": [{"records": 1, "bytes": 61, "maxTimestamp": 1000}]}, `)
+		b.WriteString(`{"append": [{"records": 1, "bytes": 68, "maxTimestamp": 1000}]}, `)
 	}
-	b.WriteString(`{"roll": true}, {"append": [{"records": 1, "bytes": 61, "maxTimestamp": 1000}]}, {"clean": {}}]}`)
+	b.WriteString(`{"roll": true}, {"append": [{"records": 1, "bytes": 68, "maxTimestamp": 1000}]}, {"clean": {}}]}`)
 	for _, era := range []string{"3.9.1-4.0.x", "4.1-4.4", "4.5-trunk"} {
 		l := cleanRun(t, era, b.String())
 		want := []Event{{Kind: EventOffsetIndexFull, Step: 8, Message: "Attempt to append to a full index (size = 4)."}}
@@ -540,4 +541,42 @@ func TestReplicasRefuseCleanAndRecoveryPoint(t *testing.T) {
 	if err := rs.Apply(Step{Recover: true, HasRecoveryPoint: true}); err == nil || !strings.Contains(err.Error(), "takes no recovery point") {
 		t.Errorf("Apply(recover from a recovery point): %v", err)
 	}
+}
+
+// KAFKA-20036's new cleaned segment is named after the source batch at the chunk's position,
+// even one the cleaner drops (Cleaner.cleanSegments: batchesFrom(overflowPosition)): segment 0
+// = batch 0 (80 B), segment 1 = batches 1 (dropped) and 2 (80 B), read in one chunk; with
+// maxCleanedSegmentSize 81 the chunk [2] does not fit after batch 0, and the second cleaned
+// segment is based at 1 and holds batch 2 at position 0.
+func TestCleanedSegmentSplitNamedAfterDroppedBatch(t *testing.T) {
+	pw, err := ParseWorkload([]byte(`{"steps": [
+		{"append": [{"records": 1, "bytes": 80, "maxTimestamp": 1}]},
+		{"roll": true},
+		{"append": [{"records": 1, "bytes": 80, "maxTimestamp": 2}]},
+		{"append": [{"records": 1, "bytes": 80, "maxTimestamp": 3}]},
+		{"roll": true},
+		{"append": [{"records": 1, "bytes": 80, "maxTimestamp": 4}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLog(DefaultConfig(), PerBatch, LogOptions{KeepSegments: true, Era: mustEra("4.5-trunk")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range pw.Steps {
+		if err := l.Apply(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Clean(Clean{Drop: []int64{1}, testSplitLimits: &[2]int64{81, math.MaxInt32}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkCleaned(t, l, []cleanedWant{
+		{base: 0, size: 80, batches: [][2]int64{{0, 0}}, time: []TimestampOffset{{1, 0}}, cleaned: true},
+		{base: 1, size: 80, batches: [][2]int64{{2, 0}}, time: []TimestampOffset{{3, 2}}, cleaned: true},
+		{base: 3, size: 80, batches: [][2]int64{{3, 0}}, time: []TimestampOffset{{4, 3}}},
+	})
 }

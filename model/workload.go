@@ -70,10 +70,10 @@ const (
 )
 
 // A Step is one thing that happens to a partition's log: an append of one or more batches
-// (one LogSegment.append call), a clean restart, an unclean restart with recovery, a roll, or
-// a crash; in a replicated workload (Workload.Replicas) also a follower's fetch or a
-// leadership move. Exactly one of Append, Restart, Recover, Roll, Crash, Fetch and Elect is
-// set.
+// (one LogSegment.append call), a clean restart, an unclean restart with recovery, a roll, a
+// crash, or a pass of the log cleaner; in a replicated workload (Workload.Replicas) also a
+// follower's fetch or a leadership move. Exactly one of Append, Restart, Recover, Roll, Crash,
+// Clean, Fetch and Elect is set.
 type Step struct {
 	Append []Batch
 	// Origin is where the append came from (docs/contract.md §3 "origin"): the leader (the default) or a

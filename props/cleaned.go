@@ -201,6 +201,10 @@ func CleanCaseGen() *rapid.Generator[*CleanCase] {
 	return cleanCaseGen([]int64{12, 16, 24, 32, 48, 64, 10 << 20}, 200)
 }
 
+// minRewrite is the smallest rewritten batch the generator draws: one record
+// (model.MinBatchBytes), so that a file can hold it.
+const minRewrite = 68
+
 // cleanCaseGen draws segment.index.bytes from indexSizes and rewritten batches of up to growth
 // percent of their source's size.
 func cleanCaseGen(indexSizes []int64, growth int64) *rapid.Generator[*CleanCase] {
@@ -227,8 +231,14 @@ func cleanCaseGen(indexSizes []int64, growth int64) *rapid.Generator[*CleanCase]
 			var app []model.Batch
 			for j, k := 0, rapid.IntRange(1, 3).Draw(t, "batches"); j < k; j++ {
 				ts += rapid.Int64Range(-5, 20).Draw(t, "ts")
-				app = append(app, model.Batch{Records: rapid.Int64Range(1, 3).Draw(t, "records"),
-					Bytes: rapid.Int64Range(model.RecordBatchOverhead, 300).Draw(t, "bytes"), MaxTimestamp: ts})
+				// Batches a file can hold (model.Batch.Possible), so that kidx write and the
+				// differential can replay a counterexample.
+				records := rapid.Int64Range(1, 3).Draw(t, "records")
+				b := model.Batch{Records: records, Bytes: rapid.Int64Range(model.MinBatchBytes(records, model.NotLegacy), 300).Draw(t, "bytes"), MaxTimestamp: ts}
+				if b.Possible() != nil {
+					b.Bytes++ // the one size a one-record batch cannot have
+				}
+				app = append(app, b)
 			}
 			steps = append(steps, model.AppendStep(app...))
 		}
@@ -257,7 +267,10 @@ func cleanCaseGen(indexSizes []int64, growth int64) *rapid.Generator[*CleanCase]
 					case 1:
 						clean.Drop = append(clean.Drop, b.BaseOffset)
 					case 2:
-						r := model.CleanRewrite{BaseOffset: b.BaseOffset, Bytes: rapid.Int64Range(model.RecordBatchOverhead, max(model.RecordBatchOverhead, b.Size*growth/100)).Draw(t, "rewrite")}
+						r := model.CleanRewrite{BaseOffset: b.BaseOffset, Bytes: rapid.Int64Range(minRewrite, max(minRewrite, b.Size*growth/100)).Draw(t, "rewrite")}
+						if (model.Batch{Records: 1, Bytes: r.Bytes}).Possible() != nil {
+							r.Bytes++
+						}
 						if rapid.Bool().Draw(t, "rewriteTs") {
 							r.MaxTimestamp, r.HasMaxTimestamp = rapid.Int64Range(model.NoTimestamp, b.MaxTimestamp).Draw(t, "rewriteMaxTs"), true
 						}

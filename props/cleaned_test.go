@@ -58,15 +58,16 @@ func loadCleanCase(t *testing.T, path string) *CleanCase {
 // CleanedIndexNeverOverflows is false (docs/model.md, "The log cleaner"): rapid's shrunk
 // counterexample, kept as testdata, worked out by hand under the per-batch rule (3.9.1+),
 // index.interval.bytes 0, segment.index.bytes 24 (3 offset slots; 2 time slots, the last kept
-// for onBecomeInactiveSegment, TimeIndex.isFull):
-//   - segment 0: batch 0 (61 B). No offset entry (a segment's first batch); closing time entry
+// for onBecomeInactiveSegment, TimeIndex.isFull), one-record 68-byte batches of timestamp 1000:
+//   - segment 0: batch 0. No offset entry (a segment's first batch); closing time entry
 //     (1000, 0). Index bytes 0, time-index bytes 12.
-//   - segment 1: batches 1, 2 (61 B each, one append). Batch 2 (counter 61 > 0): entry (2, 61),
-//     time (1000, 1). Index bytes 8, time-index bytes 12.
-//   - groupSegmentsBySize: 183 <= 200 B, 8 <= 24, 12 + 12 <= 24: one group.
-//   - the cleaned segment's counter runs on across the boundary: batch 1 (counter 61) gets
-//     (1, 61) and time (1000, 0), the one usable time slot; batch 2 (counter 61) is due, and
+//   - segment 1: batch 1, then batch 2 (counter 68 > 0): entry (2, 68), time (1000, 1). Index
+//     bytes 8, time-index bytes 12.
+//   - groupSegmentsBySize: 68 + 136 <= 204 bytes, 0 + 8 <= 24, 12 + 12 <= 24: one group.
+//   - the cleaned segment's counter runs on across the boundary: batch 1 (counter 68) gets
+//     (1, 68) and time (1000, 0), the one usable time slot; batch 2 (counter 68) is due, and
 //     TimeIndex.maybeAppend throws on the full time index before it looks at the timestamp.
+//     (The 64-byte buffer grows to 150 for each source; the chunks do not matter per batch.)
 func TestCleanedIndexOverflowFinding(t *testing.T) {
 	c := loadCleanCase(t, "testdata/cleaned-index-overflow.json")
 	if c.Era.Rule() != model.PerBatch {
@@ -135,4 +136,60 @@ func TestCleanedPropertiesTeeth(t *testing.T) {
 	if v := CleanedScanBound.Check(c, r); v == nil || !strings.Contains(v.Explanation, "> bound 100 B (I=0 + previous batch 100 B)") {
 		t.Errorf("CleanedScanBound held to I=0: %v", v)
 	}
+}
+
+// Bad clean steps get an error, never a panic, and a clean step that succeeds leaves a log
+// whose segments are in offset order, with batches laid end to end (rapid: arbitrary drops,
+// rewrites, uncleanable offsets and buffer sizes over a generated log).
+func TestCleanStepArbitraryInput(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := CleanCaseGen().Draw(t, "case")
+		steps := c.Steps[:len(c.Steps)-1]
+		offsets := rapid.Int64Range(-3, 60)
+		cl := model.Clean{
+			Drop:         rapid.SliceOfN(offsets, 0, 6).Draw(t, "drop"),
+			IOBufferSize: rapid.Int64Range(-1, model.MaxCleanerIOBufferSize+1).Draw(t, "ioBufferSize"),
+		}
+		for i, n := 0, rapid.IntRange(0, 4).Draw(t, "rewrites"); i < n; i++ {
+			cl.Rewrite = append(cl.Rewrite, model.CleanRewrite{BaseOffset: offsets.Draw(t, "rewriteBase"),
+				Bytes: rapid.Int64Range(0, 1000).Draw(t, "rewriteBytes"), MaxTimestamp: rapid.Int64Range(-3, 2000).Draw(t, "rewriteTs"),
+				HasMaxTimestamp: rapid.Bool().Draw(t, "hasTs")})
+		}
+		if rapid.Bool().Draw(t, "hasUncleanable") {
+			cl.UncleanableOffset, cl.HasUncleanableOffset = offsets.Draw(t, "uncleanable"), true
+		}
+		l, err := model.NewLog(c.Config, c.Era.Rule(), model.LogOptions{KeepSegments: true, Era: c.Era})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range steps {
+			if l.Stopped() {
+				return
+			}
+			if err := l.Apply(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.Clean(cl); err != nil {
+			return // refused: the step does not describe this log
+		}
+		last := int64(-1)
+		for _, s := range l.Segments() {
+			if s.BaseOffset() <= last {
+				t.Fatalf("segment %d after offset %d", s.BaseOffset(), last)
+			}
+			pos := int64(0)
+			for _, b := range s.Batches() {
+				if b.Position != pos || b.BaseOffset <= last || b.BaseOffset < s.BaseOffset() {
+					t.Fatalf("segment %d: batch %+v after position %d, offset %d", s.BaseOffset(), b, pos, last)
+				}
+				pos += b.Size
+				last = b.LastOffset
+			}
+			if pos != s.Size() {
+				t.Fatalf("segment %d: batches end at %d, size %d", s.BaseOffset(), pos, s.Size())
+			}
+			last = max(last, s.BaseOffset())
+		}
+	})
 }
