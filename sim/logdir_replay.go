@@ -434,7 +434,7 @@ func (p *replayPlanSegment) restartStep(pos int64) model.Step {
 // segment with the greatest base offset not above them, and no append order gives both files.
 func (st *replayStream) overlapError(plan *replayPlanSegment, first int64) error {
 	if st.j == 0 {
-		return fmt.Errorf("%s holds offsets %d to %d, and the next segment %s starts at offset %d (its first batch at %d): the two segments overlap, and the next is not a source of the first that the log cleaner's swap left behind (the replay leaves out only a segment every batch of which the first, written by the cleaner as kidx explain finds, holds in its offsets is a batch of; see kidx verify); a replay appends every batch once, in offset order, so it cannot give back both",
+		return fmt.Errorf("%s holds offsets %d to %d, and the next segment %s starts at offset %d (its first batch at %d): the two segments overlap, and the next is not a stale source the log cleaner's swap left beside the first (kidx explain does not find the first written by the cleaner, or a batch it holds within the next's offsets is no batch of the next; see kidx verify); a replay appends every batch once, in offset order, so it cannot give back both",
 			st.prevFile, st.prevFirst, st.prevLast, plan.files.Log, plan.files.BaseOffset, first)
 	}
 	return fmt.Errorf("%s at byte %d: a batch starts at offset %d, at or below %d, the last offset before it: offsets must increase", plan.files.Log, st.pos, first, st.prevLast)

@@ -126,6 +126,22 @@ func TestReplayRefusesATrueOverlap(t *testing.T) {
 			t.Fatalf("got %v, want %q ... the two segments overlap", err, want)
 		}
 	})
+	// Decision (docs/explain.md): the replay trusts explain's history. With the checkpoint gone,
+	// the copies of 64 and 66 show offset gaps alone, which a follower's copy of cleaned data
+	// shows too: explain answers "appends" (no restart needed), so the overlap stays refused.
+	t.Run("gaps-alone", func(t *testing.T) {
+		part := cleanedBesideSource(t, nil, segment.TimeIndexEntry{Timestamp: ts0 + 3, Offset: 66})
+		src := sourceBytes(t, part)
+		stem := filepath.Join(part, segment.FilenamePrefixFromOffset(0))
+		testfiles.MustWrite(t, stem+segment.LogSuffix, append(append([]byte(nil), src[100:200]...), src[300:400]...))
+		if err := os.Remove(filepath.Join(filepath.Dir(part), segment.CleanerOffsetCheckpointName)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReplayLogDir(part, "", -1, ReplayOptions{Interval: -1})
+		if err == nil || !strings.Contains(err.Error(), "the two segments overlap") {
+			t.Fatalf("got %v, want the overlap refused", err)
+		}
+	})
 	// Two segments written by appends (no gap, no checkpoint): segment 0 holds offsets 0-9,
 	// segment 5 starts inside them.
 	t.Run("appends-beside-appends", func(t *testing.T) {
