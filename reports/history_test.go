@@ -148,9 +148,16 @@ func TestOneHistoryPerPartition(t *testing.T) {
 			t.Fatalf("%s: replay: %v", name, err)
 		}
 		// The replay streams its steps (issue 27): its check pass counts the restart steps.
-		replayed := r.Restarts
-		if replayed != len(ex) {
-			t.Errorf("%s: the replay has %d restart steps, explain %d restarts %v", name, replayed, len(ex), ex)
+		// Issue 25: a cleaned segment's stale source is left out of the replay, with its
+		// restarts (another segment's lifetime).
+		replayed, want := r.Restarts, 0
+		for _, e := range ex {
+			if !slices.Contains(r.LeftOut, e.segment) {
+				want++
+			}
+		}
+		if replayed != want {
+			t.Errorf("%s: the replay has %d restart steps, explain %d restarts %v outside the segments it leaves out %v", name, replayed, want, ex, r.LeftOut)
 		}
 		if len(ex) > 0 {
 			withRestarts++

@@ -17,4 +17,7 @@
 //   - producer.go: the producer batching model (Poisson arrivals, batch.size, linger.ms).
 //   - wrappers.go: follower catch-up and restarts/recoveries.
 //   - logdir.go: NewLogDirSource, replay of a real partition's .log files.
+//   - logdir_replay.go: ReplayLogDir, a real partition replayed as kidx explain infers it.
+//   - logdir_replay_cleaned.go: its cleaned segments (their stale sources left out, their
+//     figures per interval).
 package sim

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"kidx/explain"
 	"kidx/internal/english"
@@ -44,8 +45,15 @@ type LogDirReplay struct {
 	Unindexed []int64
 	// Compared counts the segments whose index files Check compared.
 	Compared int
-	// Restarts counts the replay's restart steps.
-	Restarts int
+	// Restarts counts the replay's restart steps, Recovers its recover steps (a segment
+	// explain found rebuilt by recovery: LogSegment.recover where the recovery ran).
+	Restarts, Recovers int
+	// Cleaned are the base offsets of the segments replayed as the log cleaner wrote them
+	// (explain's cleaned history): a new segment, its appends, no restart, then inactive.
+	Cleaned []int64
+	// LeftOut are the base offsets of the source segments a cleaned segment overlaps (the
+	// broker deleted them at the swap; a note names each): not replayed, not compared.
+	LeftOut []int64
 
 	// The steps are not held (issue 27): Source walks the files again on every Open.
 	segments  []replayPlanSegment
@@ -88,10 +96,11 @@ func ReplayLogDir(dir, topic string, partition int, opts ReplayOptions) (*LogDir
 	if err := r.chooseSettings(opts); err != nil {
 		return nil, err
 	}
-	if err := r.buildSteps(pick); err != nil {
+	files := r.withoutStaleSources(pick.LogSegments())
+	if err := r.buildSteps(files); err != nil {
 		return nil, err
 	}
-	r.inferSettings(pick.LogSegments())
+	r.inferSettings(files)
 	for _, st := range r.Settings {
 		r.Workload.Config[st.Key] = st.Value
 	}
@@ -192,13 +201,13 @@ func (r *LogDirReplay) chooseSettings(opts ReplayOptions) error {
 // one streamed pass over every .log (nothing per batch is kept; issue 27), which finds what
 // would stop the model (a batch it refuses, segments whose offsets overlap) before any run, and
 // names the files, and which takes the figures inferSettings reads off the segments.
-func (r *LogDirReplay) buildSteps(pick *logdir.PartitionDir) error {
+func (r *LogDirReplay) buildSteps(files []segment.SegmentFiles) error {
 	w := &r.Workload
 	w.KafkaVersion = r.Era.First.String()
 	// The files' segment boundaries are replayed as roll steps; the settings (inferSettings)
 	// keep the model from rolling by itself inside a segment.
 	w.Config = map[string]int64{"index.interval.bytes": r.Interval}
-	r.segments = r.replayPlan(pick.LogSegments())
+	r.segments = r.replayPlan(files)
 	if len(r.segments) > 0 {
 		w.StartOffset = r.segments[0].files.BaseOffset
 	}
@@ -211,6 +220,9 @@ func (r *LogDirReplay) buildSteps(pick *logdir.PartitionDir) error {
 		for _, s := range steps[:n] {
 			if s.Restart {
 				r.Restarts++
+			}
+			if s.Recover {
+				r.Recovers++
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -233,7 +245,7 @@ func (r *LogDirReplay) replayPlan(files []segment.SegmentFiles) []replayPlanSegm
 	}
 	out := make([]replayPlanSegment, len(files))
 	for i, sf := range files {
-		p := replayPlanSegment{files: sf, origin: model.OriginLeader, restartAt: map[int64]bool{}}
+		p := replayPlanSegment{files: sf, origin: model.OriginLeader, restartAt: map[int64]bool{}, recoverAt: -1}
 		if se := byBase[sf.BaseOffset]; se != nil {
 			if se.Origin == "replication" {
 				p.origin = model.OriginReplication
@@ -242,8 +254,22 @@ func (r *LogDirReplay) replayPlan(files []segment.SegmentFiles) []replayPlanSegm
 				p.restartAt[rs.Position] = true
 			}
 			p.starts = se.AppendStarts
+			switch se.History {
+			case explain.HistoryCleaned:
+				// Written in one pass: no restart inside it (explain places none).
+				p.cleaned, p.restartAt = true, map[int64]bool{}
+				r.Cleaned = append(r.Cleaned, sf.BaseOffset)
+				r.Notes = append(r.Notes, fmt.Sprintf("segment %d was written by the log cleaner (kidx explain's cleaned history): the replay writes it as the cleaner does, a new segment whose batches are appended with no restart inside it, then made inactive by the roll to the next segment (Cleaner.cleanSegments)", sf.BaseOffset))
+			case explain.HistoryRecovered:
+				if se.Recovery != nil {
+					p.recoverAt = se.Recovery.Position
+					r.Notes = append(r.Notes, fmt.Sprintf("segment %d's indexes were rebuilt by recovery (kidx explain's recovered history) at the restart before offset %d (byte %d): the replay recovers the segment there (LogSegment.recover), which drops what close() wrote at the restarts before it", sf.BaseOffset, se.Recovery.Offset, se.Recovery.Position))
+				}
+			}
 		}
-		p.exact = exact && p.origin == model.OriginLeader
+		// The cleaner's appends name each batch's last offset in the time index (cleanInto
+		// passes the batch-level offset of the max timestamp), never a leader's record.
+		p.exact = exact && p.origin == model.OriginLeader && !p.cleaned
 		out[i] = p
 	}
 	return out
@@ -256,6 +282,11 @@ type replayPlanSegment struct {
 	restartAt map[int64]bool // positions where the byte counter restarted
 	starts    []int          // ordinals of the batches that start an append (nil: one batch each)
 	exact     bool           // read the record holding a leader's max timestamp (0.11-3.6)
+	cleaned   bool           // written by the log cleaner in one pass (explain's cleaned history)
+	// recoverAt is the position where LogSegment.recover rebuilt the indexes (explain's
+	// recovered history: the first batch after that restart, or the log's size after the
+	// last batch); -1: none.
+	recoverAt int64
 }
 
 // Source is the replay as a Source (for whatif and sim): every Open walks the .log files again
@@ -368,10 +399,10 @@ func (st *replayStream) advance() error {
 	if st.prevFile != "" && first <= st.prevLast {
 		return st.overlapError(plan, first)
 	}
-	restart := plan.restartAt[b.Position]
+	restart := plan.restartAt[b.Position] || (plan.recoverAt == b.Position && st.j > 0)
 	if restart {
 		st.flush()
-		st.queue = append(st.queue, model.Step{Restart: true})
+		st.queue = append(st.queue, plan.restartStep(b.Position))
 	}
 	for st.si < len(plan.starts) && plan.starts[st.si] < st.j {
 		st.si++
@@ -388,12 +419,22 @@ func (st *replayStream) advance() error {
 	return nil
 }
 
+// restartStep is the step at a restart before position pos: the recover that rebuilt the
+// segment's indexes where explain found it (LogSegment.recover, run on the segment then active:
+// its close() entries before are gone), else a clean restart (close(), then a fresh counter).
+func (p *replayPlanSegment) restartStep(pos int64) model.Step {
+	if p.recoverAt == pos {
+		return model.Step{Recover: true}
+	}
+	return model.Step{Restart: true}
+}
+
 // overlapError names the two segments that hold the same offsets, as kidx verify's
 // segment-overlap finding does: Kafka's LogSegments.floorSegment reads such offsets from the
 // segment with the greatest base offset not above them, and no append order gives both files.
 func (st *replayStream) overlapError(plan *replayPlanSegment, first int64) error {
 	if st.j == 0 {
-		return fmt.Errorf("%s holds offsets %d to %d, and the next segment %s starts at offset %d (its first batch at %d): the two segments overlap (a log cleaner's output beside the segment it was cleaned from? see kidx verify); a replay appends every batch once, in offset order, so it cannot give back both",
+		return fmt.Errorf("%s holds offsets %d to %d, and the next segment %s starts at offset %d (its first batch at %d): the two segments overlap, and the next is not a stale source the log cleaner's swap left beside the first (kidx explain does not find the first written by the cleaner, or a batch it holds within the next's offsets is no batch of the next; see kidx verify); a replay appends every batch once, in offset order, so it cannot give back both",
 			st.prevFile, st.prevFirst, st.prevLast, plan.files.Log, plan.files.BaseOffset, first)
 	}
 	return fmt.Errorf("%s at byte %d: a batch starts at offset %d, at or below %d, the last offset before it: offsets must increase", plan.files.Log, st.pos, first, st.prevLast)
@@ -437,8 +478,8 @@ func (st *replayStream) endSegment() error {
 		}
 	}
 	st.flush()
-	if st.j > 0 && plan.restartAt[st.pos] {
-		st.queue = append(st.queue, model.Step{Restart: true})
+	if st.j > 0 && (plan.restartAt[st.pos] || plan.recoverAt == st.pos) {
+		st.queue = append(st.queue, plan.restartStep(st.pos))
 	}
 	if st.j > 0 {
 		st.prevFirst = st.segFirst
@@ -517,7 +558,9 @@ func (r *LogDirReplay) Check() (bool, string, error) {
 	}
 	for _, p := range scan.Partitions {
 		for _, sf := range p.LogSegments() {
-			pick[sf.BaseOffset] = sf
+			if !slices.Contains(r.LeftOut, sf.BaseOffset) {
+				pick[sf.BaseOffset] = sf
+			}
 		}
 	}
 	var diff string
@@ -538,9 +581,10 @@ func (r *LogDirReplay) Check() (bool, string, error) {
 		r.Compared++
 		diff = compareSegment(s, sf)
 	}
-	// The replay has no recover or crash step, so the model keeps one append's batches
-	// (ForgetBatches): a segment of any length costs its index entries (issue 27).
-	l, err := model.NewLog(cfg, r.Era.Rule(), model.LogOptions{StartOffset: r.Workload.StartOffset, Era: r.Era, OnSegmentDone: check, ForgetBatches: true})
+	// Without a recover step the model keeps one append's batches (ForgetBatches): a segment of
+	// any length costs its index entries (issue 27). A recover reads every batch of the
+	// active segment, which it then keeps.
+	l, err := model.NewLog(cfg, r.Era.Rule(), model.LogOptions{StartOffset: r.Workload.StartOffset, Era: r.Era, OnSegmentDone: check, ForgetBatches: r.Recovers == 0})
 	if err != nil {
 		return false, "", err
 	}

@@ -94,3 +94,61 @@ func warnReplay(stderr io.Writer, b *reports.Baseline) {
 		fmt.Fprintf(stderr, "kidx: warning: %s\n", w)
 	}
 }
+
+// maxCleanedIntervals bounds the intervals the cleaned segments' figures are given at: the
+// baseline's and the first values of the index.interval.bytes sweep (a note a value, not a table).
+const maxCleanedIntervals = 8
+
+// cleanedNotes says, per cleaned segment of the replay (issue 25), what index.interval.bytes
+// does to it: each replayed alone, as the cleaner writes it, at the baseline's interval and at
+// the values of the index.interval.bytes sweep (sweeps, the --sweep flags as given; one that
+// does not parse is left to the sweep's own check), or 0 (the plateau) when nothing sweeps it. Cleaned segments hold fewer, larger or
+// sparser batches than the segments they replaced, so their figures are given apart.
+func cleanedNotes(r *sim.LogDirReplay, b *reports.Baseline, sweeps []string) error {
+	if len(r.Cleaned) == 0 {
+		return nil
+	}
+	intervals := []int64{r.Interval}
+	for _, s := range sweeps {
+		s = strings.Replace(s, "index.interval.bytes=exact,", "index.interval.bytes=", 1)
+		sw, err := reports.ParseSweep(s)
+		if err != nil || sw.Key != "index.interval.bytes" {
+			continue
+		}
+		for _, v := range sw.Values {
+			if !slices.Contains(intervals, v) && len(intervals) < maxCleanedIntervals {
+				intervals = append(intervals, v)
+			}
+		}
+	}
+	if len(intervals) == 1 && r.Interval != 0 {
+		// No sweep of the interval: 0 too, the plateau every point's reference run defines.
+		intervals = append(intervals, 0)
+	}
+	figs, err := r.CleanedFigures(intervals)
+	if err != nil {
+		return usageErr("--from-logdir %s: the cleaned segments: %v", r.Dir, err)
+	}
+	for i := 0; i < len(figs); i += len(intervals) {
+		f := figs[i]
+		var at []string
+		for j, g := range figs[i : i+len(intervals)] {
+			mean := 0.0
+			if g.Scan.Lookups > 0 {
+				mean = float64(g.Scan.TotalScanBytes) / float64(g.Scan.Lookups)
+			}
+			label := fmt.Sprintf("index.interval.bytes=%d", g.Interval)
+			if j == 0 {
+				label += " (the baseline's)"
+			}
+			at = append(at, fmt.Sprintf("%s: %d offset-index and %d time-index entries, scan max %d B, mean %.1f B",
+				label, g.Entries, g.TimeEntries, g.Scan.MaxScanBytes, mean))
+		}
+		b.Notes = append(b.Notes, fmt.Sprintf("cleaned segment %d (%d batches, %d bytes, written by the log cleaner), replayed alone: %s",
+			f.BaseOffset, f.Batches, f.Bytes, strings.Join(at, "; ")))
+	}
+	if r.Era.Rule() == model.PerAppend {
+		b.Notes = append(b.Notes, "under the per-append rule a cleaned segment's entries depend on how the cleaner's read buffer chunked its source segments, which the cleaned files do not show: the replay groups its batches as kidx explain found them, at every interval")
+	}
+	return nil
+}

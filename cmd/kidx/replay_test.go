@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"kidx/internal/realdata"
+	"kidx/segment"
 )
 
 // readIndexFile decodes an index file by hand (big-endian int32 relative offset and int32
@@ -111,25 +112,28 @@ func equalEntries(a, b [][2]int64) bool {
 	return true
 }
 
-// Every real partition directory replays to its own indexes, and the report says so; the
-// known gaps (realdata.GapReplay) do not today, and are pinned so: the overlaps stop the replay
-// (exit 2, naming the two files), the others run and say "no".
+// Every real partition directory replays to its own indexes, and the report says so. Issue 25:
+// lestfeed's cleaned segments beside their stale sources replay (exit 0, "yes"), the report
+// names the source left out and gives the cleaned segment's figures apart; the segment that
+// recovery rebuilt replays too. The known gaps (realdata.GapReplay) still say "no".
 func TestRealDataWhatIfBaseline(t *testing.T) {
 	root := realdata.Restore(t)
 	for _, dir := range realdata.PartitionDirs(root) {
 		name := realdata.Name(root, dir)
 		out, errOut, code := runKidx(t, "whatif", "--from-logdir", dir)
 		gap, known := realdata.KnownGap(name, realdata.GapReplay)
-		_, overlap := realdata.CleanedBesideSource[name]
+		if source, overlap := realdata.CleanedBesideSource[name]; overlap && code == 0 {
+			for _, want := range []string{
+				segment.FilenamePrefixFromOffset(source) + ".log is left out of the replay: it is a source of the cleaned segment",
+				"note: cleaned segment 0 (",
+				"index.interval.bytes=4096 (the baseline's): ",
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s: the report does not say %q: %s", name, want, firstLines(out, 20))
+				}
+			}
+		}
 		switch {
-		case known && overlap:
-			if code != 2 {
-				t.Errorf("%s: exit %d; the known gap (issue %d: %s) is gone: remove it from realdata.Gaps", name, code, gap.Issue, gap.What)
-			}
-			// Issue 27, item 7: the refusal names both files, as verify's overlap finding does.
-			if !strings.Contains(errOut, "00000000000000000000.log holds offsets") || !strings.Contains(errOut, "the two segments overlap") {
-				t.Errorf("%s: the refusal names no file: %s", name, errOut)
-			}
 		case code != 0:
 			t.Fatalf("%s: exit %d: %s", name, code, errOut)
 		case realdata.IndexNotFetched(name) || strings.HasPrefix(name, "codecrafters-"):
@@ -144,6 +148,55 @@ func TestRealDataWhatIfBaseline(t *testing.T) {
 			}
 		case !strings.Contains(out, "baseline reproduces the real index: yes"):
 			t.Errorf("%s: %s", name, firstLines(out, 8))
+		}
+	}
+}
+
+// Issue 25: the three partitions that were replay gaps (lestfeed's cleaned segments beside
+// their stale sources, cart-product-request-0's segment that recovery rebuilt) replay in
+// `kidx sim --from-logdir`: the text run (streamed; a recover step keeps the segment's batches)
+// says "yes", and the JSON lists every replayed segment with the files' entries slot for slot,
+// the stale source not among them.
+func TestFormerReplayGapsSimFromLogDir(t *testing.T) {
+	root := realdata.Restore(t)
+	names := []string{realdata.RecoveredDir}
+	for name := range realdata.CleanedBesideSource {
+		names = append(names, name)
+	}
+	for _, name := range names {
+		dir := filepath.Join(root, name)
+		out, errOut, code := runKidx(t, "sim", "--from-logdir", dir)
+		if code != 0 || !strings.Contains(out, "baseline reproduces the real index: yes") {
+			t.Fatalf("%s: sim exit %d: %s %s", name, code, errOut, firstLines(out, 12))
+		}
+		out, errOut, code = runKidx(t, "sim", "--from-logdir", dir, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: sim --format json exit %d: %s", name, code, errOut)
+		}
+		var doc struct {
+			Segments []struct {
+				BaseOffset  int64      `json:"baseOffset"`
+				OffsetIndex [][2]int64 `json:"offsetIndex"`
+				TimeIndex   [][2]int64 `json:"timeIndex"`
+			} `json:"segments"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+		source, stale := realdata.CleanedBesideSource[name]
+		if want := len(logs) - map[bool]int{true: 1}[stale]; len(doc.Segments) != want {
+			t.Fatalf("%s: %d segments, want %d (the .log files but a stale source)", name, len(doc.Segments), want)
+		}
+		for _, s := range doc.Segments {
+			if stale && s.BaseOffset == source {
+				t.Fatalf("%s: the stale source %d is replayed", name, source)
+			}
+			prefix := filepath.Join(dir, fmt.Sprintf("%020d", s.BaseOffset))
+			idx, tidx := readIndexFile(t, prefix+".index", 8), readIndexFile(t, prefix+".timeindex", 12)
+			if !equalEntries(s.OffsetIndex, idx) || !equalEntries(s.TimeIndex, tidx) {
+				t.Errorf("%s segment %d:\nreplay %v %v\nfiles  %v %v", name, s.BaseOffset, s.OffsetIndex, s.TimeIndex, idx, tidx)
+			}
 		}
 	}
 }

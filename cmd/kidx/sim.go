@@ -195,9 +195,10 @@ func (o *simOptions) Run(stdout, stderr io.Writer) error {
 		}
 		return writeSimJSON(stdout, l, version, in.baseline)
 	}
-	// A replay has no recover or crash step: its model keeps one append's batches, not a
-	// segment's (a 2 GiB segment of 68-byte batches is 31.6 M of them).
-	if err := writeSimTextStream(stdout, in.stream, cfg, era, w.StartOffset, in.source, version, o.from.logDir != ""); err != nil {
+	// A replay without a recover step (no segment explain found rebuilt by recovery): its
+	// model keeps one append's batches, not a segment's (a 2 GiB segment of 68-byte batches
+	// is 31.6 M of them).
+	if err := writeSimTextStream(stdout, in.stream, cfg, era, w.StartOffset, in.source, version, o.from.logDir != "" && !in.recovers); err != nil {
 		return err
 	}
 	writeBaselineText(stdout, in.baseline)
@@ -211,6 +212,7 @@ type simWorkload struct {
 	source   string            // its name in the text report
 	base     model.Config      // the config the workload's and the flags' apply to
 	baseline *reports.Baseline // --from-logdir: whether the replay gives back the real index
+	recovers bool              // --from-logdir: the replay has recover steps (sim.LogDirReplay.Recovers)
 }
 
 // workload reads or replays the workload the flags name, or builds the generator's.
@@ -225,6 +227,7 @@ func (o *simOptions) workload(stderr io.Writer) (simWorkload, error) {
 		}
 		warnReplay(stderr, b)
 		in.workload, in.baseline, in.source, in.stream = r.Workload, b, r.Source().Describe(), r.Source()
+		in.recovers = r.Recovers > 0
 	case o.gen != "":
 		in.stream, in.source = o.generator, o.generator.Describe()
 	case o.workloadPath != "":

@@ -52,7 +52,10 @@ Kafka-version validity of the values, and recommendations derived from those fig
 
 Workload: --gen SPEC (with --records/--batches/--duration and --seed), --workload FILE, or
 --from-logdir DIR [--topic T --partition P]: a real partition replayed as kidx explain infers it
-(era, index.interval.bytes, appends, restarts, the files' segment boundaries), so the what-if
+(era, index.interval.bytes, appends, restarts, recoveries, the files' segment boundaries; a
+segment the log cleaner wrote is replayed as the cleaner writes it, and its source segment left
+beside it is left out, with a note; the report gives each cleaned segment's entries and scan
+cost at the baseline's interval and the swept ones), so the what-if
 starts from a model that gives back today's files, and the report says whether it does
 ("baseline reproduces the real index: yes"). --kafka-version and --config
 index.interval.bytes, when given, narrow the inference; sweeping or setting segment.bytes or

@@ -119,6 +119,9 @@ func (o *whatIfOptions) replay(stderr io.Writer) (*sim.LogDirReplay, *reports.Ba
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := cleanedNotes(r, b, o.sweeps); err != nil {
+		return nil, nil, err
+	}
 	warnReplay(stderr, b)
 	return r, b, nil
 }

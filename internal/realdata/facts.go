@@ -154,18 +154,8 @@ const (
 
 // Gaps is every known gap, by partition directory and answer.
 var Gaps = map[string]map[string]Gap{
-	K40 + "/__consumer_offsets-25": {
-		GapReplay: {25, "the replay refuses the overlap (exit 2), naming the two .log files and the offsets they share " +
-			"(issue 27); replaying a cleaner's output beside its source needs the cleaner modelled"},
-	},
-	K40 + "/__consumer_offsets-45": {
-		GapReplay: {25, "the replay refuses the overlap (exit 2), naming the two .log files and the offsets they share " +
-			"(issue 27); replaying a cleaner's output beside its source needs the cleaner modelled"},
-	},
-	RecoveredDir: {
-		GapReplay: {25, "the replay writes the time-index entry that close() wrote at the restart before " +
-			"offset 19, which recovery later dropped: the baseline does not reproduce the real index"},
-	},
+	// Issue 25 closed the last three: lestfeed's __consumer_offsets-25 and -45 (a cleaned segment
+	// beside its stale source) and cart-product-request-0 (a segment recovery rebuilt) replay.
 }
 
 // KnownGap is the gap of name about answer, if there is one.
