@@ -134,3 +134,45 @@ func TestCleanedIndexOverflowAgrees(t *testing.T) {
 		t.Fatalf("events %+v, want one time-index-overflow at step 4", ev)
 	}
 }
+
+// TestRecoveryPointStepsAgree pins issue 25's other new step: a recover step with a recovery
+// point (docs/contract.md §3 "recover": every segment from the one holding it is recovered, as
+// LogLoader does past the recovery-point checkpoint) gives the same segments, indexes and events
+// on the model (Log.RecoverFrom) and on the files (segment.Log.RecoverFrom).
+func TestRecoveryPointStepsAgree(t *testing.T) {
+	cases := 600
+	if testing.Short() {
+		cases = 150
+	}
+	compared, points := 0, 0
+	for i := range int64(cases) {
+		w := CaseWorkload(26, i, GenOptions{MaxSteps: 24, Clean: true})
+		n := 0
+		for _, s := range w.Steps {
+			if s.HasRecoveryPoint {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		d, err := Check(w, inMemory)
+		if errors.Is(err, ErrSkip) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if d != nil {
+			d = Shrink(d, inMemory, 300)
+			repro, _ := MarshalReproduction(d)
+			t.Fatalf("case %d: model and files diverge: %s: %s\nreproduction:\n%s", i, d.Kind, d.What, repro)
+		}
+		compared++
+		points += n
+	}
+	if compared < cases/8 {
+		t.Fatalf("only %d of %d cases with a recovery point were compared", compared, cases)
+	}
+	t.Logf("%d workloads with %d recover steps from a recovery point compared", compared, points)
+}

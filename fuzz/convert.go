@@ -75,7 +75,8 @@ func Resolve(w model.Workload) (*Resolved, error) {
 		if n != 1 {
 			return nil, fmt.Errorf("step %d: exactly one of append, restart, recover, crash, clean", i)
 		}
-		st := segment.Step{Restart: s.Restart, Recover: s.Recover, Clean: FileClean(s.Clean)}
+		st := segment.Step{Restart: s.Restart, Recover: s.Recover, Clean: FileClean(s.Clean),
+			RecoveryPoint: s.RecoveryPoint, HasRecoveryPoint: s.HasRecoveryPoint}
 		if c := s.Crash; c != nil {
 			st.Crash = &segment.CrashSpec{RecoveryPoint: c.RecoveryPoint}
 			for _, cs := range c.Segments {

@@ -435,6 +435,14 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 	// much of it survived), then the crash, then the rest.
 	mw := cloneWorkload(w)
 	k := p.step + 1
+	if p.step >= 0 && mw.Steps[p.step].Recover && mw.Steps[p.step].HasRecoveryPoint && rp > mw.Steps[p.step].RecoveryPoint {
+		// A recover step from a recovery point first writes the checkpoint it names
+		// (segment.Log.RecoverFrom); a checkpoint still above it says the crash came before
+		// that write landed, when nothing of the step had happened. The model recovers from
+		// the checkpoint found instead, which the crash's load then does again (recover()
+		// rebuilds from the .log alone), so the steps keep their numbers.
+		mw.Steps[p.step].RecoveryPoint = rp
+	}
 	mw.Steps = slices.Concat(mw.Steps[:k], []model.Step{{Crash: crash}}, mw.Steps[k:])
 	div := func(kind, format string, args ...any) *Divergence {
 		return &Divergence{Kind: kind, What: fmt.Sprintf("crash point %d, in step %d: ", p.index, p.step) + fmt.Sprintf(format, args...), Workload: mw}

@@ -167,14 +167,26 @@ func settleCleanCrash(w model.Workload, p crashPoint, crash *model.Crash, segInd
 		cleanedBelow = c.UncleanableOffset
 	}
 	cut := -1 // index in after.bases of the first cleaned segment not swapped
+	// Swapped: the output's bytes, where they differ from the source's; not swapped: other
+	// bytes. A segment the clean wrote again byte for byte is told by its indexes (the
+	// source's, exactly, or else the output's) -- unless a later segment is surely swapped:
+	// the groups are swapped in order, and the load may have rebuilt the output's lost index
+	// into the source's own (a source whose index recover() had rebuilt).
+	lastSure := -1
+	for i, base := range after.bases {
+		if base >= cleanedBelow {
+			break
+		}
+		if b, ok := before.logs[base]; slices.Contains(region, base) && bytes.Equal(got.logs[base], after.logs[base]) && !(ok && bytes.Equal(b, after.logs[base])) {
+			lastSure = i
+		}
+	}
 	for i, base := range after.bases {
 		if base >= cleanedBelow {
 			break
 		}
 		swapped := slices.Contains(region, base) && bytes.Equal(got.logs[base], after.logs[base])
-		if b, ok := before.logs[base]; swapped && ok && bytes.Equal(b, after.logs[base]) {
-			// The clean wrote the segment's bytes again: its indexes tell which one loaded
-			// (the source's, exactly, or else the output's), unless they are the same too.
+		if b, ok := before.logs[base]; swapped && ok && bytes.Equal(b, after.logs[base]) && i > lastSure {
 			swapped = sameIndexes(before.indexesOf(base), after.indexesOf(base)) || !sameIndexes(before.indexesOf(base), readIndexes(p.crashed, base))
 		}
 		if !swapped {

@@ -146,6 +146,13 @@ func Generate(src Source, o GenOptions) model.Workload {
 		if w.ApplyTo(&cfg) == nil && cfg.Validate() == nil {
 			g.addCleanSteps(&w, cfg, rule)
 		}
+		// Half the recover steps start at a recovery point (docs/contract.md §3 "recover"):
+		// below the log start, at it, or anywhere in the offsets the steps may have written.
+		for i := range w.Steps {
+			if st := &w.Steps[i]; st.Recover && g.n(2) == 0 {
+				st.RecoveryPoint, st.HasRecoveryPoint = g.pick(0, w.StartOffset, w.StartOffset+g.between(0, 400)), true
+			}
+		}
 	}
 	return w
 }

@@ -156,9 +156,13 @@ type BatchSpec struct {
 // §3.1).
 type Step struct {
 	Append  []BatchSpec
-	Restart bool       // clean close of the active segment and reopen (counter 0)
-	Recover bool       // unclean restart: LogSegment.recover of the active segment
-	Crash   *CrashSpec // a crash, then the broker's reload (crash.go)
+	Restart bool // clean close of the active segment and reopen (counter 0)
+	Recover bool // unclean restart: LogSegment.recover of the active segment
+	// RecoveryPoint, when HasRecoveryPoint, makes a Recover step recover every segment from
+	// the one holding it (Log.RecoverFrom), as LogLoader does past the recovery-point checkpoint.
+	RecoveryPoint    int64
+	HasRecoveryPoint bool
+	Crash            *CrashSpec // a crash, then the broker's reload (crash.go)
 	// Clean is one pass of the log cleaner (clean.go; docs/contract.md §3 "clean").
 	Clean *CleanSpec
 	// Roll is a forced roll (an operator's or the cleaner's): parsed so that the refusal names
@@ -406,16 +410,18 @@ func (r *wireReplicas) spec(startOffset int64) (*ReplicaSpec, error) {
 
 // wireStep is one element of "steps".
 type wireStep struct {
-	Append   []wireBatch `json:"append"`
-	Restart  bool        `json:"restart"`
-	Recover  bool        `json:"recover"`
-	Crash    *wireCrash  `json:"crash"`
-	Clean    *wireClean  `json:"clean"`
-	Roll     bool        `json:"roll"`
-	Fetch    *int        `json:"fetch"`
-	MaxBytes *int64      `json:"maxBytes"`
-	Elect    *int        `json:"elect"`
-	Replica  *int        `json:"replica"`
+	Append  []wireBatch `json:"append"`
+	Restart bool        `json:"restart"`
+	Recover bool        `json:"recover"`
+	// RecoveryPoint is a recover step's recovery point (docs/contract.md §3 "recover").
+	RecoveryPoint *int64     `json:"recoveryPoint"`
+	Crash         *wireCrash `json:"crash"`
+	Clean         *wireClean `json:"clean"`
+	Roll          bool       `json:"roll"`
+	Fetch         *int       `json:"fetch"`
+	MaxBytes      *int64     `json:"maxBytes"`
+	Elect         *int       `json:"elect"`
+	Replica       *int       `json:"replica"`
 }
 
 // step checks one step; reps is nil in a single-log workload, leader the replica leading
@@ -434,6 +440,17 @@ func (st wireStep) step(where string, reps *ReplicaSpec, leader int) (Step, erro
 		return Step{}, fmt.Errorf("%s: need exactly one of append, restart, recover, crash, clean", where)
 	}
 	s := Step{Restart: st.Restart, Recover: st.Recover, Roll: st.Roll, Fetch: st.Fetch != nil, Elect: st.Elect != nil, Replica: LeaderReplica}
+	if st.RecoveryPoint != nil {
+		switch {
+		case !st.Recover:
+			return Step{}, fmt.Errorf("%s: \"recoveryPoint\" belongs to a recover step", where)
+		case reps != nil:
+			return Step{}, fmt.Errorf("%s: a recover step with a recovery point in a replicated workload is not modelled (one replica's recover step is)", where)
+		case *st.RecoveryPoint < 0:
+			return Step{}, fmt.Errorf("%s.recoveryPoint: %d is negative", where, *st.RecoveryPoint)
+		}
+		s.RecoveryPoint, s.HasRecoveryPoint = *st.RecoveryPoint, true
+	}
 	if reps == nil {
 		for _, k := range []struct {
 			key   string

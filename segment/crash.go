@@ -164,6 +164,57 @@ func (l *Log) Crash(c CrashSpec) (*Event, error) {
 	return ev, err
 }
 
+// RecoverFrom is a recover step with a recovery point (docs/contract.md §3 "recover"): an
+// unclean restart whose recovery-point checkpoint reads recoveryPoint, so that LogLoader
+// recovers every segment from the one holding it to the active one. It is a crash in which
+// every file survived whole, and runs Crash with the files' own sizes, after writing the
+// checkpoint the step names: the load reads its recovery point from that file, so a crash in
+// the middle of this recovery must find it there too (Kafka writes the checkpoint on a timer,
+// log.flush.offset.checkpoint.interval.ms, so one behind the flushed segments is ordinary).
+func (l *Log) RecoverFrom(recoveryPoint int64) (*Event, error) {
+	if recoveryPoint < 0 {
+		l.step++
+		return nil, fmt.Errorf("step %d: recover: recoveryPoint %d is negative", l.step-1, recoveryPoint)
+	}
+	if !l.closed && l.active != nil && !l.failed {
+		if recoveryPoint > l.recoveryPoint {
+			// The step says the broker had flushed up to recoveryPoint: the rolled segments
+			// were synced when they rolled, the active one is synced now.
+			if err := l.active.flush(); err != nil {
+				l.step++
+				return nil, err
+			}
+			if err := l.fs.SyncDir(l.dir); err != nil {
+				l.step++
+				return nil, err
+			}
+		}
+		l.recoveryPoint = recoveryPoint
+		if err := l.writeCheckpoint(); err != nil {
+			l.step++
+			return nil, err
+		}
+	}
+	c := CrashSpec{RecoveryPoint: recoveryPoint}
+	if len(l.bases) == 0 {
+		return l.Crash(c) // refused there: no segment
+	}
+	for _, base := range l.bases[firstUnflushed(l.bases, recoveryPoint):] {
+		var sizes [3]int64
+		logPath, idxPath, tPath := l.paths(base)
+		for i, p := range []string{logPath, idxPath, tPath} {
+			st, err := l.fs.Stat(p)
+			if err != nil {
+				l.step++
+				return nil, err
+			}
+			sizes[i] = st.Size()
+		}
+		c.Segments = append(c.Segments, CrashSegment{BaseOffset: base, LogBytes: sizes[0], IndexBytes: sizes[1], TimeIndexBytes: sizes[2]})
+	}
+	return l.Crash(c)
+}
+
 func (l *Log) resizeFile(path string, size int64) error {
 	f, err := l.fs.OpenReadWrite(path)
 	if err != nil {

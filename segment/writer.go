@@ -406,6 +406,8 @@ func (l *Log) Apply(s Step) (*Event, error) {
 		return nil, errors.New("a fetch or an election is a step of a replicated workload, and this log is a single one")
 	case s.Restart:
 		return nil, l.Restart()
+	case s.Recover && s.HasRecoveryPoint:
+		return l.RecoverFrom(s.RecoveryPoint)
 	case s.Recover:
 		return l.Recover()
 	case s.Crash != nil:
