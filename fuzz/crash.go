@@ -408,7 +408,35 @@ func readCrashed(fsys vfs.FS) ([]crashedSegment, error) {
 
 // checkCrashPoint reloads one crashed directory, runs the rest of the workload on it, and
 // compares with the model given the same crash step.
+//
+// A crash inside a recover step from a recovery point n (segment.Log.RecoverFrom writes the
+// checkpoint n before it recovers) that finds a checkpoint above n is one of two states: before
+// that write landed, when nothing of the step had happened, or after the step, when a later
+// flush (the close at the end) had moved the checkpoint on. The model is given the step whole
+// first; if that diverges, the step as a recovery from the checkpoint found (which the crash's
+// own load repeats, so the steps keep their numbers), and either answer is Kafka's.
 func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []segment.Event, reopen ReopenFunc) (*Divergence, []CrashFinding, error) {
+	if p.step < 0 || !w.Steps[p.step].Recover || !w.Steps[p.step].HasRecoveryPoint ||
+		segment.ReadRecoveryPoint(p.crashed, crashPartition) <= w.Steps[p.step].RecoveryPoint {
+		return checkCrashPointAs(r, w, p, runEvents, reopen, false)
+	}
+	// The first run reloads the crashed directory in place: the second gets a copy of it (a
+	// crash clone of a crash clone keeps every byte: nothing in it is unsynced).
+	alt := p
+	alt.crashed = p.crashed.CrashCloneFunc(func(string, []vfs.Change) vfs.CrashPoint { return vfs.CrashPoint{} })
+	d, findings, err := checkCrashPointAs(r, w, p, runEvents, reopen, false)
+	if d == nil || err != nil {
+		return d, findings, err
+	}
+	if d2, f2, err2 := checkCrashPointAs(r, w, alt, runEvents, reopen, true); err2 == nil && d2 == nil {
+		return nil, f2, nil
+	}
+	return d, findings, err
+}
+
+// checkCrashPointAs is checkCrashPoint's run; notStarted gives the model a recover step from a
+// recovery point as a recovery from the checkpoint the crash left (see checkCrashPoint).
+func checkCrashPointAs(r *Resolved, w model.Workload, p crashPoint, runEvents []segment.Event, reopen ReopenFunc, notStarted bool) (*Divergence, []CrashFinding, error) {
 	crashed, err := readCrashed(p.crashed)
 	if err != nil {
 		return nil, nil, err
@@ -435,12 +463,7 @@ func checkCrashPoint(r *Resolved, w model.Workload, p crashPoint, runEvents []se
 	// much of it survived), then the crash, then the rest.
 	mw := cloneWorkload(w)
 	k := p.step + 1
-	if p.step >= 0 && mw.Steps[p.step].Recover && mw.Steps[p.step].HasRecoveryPoint && rp > mw.Steps[p.step].RecoveryPoint {
-		// A recover step from a recovery point first writes the checkpoint it names
-		// (segment.Log.RecoverFrom); a checkpoint still above it says the crash came before
-		// that write landed, when nothing of the step had happened. The model recovers from
-		// the checkpoint found instead, which the crash's load then does again (recover()
-		// rebuilds from the .log alone), so the steps keep their numbers.
+	if notStarted {
 		mw.Steps[p.step].RecoveryPoint = rp
 	}
 	mw.Steps = slices.Concat(mw.Steps[:k], []model.Step{{Crash: crash}}, mw.Steps[k:])
