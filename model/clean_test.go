@@ -496,7 +496,8 @@ func TestRecoverFromRecoveryPoint(t *testing.T) {
 // where the source's counter was 0: OffsetIndex.append throws on the full index. Confirmed on
 // Kafka's classes at trunk d79bd502ec (docs/findings.md, "Confirmed on Kafka's own classes"):
 // the leader rolls at five batches, the group is [0, 5], and Cleaner.cleanSegments throws
-// IllegalArgumentException "Attempt to append to a full index (size = 4)." at batch 5.
+// IllegalArgumentException "Attempt to append to a full index (size = 4)." at batch 5; the 4.0
+// branch's LogSegment, driven as its Scala cleaner does, throws the same.
 func TestCleanedOffsetIndexOverflow(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"config": {"index.interval.bytes": 0, "segment.bytes": 1000, "segment.index.bytes": 36}, "steps": [`)

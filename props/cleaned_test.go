@@ -73,7 +73,8 @@ func loadCleanCase(t *testing.T, path string) *CleanCase {
 // Confirmed on Kafka's classes at trunk d79bd502ec (docs/findings.md, "Confirmed on Kafka's own
 // classes"): UnifiedLog appends and rolls, Cleaner.groupSegmentsBySize forms [0, 1], and
 // Cleaner.cleanSegments throws IllegalArgumentException "Attempt to append to a full time index
-// (size = 1)." from TimeIndex.maybeAppend, at batch 2.
+// (size = 1)." from TimeIndex.maybeAppend, at batch 2; the 4.0 branch's LogSegment, driven as
+// its Scala cleaner does, throws the same.
 func TestCleanedIndexOverflowFinding(t *testing.T) {
 	c := loadCleanCase(t, "testdata/cleaned-index-overflow.json")
 	if c.Era.Rule() != model.PerBatch {
