@@ -487,13 +487,17 @@ func TestRecoverFromRecoveryPoint(t *testing.T) {
 
 // The finding of docs/model.md "The log cleaner" with a log a leader wrote, nothing dropped or
 // rewritten (per-batch rule, index.interval.bytes 0, segment.index.bytes 36: 4 offset slots,
-// 3 time slots of which 2 usable): segment 0 holds six one-record 68-byte batches of one
-// timestamp, and its offset index fills at (1, 68) .. (4, 272) (time index (1000, 0) alone: the
-// timestamp never grows), so the sixth batch rolls it (offset-index-full). Segment 5 holds
-// batch 5 alone: no offset entry, closing time entry (1000, 5). groupSegmentsBySize: 340+68
+// 3 time slots of which 2 usable): of six one-record 68-byte batches of one timestamp,
+// segment 0 takes five and its offset index fills at (1, 68) .. (4, 272) (time index (1000, 0)
+// alone: the timestamp never grows), so the sixth batch rolls it (offset-index-full). Segment 5
+// holds batch 5 alone: no offset entry, closing time entry (1000, 5). groupSegmentsBySize: 340+68
 // bytes, index 32+0 <= 36, time index 12+12 <= 36: one group. The cleaned segment indexes
 // batches 1-4 as segment 0 did, then batch 5, the first of segment 5, is due (counter 68 > 0)
-// where the source's counter was 0: OffsetIndex.append throws on the full index.
+// where the source's counter was 0: OffsetIndex.append throws on the full index. Confirmed on
+// Kafka's classes at trunk d79bd502ec (docs/findings.md, "Confirmed on Kafka's own classes"):
+// the leader rolls at five batches, the group is [0, 5], and Cleaner.cleanSegments throws
+// IllegalArgumentException "Attempt to append to a full index (size = 4)." at batch 5; the 4.0
+// branch's LogSegment, driven as its Scala cleaner does, throws the same.
 func TestCleanedOffsetIndexOverflow(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"config": {"index.interval.bytes": 0, "segment.bytes": 1000, "segment.index.bytes": 36}, "steps": [`)

@@ -67,7 +67,14 @@ func loadCleanCase(t *testing.T, path string) *CleanCase {
 //   - the cleaned segment's counter runs on across the boundary: batch 1 (counter 68) gets
 //     (1, 68) and time (1000, 0), the one usable time slot; batch 2 (counter 68) is due, and
 //     TimeIndex.maybeAppend throws on the full time index before it looks at the timestamp.
-//     (The 64-byte buffer grows to 150 for each source; the chunks do not matter per batch.)
+//     (The 64-byte buffer doubles to 128 for each source, Cleaner.growBuffers; the chunks do not
+//     matter per batch.)
+//
+// Confirmed on Kafka's classes at trunk d79bd502ec (docs/findings.md, "Confirmed on Kafka's own
+// classes"): UnifiedLog appends and rolls, Cleaner.groupSegmentsBySize forms [0, 1], and
+// Cleaner.cleanSegments throws IllegalArgumentException "Attempt to append to a full time index
+// (size = 1)." from TimeIndex.maybeAppend, at batch 2; the 4.0 branch's LogSegment, driven as
+// its Scala cleaner does, throws the same.
 func TestCleanedIndexOverflowFinding(t *testing.T) {
 	c := loadCleanCase(t, "testdata/cleaned-index-overflow.json")
 	if c.Era.Rule() != model.PerBatch {
