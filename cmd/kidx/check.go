@@ -42,6 +42,7 @@ type checkOptions struct {
 	batchSizes []int64 // --exhaustive's alphabet
 
 	replicas replicaFlags // --replicas (check_replicas.go)
+	clean    cleanFlags   // --clean (check_clean.go)
 }
 
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -65,12 +66,17 @@ and RAPID_SEED are honoured when --checks / --seed are not given.
 of a rule: under either fix of the follower overflow NoIndexOverflowMidAppend becomes an
 invariant (fix (a): for appends of at most segment.index.bytes/12 batches), and under fix (b)
 ScanBound a question (docs/proofs.md, "Candidate eras"). Its counterexamples replay with
-kidx sim --era-spec FILE --workload.`,
+kidx sim --era-spec FILE --workload.
+
+--clean checks the properties of the segments one pass of the log cleaner writes (a workload
+ending in a clean step, each case under one of the eras the clean step models); --property
+then names those, and --rule, --era-spec, --exhaustive and --replicas are refused.`,
 		Example: `  kidx check
   kidx check --rule per-append --checks 10000 --out /tmp/cex
   kidx check --property ScanBound --property Plateau --seed 5 --format json
   kidx check --exhaustive --max-len 5
-  kidx check --era-spec examples/eras/fix-a-roll-on-index-room.json --property NoIndexOverflowMidAppend`,
+  kidx check --era-spec examples/eras/fix-a-roll-on-index-room.json --property NoIndexOverflowMidAppend
+  kidx check --clean --seed 1 --out /tmp/cex`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
 	}
@@ -79,12 +85,14 @@ kidx sim --era-spec FILE --workload.`,
 	cmd.Flags().BoolVar(&o.exhaustive, "exhaustive", false, "check every workload of a bounded space instead of random ones")
 	cmd.Flags().StringVar(&o.alphabet, "alphabet", "68,100,4095,4096,4097,16350", "exhaustive: batch sizes (at least 68, the smallest batch)")
 	cmd.Flags().IntVar(&o.maxLen, "max-len", 7, "exhaustive: batches per workload")
-	cmd.Flags().StringArrayVar(&o.names, "property", nil, "property to check (repeatable; default all): "+strings.Join(props.Names(), ", "))
+	cmd.Flags().StringArrayVar(&o.names, "property", nil, "property to check (repeatable; default all): "+strings.Join(props.Names(), ", ")+
+		"; with --clean: "+strings.Join(props.CleanPropertyNames(), ", "))
 	cmd.Flags().StringVar(&o.rule, "rule", "per-batch", "append rule: per-batch or per-append")
 	registerEraSpec(cmd, &o.eraSpec)
 	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json (docs/contract.md §9)")
 	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample to as a replayable workload file")
 	registerReplicaFlags(cmd, &o.replicas, checkReplicasUsage)
+	registerCleanFlag(cmd, &o.clean)
 	return cmd
 }
 
@@ -101,6 +109,11 @@ func (o *checkOptions) Validate() error {
 	if err := formatFlag(o.format, "text", "json"); err != nil {
 		return err
 	}
+	if o.clean.on {
+		if err := o.clean.validate(o.names); err != nil {
+			return err
+		}
+	}
 	if o.eraSpec != "" && o.ruleGiven {
 		return usageErr("--era-spec and --rule both pick the era: give one")
 	}
@@ -116,8 +129,10 @@ func (o *checkOptions) Validate() error {
 		}
 		o.era, o.appendRule = &e, e.Rule()
 	}
-	if o.properties, err = parseProperties(o.names); err != nil {
-		return err
+	if !o.clean.on {
+		if o.properties, err = parseProperties(o.names); err != nil {
+			return err
+		}
 	}
 	if err := o.resolveSeed(); err != nil {
 		return err
@@ -205,6 +220,9 @@ func (o *checkOptions) resolveChecks() error {
 func (o *checkOptions) Run(stdout, stderr io.Writer) error {
 	if o.replicas.on {
 		return o.runReplicas(stdout, stderr)
+	}
+	if o.clean.on {
+		return o.runClean(stdout, stderr)
 	}
 	results, err := o.check(stderr)
 	if err != nil {
