@@ -141,9 +141,9 @@ func writeCheckCleanText(w io.Writer, seed uint64, results []props.Result, out s
 		fmt.Fprintf(w, "  minimal counterexample (%d steps): %s\n", len(c.Workload.Steps), wl)
 		if out != "" {
 			// kidx sim's text table streams segments and refuses a clean step; its JSON keeps
-			// every segment and lists the events.
-			f := printsafe.Name(filepath.Join(out, res.Property+".json"))
-			fmt.Fprintf(w, "  replay: kidx sim --format json --workload %s; files: kidx write --workload %s --dir DIR\n", f, f)
+			// every segment and lists the events. No "kidx write" line: the generator's
+			// workloads roll by hand ({"roll": true}), which kidx write refuses.
+			fmt.Fprintf(w, "  replay: kidx sim --format json --workload %s\n", printsafe.Name(filepath.Join(out, res.Property+".json")))
 		}
 	}
 }
