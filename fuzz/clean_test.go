@@ -11,16 +11,30 @@ import (
 // rewrites, delete horizons, small and growing buffers, uncleanable offsets) give the same
 // segments, indexes and events on the model and on the files.
 func TestCleanStepsAgree(t *testing.T) {
-	cases := 600
-	if testing.Short() {
-		cases = 150
+	compared, cleans := agreeOnGenerated(t, 25, func(s model.Step) bool { return s.Clean != nil })
+	if compared < cleanAgreeCases()/4 {
+		t.Fatalf("only %d of %d cases with clean steps were compared", compared, cleanAgreeCases())
 	}
-	compared, cleans := 0, 0
-	for i := range int64(cases) {
-		w := CaseWorkload(25, i, GenOptions{MaxSteps: 24, Clean: true})
+	t.Logf("%d workloads with %d clean steps compared", compared, cleans)
+}
+
+func cleanAgreeCases() int {
+	if testing.Short() {
+		return 150
+	}
+	return 600
+}
+
+// agreeOnGenerated checks the generated workloads (GenOptions.Clean) of seed that hold a step
+// counted by counts, model against files; it returns how many were compared and how many
+// counted steps they held. A divergence fails the test with its shrunk reproduction.
+func agreeOnGenerated(t *testing.T, seed uint64, counts func(model.Step) bool) (compared, steps int) {
+	t.Helper()
+	for i := range int64(cleanAgreeCases()) {
+		w := CaseWorkload(seed, i, GenOptions{MaxSteps: 24, Clean: true})
 		n := 0
 		for _, s := range w.Steps {
-			if s.Clean != nil {
+			if counts(s) {
 				n++
 			}
 		}
@@ -40,12 +54,9 @@ func TestCleanStepsAgree(t *testing.T) {
 			t.Fatalf("case %d: model and files diverge: %s: %s\nreproduction:\n%s", i, d.Kind, d.What, repro)
 		}
 		compared++
-		cleans += n
+		steps += n
 	}
-	if compared < cases/4 {
-		t.Fatalf("only %d of %d cases with clean steps were compared", compared, cases)
-	}
-	t.Logf("%d workloads with %d clean steps compared", compared, cleans)
+	return compared, steps
 }
 
 // cleanCrashWorkload is segment/clean_test.go's workload with a clean restart before the clean
@@ -140,39 +151,9 @@ func TestCleanedIndexOverflowAgrees(t *testing.T) {
 // LogLoader does past the recovery-point checkpoint) gives the same segments, indexes and events
 // on the model (Log.RecoverFrom) and on the files (segment.Log.RecoverFrom).
 func TestRecoveryPointStepsAgree(t *testing.T) {
-	cases := 600
-	if testing.Short() {
-		cases = 150
-	}
-	compared, points := 0, 0
-	for i := range int64(cases) {
-		w := CaseWorkload(26, i, GenOptions{MaxSteps: 24, Clean: true})
-		n := 0
-		for _, s := range w.Steps {
-			if s.HasRecoveryPoint {
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		d, err := Check(w, inMemory)
-		if errors.Is(err, ErrSkip) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if d != nil {
-			d = Shrink(d, inMemory, 300)
-			repro, _ := MarshalReproduction(d)
-			t.Fatalf("case %d: model and files diverge: %s: %s\nreproduction:\n%s", i, d.Kind, d.What, repro)
-		}
-		compared++
-		points += n
-	}
-	if compared < cases/8 {
-		t.Fatalf("only %d of %d cases with a recovery point were compared", compared, cases)
+	compared, points := agreeOnGenerated(t, 26, func(s model.Step) bool { return s.HasRecoveryPoint })
+	if compared < cleanAgreeCases()/8 {
+		t.Fatalf("only %d of %d cases with a recovery point were compared", compared, cleanAgreeCases())
 	}
 	t.Logf("%d workloads with %d recover steps from a recovery point compared", compared, points)
 }
