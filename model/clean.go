@@ -33,9 +33,10 @@ const (
 	EventSegmentSizeOverflow = "segment-size-overflow"
 )
 
-// cleanEras are the eras whose cleaner the clean step models (docs/contract.md §3: the eras the
-// file writer writes). Their cleaners differ only in the append rule and trunk's split.
-var cleanEras = []string{"3.7-4.0.0", "3.9.1-4.0.x", "4.1-4.4", "4.5-trunk"}
+// CleanEras are the IDs of the eras whose cleaner the clean step models (docs/contract.md §3:
+// the eras the file writer writes), oldest first. Their cleaners differ only in the append rule
+// and trunk's split.
+func CleanEras() []string { return []string{"3.7-4.0.0", "3.9.1-4.0.x", "4.1-4.4", "4.5-trunk"} }
 
 // cleanerSplitsOverflow: the era's cleaner finishes a cleaned segment and starts another when
 // the next chunk would overflow it (KAFKA-20036, trunk only: merged into 4.4 and reverted there
@@ -204,8 +205,8 @@ func (l *Log) Clean(c Clean) error {
 	if err := c.Validate(); err != nil {
 		return fail(err)
 	}
-	if !slices.Contains(cleanEras, cleanEraID(l.era)) {
-		return fail(fmt.Errorf("the clean step models the log cleaner of the eras %s; era %s is not one of them", strings.Join(cleanEras, ", "), l.era.ID))
+	if !slices.Contains(CleanEras(), cleanEraID(l.era)) {
+		return fail(fmt.Errorf("the clean step models the log cleaner of the eras %s; era %s is not one of them", strings.Join(CleanEras(), ", "), l.era.ID))
 	}
 	if !l.opts.KeepSegments || l.opts.OnSegmentDone != nil {
 		return fail(errors.New("the log cleaner rewrites rolled segments, which this run does not keep (a streamed run, such as kidx whatif's or kidx sim's text table, keeps only the active one; kidx sim --format json keeps every segment; model.LogOptions.KeepSegments without OnSegmentDone)"))

@@ -209,7 +209,7 @@ const minRewrite = 68
 // percent of their source's size.
 func cleanCaseGen(indexSizes []int64, growth int64) *rapid.Generator[*CleanCase] {
 	return rapid.Custom(func(t *rapid.T) *CleanCase {
-		eras := []string{"3.7-4.0.0", "3.9.1-4.0.x", "4.1-4.4", "4.5-trunk"}
+		eras := model.CleanEras()
 		era, err := model.EraByID(eras[rapid.IntRange(0, len(eras)-1).Draw(t, "era")])
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"kidx/internal/printsafe"
+	"kidx/model"
 	"kidx/props"
 )
 
@@ -64,21 +65,11 @@ func (f *cleanFlags) validate(names []string) error {
 // counterexample a replayable workload ending in the clean step.
 func (o *checkOptions) runClean(stdout, stderr io.Writer) error {
 	ps := o.clean.properties
-	meter := startProgress(stderr, "cases", int64(o.checks)*int64(len(ps)))
-	var results []props.Result
-	for _, p := range ps {
-		res, err := props.CheckClean(p, props.CleanOptions{Checks: o.checks, Seed: o.seed, OnCase: func() { meter.Add(1) }})
-		if err != nil {
-			meter.Done()
-			return err
-		}
-		results = append(results, res)
-	}
-	meter.Done()
-	if o.out != "" {
-		if err := writeCounterexamples(o.out, results); err != nil {
-			return err
-		}
+	results, err := o.runRapidProperties(stderr, len(ps), func(i int, onCase func()) (props.Result, error) {
+		return props.CheckClean(ps[i], props.CleanOptions{Checks: o.checks, Seed: o.seed, OnCase: onCase})
+	})
+	if err != nil {
+		return err
 	}
 	if o.format == "json" {
 		if err := writeCheckCleanJSON(stdout, o.seed, results); err != nil {
@@ -87,16 +78,8 @@ func (o *checkOptions) runClean(stdout, stderr io.Writer) error {
 	} else {
 		writeCheckCleanText(stdout, o.seed, results, o.out)
 	}
-	for _, res := range results {
-		if res.Outcome == props.Violated {
-			return problemsFound
-		}
-	}
-	return nil
+	return violatedExit(results)
 }
-
-// cleanEras are the eras props.CleanCaseGen draws from, for the output's header.
-const cleanEras = "3.7-4.0.0, 3.9.1-4.0.x, 4.1-4.4, 4.5-trunk"
 
 func writeCheckCleanJSON(w io.Writer, seed uint64, results []props.Result) error {
 	type doc struct {
@@ -105,7 +88,7 @@ func writeCheckCleanJSON(w io.Writer, seed uint64, results []props.Result) error
 		Clean      bool           `json:"clean"`
 		Properties []propertyJSON `json:"properties"`
 	}
-	d := doc{Seed: seed, Eras: strings.Split(cleanEras, ", "), Clean: true, Properties: []propertyJSON{}}
+	d := doc{Seed: seed, Eras: model.CleanEras(), Clean: true, Properties: []propertyJSON{}}
 	for _, res := range results {
 		p, _ := props.CleanPropertyByName(res.Property)
 		pj := propertyJSON{Name: res.Property, Kind: string(res.Kind), Cases: int64(res.Cases), Result: res.Outcome,
@@ -125,7 +108,7 @@ func writeCheckCleanJSON(w io.Writer, seed uint64, results []props.Result) error
 }
 
 func writeCheckCleanText(w io.Writer, seed uint64, results []props.Result, out string) {
-	fmt.Fprintf(w, "kidx check --clean: eras %s (one drawn per case), rapid, seed %d (replay: --seed %d)\n\n", cleanEras, seed, seed)
+	fmt.Fprintf(w, "kidx check --clean: eras %s (one drawn per case), rapid, seed %d (replay: --seed %d)\n\n", strings.Join(model.CleanEras(), ", "), seed, seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "property\tkind\tcases\tresult\ttime\t\n")
 	for _, res := range results {

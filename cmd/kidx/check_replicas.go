@@ -66,21 +66,11 @@ func (o *checkOptions) runReplicas(stdout, stderr io.Writer) error {
 	}
 	era := eras[0]
 	ps := props.ReplicaProperties()
-	meter := startProgress(stderr, "cases", int64(o.checks)*int64(len(ps)))
-	var results []props.Result
-	for _, p := range ps {
-		res, err := props.CheckReplicas(p, props.ReplicaOptions{Era: era, Checks: o.checks, Seed: o.seed, OnCase: func() { meter.Add(1) }})
-		if err != nil {
-			meter.Done()
-			return err
-		}
-		results = append(results, res)
-	}
-	meter.Done()
-	if o.out != "" {
-		if err := writeCounterexamples(o.out, results); err != nil {
-			return err
-		}
+	results, err := o.runRapidProperties(stderr, len(ps), func(i int, onCase func()) (props.Result, error) {
+		return props.CheckReplicas(ps[i], props.ReplicaOptions{Era: era, Checks: o.checks, Seed: o.seed, OnCase: onCase})
+	})
+	if err != nil {
+		return err
 	}
 	if o.format == "json" {
 		if err := writeCheckReplicasJSON(stdout, o.seed, era, results); err != nil {
@@ -89,6 +79,33 @@ func (o *checkOptions) runReplicas(stdout, stderr io.Writer) error {
 	} else {
 		writeCheckReplicasText(stdout, o.seed, era, results, o.out, o.replicas.eraSpec())
 	}
+	return violatedExit(results)
+}
+
+// runRapidProperties checks n properties with rapid (check runs property i, calling onCase per
+// case), with one progress meter over all of them, and writes the counterexamples to --out.
+func (o *checkOptions) runRapidProperties(stderr io.Writer, n int, check func(i int, onCase func()) (props.Result, error)) ([]props.Result, error) {
+	meter := startProgress(stderr, "cases", int64(o.checks)*int64(n))
+	results := make([]props.Result, 0, n)
+	for i := range n {
+		res, err := check(i, func() { meter.Add(1) })
+		if err != nil {
+			meter.Done()
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	meter.Done()
+	if o.out != "" {
+		if err := writeCounterexamples(o.out, results); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+// violatedExit is check's exit for rapid results: 1 (problemsFound) when an invariant failed.
+func violatedExit(results []props.Result) error {
 	for _, res := range results {
 		if res.Outcome == props.Violated {
 			return problemsFound
