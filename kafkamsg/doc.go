@@ -3,6 +3,8 @@
 // kidx dump's decoders (--cluster-metadata-decoder, --offsets-decoder,
 // --transaction-log-decoder) print what kafka-dump-log prints (docs/dump-decoders.md).
 //
+//   - api.go: the entry points (MetadataRecord, CoordinatorKey, CoordinatorValue, Data) and
+//     their errors.
 //   - json.go: Value, an ordered JSON tree, and its text as Jackson writes it (key order kept,
 //     Jackson's escapes, Java's Double.toString, base64 binary).
 package kafkamsg
