@@ -21,21 +21,24 @@ FUZZ_DECODING_TARGETS := FuzzLogWalk FuzzCheckpointFiles FuzzDecompress FuzzReco
 # The reference reader of examples/goreader (docs/against.md) is fuzzed in its own package.
 FUZZ_AGAINST_TARGETS  := FuzzAgainstAnswers
 FUZZ_EXAMPLE_TARGETS  := FuzzLookup
-FUZZ_TARGETS := $(FUZZ_PARSER_TARGETS) $(FUZZ_DECODING_TARGETS) $(FUZZ_AGAINST_TARGETS) $(FUZZ_EXAMPLE_TARGETS) FuzzWorkloadJSON FuzzDifferential \
+# The decoders of Kafka's messages (docs/kafkamsg.md) are fuzzed in kafkamsg itself.
+FUZZ_KAFKAMSG_TARGETS := FuzzMetadataRecord FuzzCoordinatorRecord
+FUZZ_TARGETS := $(FUZZ_PARSER_TARGETS) $(FUZZ_DECODING_TARGETS) $(FUZZ_AGAINST_TARGETS) $(FUZZ_EXAMPLE_TARGETS) $(FUZZ_KAFKAMSG_TARGETS) FuzzWorkloadJSON FuzzDifferential \
                 FuzzRapidDifferential FuzzExplain FuzzConfigFile FuzzCrash
 # Sets $$pkg, in a recipe's loop over targets $$t, to the package holding target $$t.
 FUZZ_PKG = pkg=./fuzz/; \
 	case " $(FUZZ_PARSER_TARGETS) " in *" $$t "*) pkg=./fuzz/parsers/;; esac; \
 	case " $(FUZZ_DECODING_TARGETS) " in *" $$t "*) pkg=./fuzz/parsers/decoding/;; esac; \
 	case " $(FUZZ_AGAINST_TARGETS) " in *" $$t "*) pkg=./against/;; esac; \
-	case " $(FUZZ_EXAMPLE_TARGETS) " in *" $$t "*) pkg=./examples/goreader/kafkaindex/;; esac
+	case " $(FUZZ_EXAMPLE_TARGETS) " in *" $$t "*) pkg=./examples/goreader/kafkaindex/;; esac; \
+	case " $(FUZZ_KAFKAMSG_TARGETS) " in *" $$t "*) pkg=./kafkamsg/;; esac
 FUZZ_CI_COUNT ?= 2000x
 # New inputs are minimized for at most this many runs (the default, 60s per input, stalls
 # short runs).
 FUZZ_MINIMIZE ?= 1000x
 BENCHTIME   ?= 1s
 
-.PHONY: all build test test-short lint bench demo fuzz check-long check-html z3 strace clean
+.PHONY: all build test test-short lint bench demo fuzz check-long check-html z3 strace clean generate-kafkamsg
 
 all: build
 
@@ -176,6 +179,14 @@ strace:
 		echo "== strace is missing: install it as root with 'apt-get install strace' (or run 'make strace' as root); the read-only trace test skips without it"; \
 		if [ -n "$$CI" ]; then echo "CI is set: failing, the read-only trace test must run in CI"; exit 1; fi; \
 	fi
+
+# kafkamsg's tables from Kafka's JSON message definitions (docs/kafkamsg.md): KAFKA is an
+# apache/kafka tree at KAFKA_COMMIT (a checkout, or `git archive KAFKA_COMMIT` of it). Not part
+# of `make test`: the generated files are committed.
+KAFKA_COMMIT ?= 3e3f0c4315204bf16b6d04b7b91eed6855dad56b
+generate-kafkamsg:
+	@if [ -z "$(KAFKA)" ]; then echo "usage: make generate-kafkamsg KAFKA=/path/to/kafka [KAFKA_COMMIT=sha]"; exit 2; fi
+	$(GO) run ./kafkamsg/internal/gen -kafka "$(KAFKA)" -commit $(KAFKA_COMMIT) -out kafkamsg
 
 clean:
 	rm -rf bin report.html

@@ -78,12 +78,12 @@ func TestMetadataRecordHandVectors(t *testing.T) {
 			// definition's order and writes a tagged field only when it is not its default.
 			name: "PartitionRecord v2 with directories and tagged fields",
 			value: bb{}.raw(1, 3, 2).i32(0).uuid(0x11).
-				uv(3).i32(1).i32(2). // replicas [1,2]
-				uv(2).i32(1). // isr [1]
-				uv(1).uv(1). // removing [], adding []
-				i32(1).i32(5).i32(7). // leader, leaderEpoch, partitionEpoch
-				uv(2).uuid(0x22). // directories [one uuid]
-				uv(2).uv(0).uv(1).i8(1). // 2 tagged fields: tag 0 size 1: recovery state 1
+				uv(3).i32(1).i32(2).      // replicas [1,2]
+				uv(2).i32(1).             // isr [1]
+				uv(1).uv(1).              // removing [], adding []
+				i32(1).i32(5).i32(7).     // leader, leaderEpoch, partitionEpoch
+				uv(2).uuid(0x22).         // directories [one uuid]
+				uv(2).uv(0).uv(1).i8(1).  // 2 tagged fields: tag 0 size 1: recovery state 1
 				uv(1).uv(5).uv(2).i32(2), // tag 1 size 5: ELR [2]
 			// 0x22 0x22 0x22 -> 001000 100010 001000 100010 = I i I i; the last 0x22 -> "Ig".
 			want: `{"type":"PARTITION_RECORD","version":2,"data":{"partitionId":0,"topicId":"` + uuid11 + `","replicas":[1,2],"isr":[1],"removingReplicas":[],"addingReplicas":[],"leader":1,"leaderRecoveryState":1,"leaderEpoch":5,"partitionEpoch":7,"directories":["IiIiIiIiIiIiIiIiIiIiIg"],"eligibleLeaderReplicas":[2]}}`,

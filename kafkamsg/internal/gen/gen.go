@@ -343,6 +343,14 @@ func (e *emitter) field(f *fieldSpec, cur versions) (string, error) {
 	if tagged != none && tag < 0 {
 		return "", fmt.Errorf("tagged versions but no tag")
 	}
+	// MessageDataGenerator.generateClassReader: tagged versions lie within the flexible ones,
+	// and the untagged versions (versions minus tagged) are one range.
+	if tagged != none && (tagged.lo < flex.lo || tagged.hi > flex.hi) {
+		return "", fmt.Errorf("tagged versions are not a subset of the flexible versions")
+	}
+	if tagged != none && tagged.lo > vers.lo && tagged.hi < vers.hi {
+		return "", fmt.Errorf("the untagged versions would be two ranges")
+	}
 	typ := strings.TrimSpace(f.Type)
 	kind, elem, structVar := "", "", ""
 	elemType, isArray := strings.CutPrefix(typ, "[]")
