@@ -51,7 +51,7 @@ type rawRecord struct {
 // timestamp delta, varint offset delta, varint key length and key, varint value length and
 // value, headers. Legacy magic 0/1 messages: the key and value after the message header
 // (inner messages of a compressed wrapper likewise).
-func recordsOf(t *testing.T, path string) []rawRecord {
+func recordsOf(t testing.TB, path string) []rawRecord {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -96,7 +96,7 @@ func recordsOf(t *testing.T, path string) []rawRecord {
 	return out
 }
 
-func legacyRecords(t *testing.T, path string, msg []byte, c byte, magic int8) []rawRecord {
+func legacyRecords(t testing.TB, path string, msg []byte, c byte, magic int8) []rawRecord {
 	// crc(4) magic(1) attributes(1) [timestamp(8)] key value
 	at := 6
 	if magic == 1 {
