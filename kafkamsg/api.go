@@ -102,19 +102,13 @@ type wrapped struct {
 	cause error
 }
 
+// Error is Kafka's text, and the cause's words where Kafka's text does not already hold them.
 func (w *wrapped) Error() string {
-	if d := w.detail(); d != "" {
-		return w.kafka + ": " + d
+	cause := w.cause.Error()
+	if strings.Contains(w.kafka, cause) {
+		return w.kafka
 	}
-	return w.kafka
-}
-
-func (w *wrapped) detail() string {
-	var re *ReadError
-	if errors.As(w.cause, &re) && re.Detail != "" {
-		return re.Detail
-	}
-	return ""
+	return w.kafka + " (" + cause + ")"
 }
 
 func (w *wrapped) Unwrap() error { return w.cause }

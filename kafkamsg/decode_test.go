@@ -192,6 +192,18 @@ func TestMetadataRecordVersionOutsideValidVersions(t *testing.T) {
 	}
 }
 
+// An inline struct's class is generated for its message's validVersions: BrokerEndpoint's
+// read begins "if (_version > 3) throw" (RegisterBrokerRecord is 0-3, the struct 0+), so a v4
+// RegisterBrokerRecord with an endpoint is refused, in MetadataRecordSerde's words.
+func TestInlineStructRefusesALaterVersion(t *testing.T) {
+	_, err := MetadataRecord(bb{}.raw(1, 0, 4).i32(1).i8(0).uuid(0).i64(16).
+		uv(2).cstr("PLAINTEXT").cstr("h").i16(9092).i16(0).uv(0).uv(1).uv(0).i8(1).i8(0).uv(0))
+	var ve *UnknownVersionError
+	if msg, _ := KafkaMessage(err); msg != "Failed to deserialize record with type 0" || !errors.As(err, &ve) || ve.Error() != "Can't read version 4 of BrokerEndpoint" {
+		t.Errorf("v4 RegisterBrokerRecord: %v (Kafka's text %q)", err, msg)
+	}
+}
+
 // The reader's bounds: an array longer than the bytes left is refused before allocating, in
 // the generated code's words; a non-nullable null and a bad tag too.
 func TestReadRefusals(t *testing.T) {
@@ -399,5 +411,16 @@ func TestGeneratedTablesNameThePinnedCommit(t *testing.T) {
 		len(shareCoordinatorMessages) != 4 || len(consumerProtocolMessages) != 2 {
 		t.Errorf("tables hold %d, %d, %d, %d, %d messages", len(metadataMessages), len(groupCoordinatorMessages),
 			len(transactionCoordinatorMessages), len(shareCoordinatorMessages), len(consumerProtocolMessages))
+	}
+}
+
+// An error's Error() keeps Kafka's text first and adds the cause where Kafka's omits it.
+func TestErrorWords(t *testing.T) {
+	_, err := MetadataRecord(bb{}.raw(1, 2, 0).cstr("abc"))
+	if got := err.Error(); !strings.HasPrefix(got, "Failed to deserialize record with type 2 (buffer underflow") {
+		t.Errorf("Error() = %q", got)
+	}
+	if msg, _ := KafkaMessage(err); msg != "Failed to deserialize record with type 2" {
+		t.Errorf("Kafka's text %q", msg)
 	}
 }
