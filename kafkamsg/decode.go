@@ -68,15 +68,6 @@ func member(containing, possible versionRange, version int16) bool {
 	return false
 }
 
-// ifNotVersions is the possible versions VersionConditional hands its not-member branch:
-// possible minus containing, or possible itself where that would be two ranges.
-func ifNotVersions(containing, possible versionRange) versionRange {
-	if r, ok := possible.subtract(containing); ok {
-		return r
-	}
-	return possible
-}
-
 // null is a null string, bytes, array, struct or records field.
 type null struct{}
 

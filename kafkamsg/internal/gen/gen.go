@@ -224,10 +224,6 @@ func writeFamily(fam family, commit string, specs []*messageSpec) ([]byte, error
 	e := &emitter{}
 	e.b.WriteString(header(commit))
 	e.b.WriteString("package kafkamsg\n\n")
-	var files []string
-	for _, s := range specs {
-		files = append(files, s.Name)
-	}
 	fmt.Fprintf(&e.b, "// %sMessages are the definitions %s at the commit above.\n", fam.goName, strings.Join(fam.globs, ", "))
 	fmt.Fprintf(&e.b, "var %sMessages = []*messageDef{\n", fam.goName)
 	for _, s := range specs {
