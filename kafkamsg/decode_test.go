@@ -2,6 +2,7 @@ package kafkamsg
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"math"
 	"strings"
@@ -422,5 +423,46 @@ func TestErrorWords(t *testing.T) {
 	}
 	if msg, _ := KafkaMessage(err); msg != "Failed to deserialize record with type 2" {
 		t.Errorf("Kafka's text %q", msg)
+	}
+}
+
+// Three records of ldi-poc's __cluster_metadata-0 (a Kafka 3.7 controller), their bytes copied
+// from the partition's first segment and read by hand (uuids converted with Python's base64).
+func TestRealRecordsReadByHand(t *testing.T) {
+	for _, c := range []struct{ name, hex, want string }{
+		{
+			// 01 00 03: RegisterBrokerRecord v3. brokerId 1; isMigratingZkBroker 00; the
+			// incarnation uuid; brokerEpoch 6; endpoints [PLAINTEXT kafka 0x2384=9092 0] with
+			// an empty tagged section; features [metadata.version 1 0x13=19]; rack 00 = null;
+			// fenced 01; inControlledShutdown 00; one tagged field: tag 0 (logDirs), 17 bytes,
+			// an array of one uuid.
+			"RegisterBrokerRecord v3",
+			"0100030000000100b5ae51e15b5442f6a096db88cd20fd860000000000000006020a504c41494e54455854066b61666b61238400000002116d657461646174612e76657273696f6e0001001300000100010011025c7864af8b644ac0fdd34a4e43ca4f7e",
+			`{"type":"REGISTER_BROKER_RECORD","version":3,"data":{"brokerId":1,"isMigratingZkBroker":false,"incarnationId":"ta5R4VtUQvagltuIzSD9hg","brokerEpoch":6,"endPoints":[{"name":"PLAINTEXT","host":"kafka","port":9092,"securityProtocol":0}],"features":[{"name":"metadata.version","minSupportedVersion":1,"maxSupportedVersion":19}],"rack":null,"fenced":true,"inControlledShutdown":false,"logDirs":["XHhkr4tkSsD900pOQ8pPfg"]}}`,
+		},
+		{
+			// 01 11 00: BrokerRegistrationChangeRecord v0. brokerId 1, brokerEpoch 8; one
+			// tagged field: tag 0 (fenced, int8, default 0), 1 byte: ff = -1, so written.
+			"BrokerRegistrationChangeRecord v0",
+			"011100000000010000000000000008010001ff",
+			`{"type":"BROKER_REGISTRATION_CHANGE_RECORD","version":0,"data":{"brokerId":1,"brokerEpoch":8,"fenced":-1}}`,
+		},
+		{
+			// 01 05 01: PartitionChangeRecord v1. partitionId 0, topicId; one tagged field: tag
+			// 1 (leader, default -2), 4 bytes: -1. The other tagged fields are absent: their
+			// defaults (null ISR, replicas ...) are not written.
+			"PartitionChangeRecord v1",
+			"01050100000000fe0e287fe4f746afa3af4f640f1b6314010104ffffffff",
+			`{"type":"PARTITION_CHANGE_RECORD","version":1,"data":{"partitionId":0,"topicId":"_g4of-T3Rq-jr09kDxtjFA","leader":-1}}`,
+		},
+	} {
+		value, err := hex.DecodeString(c.hex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := MetadataRecord(value)
+		if g := mustJSON(t, got, err); g != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, g, c.want)
+		}
 	}
 }
