@@ -379,6 +379,34 @@ func TestDumpLogSegmentsTestVectors(t *testing.T) {
 	}
 }
 
+// DumpLogSegmentsTest's testDumpMetadataRecords writes these records through
+// MetadataRecordSerde (its assertions only look for "TOPIC_RECORD" and the like); their bytes
+// encoded by hand, and the JSON the converters write for them.
+func TestDumpMetadataRecordsVectors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		value []byte
+		want  string
+	}{
+		// RegisterBrokerRecord v0 {brokerId 0, brokerEpoch 10}: the rest defaults (zero uuid,
+		// no endpoints or features, rack "" (no default given: the empty string), fenced true);
+		// isMigratingZkBroker (2+), inControlledShutdown (1+) and logDirs (3+) are absent at v0.
+		{"RegisterBrokerRecord", bb{}.raw(1, 0, 0).i32(0).uuid(0).i64(10).uv(1).uv(1).cstr("").i8(1).uv(0),
+			`{"type":"REGISTER_BROKER_RECORD","version":0,"data":{"brokerId":0,"incarnationId":"AAAAAAAAAAAAAAAAAAAAAA","brokerEpoch":10,"endPoints":[],"features":[],"rack":"","fenced":true}}`},
+		// PartitionChangeRecord v0 {topicId, leader 1, partitionId 0, isr [0,1,2]}: every
+		// field but partitionId and topicId is tagged; the writer emits the non-default ones in
+		// tag order: isr (tag 0, 13 bytes), leader (tag 1, 4 bytes). 0x44 x 16 in base64url:
+		// "RERE" x 5, then "RA".
+		{"PartitionChangeRecord", bb{}.raw(1, 5, 0).i32(0).uuid(0x44).uv(2).uv(0).uv(13).uv(4).i32(0).i32(1).i32(2).uv(1).uv(4).i32(1),
+			`{"type":"PARTITION_CHANGE_RECORD","version":0,"data":{"partitionId":0,"topicId":"RERERERERERERERERERE` + `RA","isr":[0,1,2],"leader":1}}`},
+	} {
+		got, err := MetadataRecord(c.value)
+		if g := mustJSON(t, got, err); g != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, g, c.want)
+		}
+	}
+}
+
 // The enum names DumpLogSegments prints come from MessageGenerator.toSnakeCase.
 func TestRecordTypeNames(t *testing.T) {
 	for _, c := range []struct {
