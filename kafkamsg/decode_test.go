@@ -342,6 +342,18 @@ func TestDumpLogSegmentsTestVectors(t *testing.T) {
 		t.Errorf("TransactionLogValue v1:\n%s\nwant\n%s", g, want)
 	}
 
+	// testShareGroupStateMessageParser, ShareUpdate (type 1): ShareUpdateKey {gs1, topicId
+	// Uj5wn_FqTXirEASvVZRY1w (bytes 523e709f f16a4d78 ab1004af 559458d7), 0} and ShareUpdateValue
+	// v0 (flexible) with one state batch; DeliveryCompleteCount (tag 0) is left at its -1.
+	k, err = CoordinatorKey(ShareCoordinator, 1, bb{}.str("gs1").raw(0x52, 0x3e, 0x70, 0x9f, 0xf1, 0x6a, 0x4d, 0x78, 0xab, 0x10, 0x04, 0xaf, 0x55, 0x94, 0x58, 0xd7).i32(0))
+	if g := mustJSON(t, k, err); g != `{"groupId":"gs1","topicId":"Uj5wn_FqTXirEASvVZRY1w","partition":0}` {
+		t.Errorf("ShareUpdateKey: %s", g)
+	}
+	v, err = CoordinatorValue(ShareCoordinator, 1, 0, bb{}.i32(0).i32(0).i64(0).uv(2).i64(0).i64(4).i8(2).i16(1).uv(0).uv(0))
+	if g := mustJSON(t, v, err); g != `{"snapshotEpoch":0,"leaderEpoch":0,"startOffset":0,"stateBatches":[{"firstOffset":0,"lastOffset":4,"deliveryState":2,"deliveryCount":1}]}` {
+		t.Errorf("ShareUpdateValue: %s", g)
+	}
+
 	// testOffsetsMessageParser, "Consumer embedded protocol is parsed if possible":
 	// GroupMetadataValue v4 (flexible) whose member carries ConsumerProtocol.serializeSubscription
 	// and serializeAssignment bytes (an int16 version, 3, then the non-flexible message).
