@@ -161,7 +161,7 @@ func MetadataRecord(value []byte) (*Object, error) {
 		return nil, err
 	}
 	out := &Object{}
-	out.Set("type", String(metadataTypeName(msg)))
+	out.Set("type", metadataTypeNames[apiKey])
 	out.Set("version", Int(version))
 	out.Set("data", data)
 	return out, nil
@@ -317,14 +317,16 @@ func familyMessages(f Family) []*messageDef {
 type keyValue struct{ key, value *messageDef }
 
 var (
-	metadataByKey    = map[int16]*messageDef{}
-	coordinatorPairs = map[Family]map[int16]*keyValue{}
+	metadataByKey     = map[int16]*messageDef{}
+	metadataTypeNames = map[int16]String{}
+	coordinatorPairs  = map[Family]map[int16]*keyValue{}
 )
 
 func init() {
 	for _, m := range metadataMessages {
 		if m.typ == "metadata" {
 			metadataByKey[m.apiKey] = m
+			metadataTypeNames[m.apiKey] = String(metadataTypeName(m))
 		}
 	}
 	for _, f := range []Family{GroupCoordinator, TransactionCoordinator, ShareCoordinator} {
