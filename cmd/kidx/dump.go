@@ -27,10 +27,10 @@ type dumpCmdOptions struct {
 	// The decoder flags (kafka-dump-log's) and --kafka-version, read into opts by Validate.
 	offsetsDecoder, transactionLogDecoder, clusterMetadataDecoder bool
 	kafkaVersion                                                  string
-	opts   dump.Options
-	named  []string // the arguments and --files
-	paths  []string // Validate: the files to dump, directories expanded
-	stderr io.Writer
+	opts                                                          dump.Options
+	named                                                         []string // the arguments and --files
+	paths                                                         []string // Validate: the files to dump, directories expanded
+	stderr                                                        io.Writer
 }
 
 func newDumpCmd(stdout, stderr io.Writer) *cobra.Command {
