@@ -3,6 +3,9 @@ package dump
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,25 +187,90 @@ func TestTextEraDecoders(t *testing.T) {
 	}
 }
 
-// Scala 2.13's HashMap order of member ids, checked against a brute force: the member ids
-// "a".."z" (String.hashCode 97..122, improved unchanged) land in buckets h&31 once the table
-// has grown to 32 (26 >= 0.75*16 and < 0.75*32... the 12th add doubles 16 to 32, the 24th 32
-// to 64): with 64 buckets, h&63 = 33..58, ascending: insertion order is kept.
-func TestScalaHashOrder(t *testing.T) {
-	var keys []string
-	for c := 'z'; c >= 'a'; c-- {
-		keys = append(keys, string(c))
+// scalaHashMapSim is Scala 2.13's mutable.HashMap put0 and growTable written out literally:
+// buckets of nodes kept sorted by (signed) improved hash, a table of 16 doubling when an add
+// brings the size to 0.75 of it, the nodes of each bucket split in order into the lower and
+// upper halves. It is the brute force scalaHashOrder is checked against.
+func scalaHashMapSim(keys []string, hash func(string) int32) []string {
+	type node struct {
+		key  string
+		hash int32
 	}
-	got := scalaHashOrder(keys, javaStringHash, true)
-	for i, j := range got {
-		if keys[j] != string(rune('a'+i)) {
-			t.Fatalf("order %v", got)
+	table := make([][]node, 16)
+	size := 0
+	for _, k := range keys {
+		h := uint32(hash(k))
+		ih := int32(h ^ (h >> 16))
+		if size+1 >= len(table)*3/4 {
+			grown := make([][]node, 2*len(table))
+			for _, b := range table {
+				for _, n := range b {
+					i := uint32(n.hash) & uint32(len(grown)-1)
+					grown[i] = append(grown[i], n)
+				}
+			}
+			table = grown
+		}
+		i := uint32(ih) & uint32(len(table)-1)
+		b := table[i]
+		j := 0
+		dup := false
+		for j < len(b) && b[j].hash <= ih {
+			if b[j].hash == ih && b[j].key == k {
+				dup = true
+				break
+			}
+			j++
+		}
+		if dup {
+			continue
+		}
+		table[i] = append(b[:j:j], append([]node{{k, ih}}, b[j:]...)...)
+		size++
+	}
+	var out []string
+	for _, b := range table {
+		for _, n := range b {
+			out = append(out, n.key)
 		}
 	}
-	// Three keys in a 16-table: "a" 97&15 = 1, "q" 113&15 = 1 (same bucket, 97 < 113), "b" 2.
-	got = scalaHashOrder([]string{"b", "q", "a"}, javaStringHash, true)
-	if got[0] != 2 || got[1] != 1 || got[2] != 0 {
-		t.Fatalf("small order %v", got)
+	return out
+}
+
+// Scala 2.13's HashMap and HashSet order (GroupMetadata's members, a transaction's
+// partitions), against the literal simulation: "P" (80) and "a" (97) are bucket 0 and 1 of a
+// 16-table but 16 and 1 of a 32-table; random member ids and topic-partitions.
+func TestScalaHashOrder(t *testing.T) {
+	order := func(keys []string, hash func(string) int32) []string {
+		var out []string
+		for _, i := range scalaHashOrder(keys, hash, true) {
+			out = append(out, keys[i])
+		}
+		return out
+	}
+	if got := order([]string{"a", "P"}, javaStringHash); strings.Join(got, ",") != "P,a" {
+		t.Errorf("16-table: %v", got)
+	}
+	twelve := []string{"a", "P", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}
+	if got := order(twelve, javaStringHash); got[0] != "a" || got[len(got)-1] != "P" {
+		t.Errorf("32-table: %v", got)
+	}
+	r := rand.New(rand.NewPCG(26, 26))
+	for trial := 0; trial < 300; trial++ {
+		n := 1 + r.IntN(60)
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("consumer-%d-%x", r.IntN(9), r.Uint64())
+			if r.IntN(10) == 0 && i > 0 {
+				keys[i] = keys[r.IntN(i)] // a member id seen twice keeps its place
+			}
+		}
+		if a, b := order(keys, javaStringHash), scalaHashMapSim(keys, javaStringHash); !slices.Equal(a, b) {
+			t.Fatalf("keys %v:\n order %v\n sim   %v", keys, a, b)
+		}
+	}
+	if javaStringHash("a") != 97 || javaStringHash("ab") != 97*31+98 || javaStringHash("\U0001F600") != 55357*31+56832 {
+		t.Errorf("String.hashCode over UTF-16")
 	}
 }
 

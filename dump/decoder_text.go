@@ -218,21 +218,23 @@ func topicPartitionHash(topic string, partition int32) int32 {
 // by one (duplicates in keys are the caller's): hash h improved to h ^ (h >>> 16), bucket
 // hash & (size-1), buckets in index order, each bucket's entries by ascending improved hash
 // compared as a signed Int (ties in insertion order); the table starts at 16 and doubles when an add brings the count
-// to 0.75 of it. Returns the indexes of keys in that order. dedupe: a key added again keeps
-// its first place (a map's put).
+// to 0.75 of it (checked before the key is looked for, so a key put again may grow it).
+// Returns the indexes of keys in that order. dedupe: a key added again keeps its first place
+// (a map's put).
 func scalaHashOrder(keys []string, hash func(string) int32, dedupe bool) []int {
 	size := 16
 	var n int
 	seen := map[string]bool{}
 	var idx []int
 	for i, k := range keys {
+		// put0 and add check the size before they look for the key.
+		if n+1 >= size*3/4 {
+			size *= 2
+		}
 		if dedupe && seen[k] {
 			continue
 		}
 		seen[k] = true
-		if n+1 >= size*3/4 {
-			size *= 2
-		}
 		n++
 		idx = append(idx, i)
 	}
