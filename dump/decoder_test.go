@@ -305,14 +305,14 @@ func dumpLines(t *testing.T, path string, opts Options) ([]string, string) {
 	return strings.Split(out.String(), "\n"), errb.String()
 }
 
-// Issue 26: the decoders on the real __consumer_offsets partitions (Kafka 2.1 to 4.2, 26
+// Issue 26: the decoders on the real __consumer_offsets partitions (Kafka 2.1 to 4.2, 28
 // segments), in each era: every record decodes (no "Error at", "Unknown record type",
 // "unknown::", no note), and one offset commit and one consumer group's metadata are pinned
 // to lines written from their bytes.
 func TestOffsetsDecoderRealdata(t *testing.T) {
 	files := realdataFiles(t, "*/__consumer_offsets-*/*.log")
-	if len(files) < 20 {
-		t.Fatalf("%d __consumer_offsets segments, want the 26 of ../shared/realdata", len(files))
+	if len(files) != 28 {
+		t.Fatalf("%d __consumer_offsets segments, want the 28 of ../shared/realdata", len(files))
 	}
 	records := 0
 	for _, era := range []DecoderEra{EraCoordinatorJSON, Era40, EraText} {
