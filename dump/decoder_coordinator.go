@@ -85,8 +85,13 @@ func parseCoordinatorJSON(r segment.DecodedRecord, fam kafkamsg.Family, era Deco
 // readError is CoordinatorRecordSerde.readMessage's wrapping of a read that ran out of bytes
 // (a BufferUnderflowException, whose message is null).
 func readError(version int16, which string) error {
-	return fmt.Errorf("Could not read record with version %d from %s's buffer due to: null.", version, which)
+	return kafkaText(fmt.Sprintf("Could not read record with version %d from %s's buffer due to: null.", version, which))
 }
+
+// kafkaText is an error whose text is Kafka's exception message, capitals and full stop kept.
+type kafkaText string
+
+func (e kafkaText) Error() string { return string(e) }
 
 // coordinatorKey is the "data" of a key, and the validVersions of the value that goes with
 // it (hi < lo: ask kafkamsg). kmsg reads the leading int16 itself.
