@@ -152,12 +152,6 @@ func File(w io.Writer, path string, opts Options) error {
 	opts.PrintData = opts.PrintData || opts.Decoder != DecodeText
 	opts.Deep = opts.Deep || opts.PrintData
 	res := &Result{Schema: SchemaID, File: path, Kind: "unknown"}
-	if opts.Decoder != DecodeText {
-		res.Decoder = fmt.Sprintf("%s (Kafka %s)", opts.Decoder, opts.DecoderEra)
-		if opts.Decoder == DecodeClusterMetadata {
-			res.Decoder = opts.Decoder.String()
-		}
-	}
 	// Text streams out as it is made (a deep dump of a large .log is many times its size);
 	// JSON is one object, built whole.
 	text := bufio.NewWriterSize(w, 64<<10)
@@ -202,6 +196,13 @@ func File(w io.Writer, path string, opts Options) error {
 	}
 	if err != nil {
 		res.Error = err.Error()
+	}
+	if opts.Decoder != DecodeText && res.Batches != nil {
+		// The files whose records were parsed: a .log, a KRaft snapshot.
+		res.Decoder = fmt.Sprintf("%s (Kafka %s)", opts.Decoder, opts.DecoderEra)
+		if opts.Decoder == DecodeClusterMetadata {
+			res.Decoder = opts.Decoder.String()
+		}
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(w)
