@@ -139,8 +139,14 @@ func parseClusterMetadata(r segment.DecodedRecord) decodedRecord {
 	}
 	obj, err := kafkamsg.MetadataRecord(r.Value)
 	if err != nil {
-		return decodedRecord{payload: textOf(fmt.Sprintf("Error at %d, skipping. %s", r.Offset, err)),
+		return decodedRecord{payload: textOf(fmt.Sprintf("Error at %d, skipping. %s", r.Offset, kafkaMessageOf(err))),
 			note: undecodedNote(r, "not decoded: "+err.Error())}
 	}
 	return decodedRecord{payload: textOf(kafkamsg.JSON(obj)), payloadJSON: obj}
 }
+
+// kafkaMessageOf is the text DumpLogSegments prints after "skipping." for an error of kafkamsg:
+// its exception's getMessage(). kafkamsg's errors say it with Error() until its
+// KafkaMessage(err) (branch i26-kafkamsg) is on this branch: then this returns that, and the
+// note keeps Error(), which may add kidx's own words.
+func kafkaMessageOf(err error) string { return err.Error() }

@@ -37,6 +37,11 @@ func parseCoordinatorJSON(r segment.DecodedRecord, fam kafkamsg.Family, era Deco
 	skip := func(msg string) (decodedRecord, error) {
 		return decodedRecord{key: textOf(fmt.Sprintf("Error at offset %d, skipping. %s", r.Offset, msg)), note: undecodedNote(r, msg)}, nil
 	}
+	skipErr := func(err error) (decodedRecord, error) {
+		out, _ := skip(kafkaMessageOf(err))
+		out.note = undecodedNote(r, err.Error())
+		return out, nil
+	}
 	if len(r.Key) < 2 {
 		return skip("Could not read version from key's buffer.")
 	}
@@ -48,7 +53,7 @@ func parseCoordinatorJSON(r segment.DecodedRecord, fam kafkamsg.Family, era Deco
 		return decodedRecord{key: textOf(fmt.Sprintf("Unknown record type %d at offset %d, skipping.", unknown.Type, r.Offset)),
 			note: undecodedNote(r, fmt.Sprintf("unknown record type %d", unknown.Type))}, nil
 	case err != nil:
-		return skip(err.Error())
+		return skipErr(err)
 	}
 	// prepareKey: {"type":"<apiKey>","data":...}; 4.0's prepareKey printed the key's version,
 	// which is the same number (the record type).
@@ -75,7 +80,7 @@ func parseCoordinatorJSON(r segment.DecodedRecord, fam kafkamsg.Family, era Deco
 		valueData, err = kafkamsg.CoordinatorValue(fam, recordType, version, r.Value[2:])
 	}
 	if err != nil {
-		return skip(err.Error())
+		return skipErr(err)
 	}
 	valueJSON := (&kafkamsg.Object{}).Set("version", kafkamsg.String(fmt.Sprint(version))).Set("data", valueData)
 	out.payload, out.payloadJSON = textOf(kafkamsg.JSON(valueJSON)), valueJSON
