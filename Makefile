@@ -23,7 +23,9 @@ FUZZ_AGAINST_TARGETS  := FuzzAgainstAnswers
 FUZZ_EXAMPLE_TARGETS  := FuzzLookup
 # The decoders of Kafka's messages (docs/kafkamsg.md) are fuzzed in kafkamsg itself.
 FUZZ_KAFKAMSG_TARGETS := FuzzMetadataRecord FuzzCoordinatorRecord
-FUZZ_TARGETS := $(FUZZ_PARSER_TARGETS) $(FUZZ_DECODING_TARGETS) $(FUZZ_AGAINST_TARGETS) $(FUZZ_EXAMPLE_TARGETS) $(FUZZ_KAFKAMSG_TARGETS) FuzzWorkloadJSON FuzzDifferential \
+# kidx dump's record decoders (docs/dump-decoders.md): their own package, which links kmsg.
+FUZZ_DECODER_TARGETS  := FuzzDumpDecoders
+FUZZ_TARGETS := $(FUZZ_PARSER_TARGETS) $(FUZZ_DECODING_TARGETS) $(FUZZ_AGAINST_TARGETS) $(FUZZ_EXAMPLE_TARGETS) $(FUZZ_KAFKAMSG_TARGETS) $(FUZZ_DECODER_TARGETS) FuzzWorkloadJSON FuzzDifferential \
                 FuzzRapidDifferential FuzzExplain FuzzConfigFile FuzzCrash
 # Sets $$pkg, in a recipe's loop over targets $$t, to the package holding target $$t.
 FUZZ_PKG = pkg=./fuzz/; \
@@ -31,7 +33,8 @@ FUZZ_PKG = pkg=./fuzz/; \
 	case " $(FUZZ_DECODING_TARGETS) " in *" $$t "*) pkg=./fuzz/parsers/decoding/;; esac; \
 	case " $(FUZZ_AGAINST_TARGETS) " in *" $$t "*) pkg=./against/;; esac; \
 	case " $(FUZZ_EXAMPLE_TARGETS) " in *" $$t "*) pkg=./examples/goreader/kafkaindex/;; esac; \
-	case " $(FUZZ_KAFKAMSG_TARGETS) " in *" $$t "*) pkg=./kafkamsg/;; esac
+	case " $(FUZZ_KAFKAMSG_TARGETS) " in *" $$t "*) pkg=./kafkamsg/;; esac; \
+	case " $(FUZZ_DECODER_TARGETS) " in *" $$t "*) pkg=./fuzz/decoders/;; esac
 FUZZ_CI_COUNT ?= 2000x
 # New inputs are minimized for at most this many runs (the default, 60s per input, stalls
 # short runs).

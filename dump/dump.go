@@ -22,7 +22,21 @@ type Options struct {
 	MaxMessageSize   int64     // --max-message-size (default 5242880)
 	MaxBytes         int64     // --max-bytes for .log files (0: Integer.MAX_VALUE)
 	Stderr           io.Writer // mismatch summaries; nil: not printed
+	// Decoder is the record parser (--offsets-decoder, --transaction-log-decoder,
+	// --cluster-metadata-decoder); any but DecodeText implies PrintData
+	// (DumpLogSegmentsOptions.shouldPrintDataLog). docs/dump-decoders.md.
+	Decoder Decoder
+	// DecoderEra is the release line whose printed form the coordinator decoders give
+	// (--kafka-version; default: 4.1 and later).
+	DecoderEra DecoderEra
+	// SkipRecordMetadata is --skip-record-metadata: a record line without its "offset: ..."
+	// part and control text (the text form only; JSON keeps every field).
+	SkipRecordMetadata bool
 }
+
+// SchemaID names the JSON form of a dump: every Result carries it first
+// (docs/schema/kidx.dump.1.json).
+const SchemaID = "kidx.dump/1"
 
 // Batch is one batch of a .log dump (JSON keys are stable).
 type Batch struct {
@@ -60,12 +74,16 @@ type Record struct {
 	IsValid    *bool    `json:"isValid,omitempty"` // legacy records: LegacyRecord.isValid
 	CRC        *uint32  `json:"crc,omitempty"`     // legacy records: the stored CRC-32
 	Control    string   `json:"control,omitempty"` // control batches: DumpLogSegments' control text
-	Key        *string  `json:"key,omitempty"`     // --print-data-log: the key as UTF-8 text (absent: null or not asked)
-	Payload    *string  `json:"payload,omitempty"` // --print-data-log: the value as UTF-8 text
+	Key        *string  `json:"key,omitempty"`     // --print-data-log: the key as printed (UTF-8 text, or the decoder's text); absent: not printed
+	Payload    *string  `json:"payload,omitempty"` // --print-data-log: the value as printed
+	// The JSON a decoder printed as the key or payload, embedded (absent when it printed text).
+	KeyJSON     json.RawMessage `json:"keyJson,omitempty"`
+	PayloadJSON json.RawMessage `json:"payloadJson,omitempty"`
 }
 
 // Result is the JSON form of one file's dump.
 type Result struct {
+	Schema              string                   `json:"schema"` // SchemaID, first
 	File                string                   `json:"file"`
 	Kind                string                   `json:"kind"` // log, index, timeindex, snapshot, txnindex, kraft-snapshot, bootstrap-snapshot, leader-epoch-checkpoint, offset-checkpoint, partition-metadata, quorum-state, meta-properties, clean-shutdown, lock, unknown
 	BaseOffset          int64                    `json:"baseOffset"`
@@ -98,7 +116,12 @@ type Result struct {
 	// Notes are kidx's own remarks beside DumpLogSegments' output (a live index, a .log that
 	// is missing); the text form prints them on stderr as "kidx: note: ...".
 	Notes []string `json:"notes,omitempty"`
-	Error string   `json:"error,omitempty"`
+	// Decoder is the record parser and its era when one was asked for
+	// ("offsets-decoder (Kafka 4.1+)").
+	Decoder string `json:"decoder,omitempty"`
+	Error   string `json:"error,omitempty"`
+
+	undecoded int // records a decoder gave a note for
 }
 
 // Problem is a file whose content stops DumpLogSegments with an exception (an index that
@@ -124,9 +147,11 @@ func File(w io.Writer, path string, opts Options) error {
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = 5242880
 	}
-	// DumpLogSegments: isDeepIteration = deep-iteration || print-data-log.
+	// DumpLogSegmentsOptions: shouldPrintDataLog is print-data-log or any decoder;
+	// isDeepIteration is deep-iteration or shouldPrintDataLog.
+	opts.PrintData = opts.PrintData || opts.Decoder != DecodeText
 	opts.Deep = opts.Deep || opts.PrintData
-	res := &Result{File: path, Kind: "unknown"}
+	res := &Result{Schema: SchemaID, File: path, Kind: "unknown"}
 	// Text streams out as it is made (a deep dump of a large .log is many times its size);
 	// JSON is one object, built whole.
 	text := bufio.NewWriterSize(w, 64<<10)
@@ -171,6 +196,13 @@ func File(w io.Writer, path string, opts Options) error {
 	}
 	if err != nil {
 		res.Error = err.Error()
+	}
+	if opts.Decoder != DecodeText && res.Batches != nil {
+		// The files whose records were parsed: a .log, a KRaft snapshot.
+		res.Decoder = fmt.Sprintf("%s (Kafka %s)", opts.Decoder, opts.DecoderEra)
+		if opts.Decoder == DecodeClusterMetadata {
+			res.Decoder = opts.Decoder.String()
+		}
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(w)

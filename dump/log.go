@@ -1,6 +1,7 @@
 package dump
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"kidx/internal/printsafe"
+	"kidx/kafkamsg"
 	"kidx/segment"
 )
 
@@ -29,6 +31,7 @@ func dumpLog(w io.Writer, path string, base int64, opts Options, res *Result) er
 	lastOffset := int64(-1)
 	res.Batches = []Batch{}
 	var recErrs []error
+	var stopped error // a record the parser could not read: DumpLogSegments stops
 	walk := lf.Walk(0, end, func(b segment.BatchInfo) bool {
 		d := Batch{BaseOffset: b.BaseOffset(), LastOffset: b.LastOffset(), Position: b.Position, Size: b.Size, Magic: b.Magic,
 			MaxTimestamp: b.MaxTimestamp(), TimestampType: "CreateTime", CompressCodec: "none"}
@@ -65,6 +68,7 @@ func dumpLog(w io.Writer, path string, base int64, opts Options, res *Result) er
 			// or over the decompression limit) keeps the records it gave; its error is
 			// kept and the dump goes on with the next batch.
 			var line strings.Builder
+			var fatal error
 			err := lf.Records(b, segment.RecordLimits{}, func(r segment.DecodedRecord) bool {
 				if lastOffset != -1 && r.Offset != lastOffset+1 {
 					res.NonConsecutive = append(res.NonConsecutive, [2]int64{lastOffset, r.Offset})
@@ -72,16 +76,39 @@ func dumpLog(w io.Writer, path string, base int64, opts Options, res *Result) er
 				lastOffset = r.Offset
 				dr := dumpRecord(r, b.IsLegacy())
 				if opts.PrintData && !(!b.IsLegacy() && b.Header.IsControl()) {
-					dr.Key, dr.Payload = dataText(r.Key), dataText(r.Value)
+					// DumpLogSegments.dumpLog: printContents && !batch.isControlBatch.
+					p, perr := parseRecord(r, opts)
+					if perr != nil {
+						fatal = perr
+						return false
+					}
+					dr.Key, dr.Payload = p.key, p.payload
+					if opts.JSON && p.keyJSON != nil {
+						dr.KeyJSON = json.RawMessage(kafkamsg.JSON(p.keyJSON))
+					}
+					if opts.JSON && p.payloadJSON != nil {
+						dr.PayloadJSON = json.RawMessage(kafkamsg.JSON(p.payloadJSON))
+					}
+					if p.note != "" {
+						addDecoderNote(res, p.note)
+					}
 				}
 				if opts.JSON {
 					d.Records = append(d.Records, dr)
 				}
 				line.Reset()
-				writeRecordLine(&line, r, dr, b.IsLegacy())
+				writeRecordLine(&line, r, dr, b.IsLegacy(), opts.SkipRecordMetadata)
 				io.WriteString(w, line.String())
 				return true
 			})
+			if fatal != nil {
+				// The parser threw in Kafka: the tool stops there.
+				if opts.JSON {
+					res.Batches = append(res.Batches, d)
+				}
+				stopped = fatal
+				return false
+			}
 			if err != nil {
 				d.RecordsError = err.Error()
 				recErrs = append(recErrs, err)
@@ -92,6 +119,10 @@ func dumpLog(w io.Writer, path string, base int64, opts Options, res *Result) er
 		}
 		return true
 	})
+	finishDecoderNotes(res)
+	if stopped != nil {
+		return errors.Join(append(recErrs, stopped)...)
+	}
 	if walk.Err != nil {
 		return errors.Join(append(recErrs, walk.Err)...)
 	}
@@ -137,22 +168,31 @@ func dumpRecord(r segment.DecodedRecord, legacy bool) Record {
 // K valueSize: V", then for magic >= 2 " sequence: S headerKeys: [a,b]", for a legacy
 // record " isValid: B crc: C}" (the stray brace is Kafka's: s" isValid: ${r.isValid} crc:
 // ${r.checksum}}"), then for a control batch the control text.
-func writeRecordLine(w *strings.Builder, r segment.DecodedRecord, dr Record, legacy bool) {
-	fmt.Fprintf(w, "| offset: %d %s: %d keySize: %d valueSize: %d", r.Offset, r.TimestampType, r.Timestamp, dr.KeySize, dr.ValueSize)
-	if !legacy {
-		fmt.Fprintf(w, " sequence: %d headerKeys: [%s]", r.Sequence, strings.Join(dr.HeaderKeys, ","))
-	} else {
-		fmt.Fprintf(w, " isValid: %t crc: %d}", r.LegacyValid, r.LegacyCRC)
-	}
-	if r.Control != "" {
-		w.WriteString(" ")
-		w.WriteString(r.Control)
+//
+// With --skip-record-metadata (skip) none of that is printed: the line is "| key: K payload:
+// P", or " payload: P" when the parser gives no key (the cluster-metadata decoder), or empty
+// for a control record (dumpLog's prefix "| " is only printed before the first part).
+func writeRecordLine(w *strings.Builder, r segment.DecodedRecord, dr Record, legacy, skip bool) {
+	prefix := "| "
+	if !skip {
+		fmt.Fprintf(w, "| offset: %d %s: %d keySize: %d valueSize: %d", r.Offset, r.TimestampType, r.Timestamp, dr.KeySize, dr.ValueSize)
+		prefix = " "
+		if !legacy {
+			fmt.Fprintf(w, " sequence: %d headerKeys: [%s]", r.Sequence, strings.Join(dr.HeaderKeys, ","))
+		} else {
+			fmt.Fprintf(w, " isValid: %t crc: %d}", r.LegacyValid, r.LegacyCRC)
+		}
+		if r.Control != "" {
+			w.WriteString(" ")
+			w.WriteString(r.Control)
+		}
 	}
 	// --print-data-log (DumpLogSegments.dumpLog, printContents and not a control batch): the
-	// default parser decodes key and value with StringDecoder (UTF-8) and prints each that is
-	// not null.
+	// parser's key and payload, each printed when it gives one (the default parser decodes
+	// them with StringDecoder, UTF-8, and gives none for null).
 	if dr.Key != nil {
-		w.WriteString(" key: ")
+		w.WriteString(prefix)
+		w.WriteString("key: ")
 		w.WriteString(*dr.Key)
 	}
 	if dr.Payload != nil {
@@ -182,4 +222,22 @@ func dataText(b []byte) *string {
 	}
 	s := sb.String()
 	return &s
+}
+
+// maxDecoderNotes bounds the notes a file's undecoded records get (each names its offset and
+// raw bytes); the rest are counted in one more note.
+const maxDecoderNotes = 20
+
+func addDecoderNote(res *Result, note string) {
+	res.undecoded++
+	if res.undecoded <= maxDecoderNotes {
+		res.Notes = append(res.Notes, note)
+	}
+}
+
+func finishDecoderNotes(res *Result) {
+	if more := res.undecoded - maxDecoderNotes; more > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("and %d more records the decoder could not decode", more))
+		res.undecoded = maxDecoderNotes
+	}
 }

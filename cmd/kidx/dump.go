@@ -14,6 +14,7 @@ import (
 
 	"kidx/dump"
 	"kidx/internal/printsafe"
+	"kidx/model"
 	"kidx/segment"
 )
 
@@ -23,10 +24,13 @@ func init() { registerCommand(newDumpCmd) }
 type dumpCmdOptions struct {
 	format string
 	files  []string // --files
-	opts   dump.Options
-	named  []string // the arguments and --files
-	paths  []string // Validate: the files to dump, directories expanded
-	stderr io.Writer
+	// The decoder flags (kafka-dump-log's) and --kafka-version, read into opts by Validate.
+	offsetsDecoder, transactionLogDecoder, clusterMetadataDecoder bool
+	kafkaVersion                                                  string
+	opts                                                          dump.Options
+	named                                                         []string // the arguments and --files
+	paths                                                         []string // Validate: the files to dump, directories expanded
+	stderr                                                        io.Writer
 }
 
 func newDumpCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -55,7 +59,21 @@ Exit codes: 0 every file dumped; 1 a file's content stops Kafka's tool (an index
 other files are still dumped; 2 a path that does not exist or cannot be read, a segment file
 whose name is not a base offset, or a bad flag. Kafka's mismatch summaries do not change the
 exit code (a per-append era index has them in a healthy log): kidx verify judges an index.
---format json prints one JSON object per file (keys in docs/segment.md and docs/logdir-files.md).`,
+--format json prints one JSON object per file, "schema": "kidx.dump/1" first (keys in
+docs/segment.md, docs/logdir-files.md, docs/dump-decoders.md; docs/schema/kidx.dump.1.json).
+
+Decoders (kafka-dump-log's; each implies --print-data-log, docs/dump-decoders.md):
+--offsets-decoder prints __consumer_offsets' records (offset commits, group metadata, the
+consumer groups of KIP-848), --transaction-log-decoder __transaction_state's,
+--cluster-metadata-decoder the KRaft metadata records of __cluster_metadata and its
+.checkpoint snapshots. A record a decoder cannot read is printed as Kafka prints it ("Unknown
+record type N at offset O, skipping.", "Error at offset O, skipping. ..."), with a "kidx:
+note:" on stderr showing its raw bytes. Kafka's printed form changed: --kafka-version X.Y.Z
+gives a release's (4.1 and later, the default: {"type":"1","data":{...}} JSON keys and
+{"version":"3","data":{...}} values; 4.0: the same JSON for offsets, the transaction log in
+text; 3.x and before: "offset_commit::group=...", "transaction_metadata::transactionalId=...").
+Two decoders are refused (kafka-dump-log silently uses the first). --skip-record-metadata
+prints the records without their "offset: ..." part and control text, as Kafka does.`,
 		RunE: runOptions(o, stdout, stderr),
 	}
 	f := cmd.Flags()
@@ -67,6 +85,11 @@ exit code (a per-append era index has them in a healthy log): kidx verify judges
 	f.BoolVar(&o.opts.IndexSanityCheck, "index-sanity-check", false, "only run Kafka's index sanityCheck (a failure exits 1)")
 	f.Int64Var(&o.opts.MaxMessageSize, "max-message-size", 5242880, "slice size read at each index entry")
 	f.Int64Var(&o.opts.MaxBytes, "max-bytes", 0, "limit the bytes of .log files dumped (0: no limit)")
+	f.BoolVar(&o.offsetsDecoder, "offsets-decoder", false, "print each record as __consumer_offsets' offset commit or group metadata (implies --print-data-log)")
+	f.BoolVar(&o.transactionLogDecoder, "transaction-log-decoder", false, "print each record as __transaction_state's transaction metadata (implies --print-data-log)")
+	f.BoolVar(&o.clusterMetadataDecoder, "cluster-metadata-decoder", false, "print each record as a KRaft metadata record of __cluster_metadata (implies --print-data-log)")
+	f.BoolVar(&o.opts.SkipRecordMetadata, "skip-record-metadata", false, "print records without their \"offset: ...\" metadata and control text (text output only)")
+	f.StringVar(&o.kafkaVersion, "kafka-version", "", "with --offsets-decoder or --transaction-log-decoder: the Kafka release X.Y.Z whose printed form to give (default: 4.1 and later's JSON)")
 	return cmd
 }
 
@@ -89,9 +112,56 @@ func (o *dumpCmdOptions) Validate() error {
 	if o.opts.MaxBytes < 0 {
 		return usageErr("--max-bytes %d: must be >= 0 (0: the whole .log)", o.opts.MaxBytes)
 	}
+	if err := o.validateDecoder(); err != nil {
+		return err
+	}
 	var err error
 	o.paths, err = dumpPaths(o.named, o.stderr)
 	return err
+}
+
+// validateDecoder reads the decoder flags into opts. Kafka's DumpLogSegmentsOptions.messageParser
+// takes the first of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder
+// that is given and ignores the others; kidx refuses two, which can only be a mistake.
+func (o *dumpCmdOptions) validateDecoder() error {
+	var given []string
+	for _, d := range []struct {
+		on  bool
+		dec dump.Decoder
+	}{{o.offsetsDecoder, dump.DecodeOffsets}, {o.transactionLogDecoder, dump.DecodeTransactionLog}, {o.clusterMetadataDecoder, dump.DecodeClusterMetadata}} {
+		if d.on {
+			given = append(given, "--"+d.dec.String())
+			o.opts.Decoder = d.dec
+		}
+	}
+	if len(given) > 1 {
+		return usageErr("%s: give one decoder (kafka-dump-log would use only the first of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder)", strings.Join(given, " and "))
+	}
+	if o.kafkaVersion == "" {
+		return nil
+	}
+	if o.opts.Decoder != dump.DecodeOffsets && o.opts.Decoder != dump.DecodeTransactionLog {
+		return usageErr("--kafka-version %s: it selects the printed form of --offsets-decoder and --transaction-log-decoder (the other output of dump is the same in every release)", o.kafkaVersion)
+	}
+	v, err := model.ParseKafkaVersion(o.kafkaVersion)
+	if err != nil {
+		return usageErr("--kafka-version: %v", err)
+	}
+	o.opts.DecoderEra = dumpDecoderEra(v)
+	return nil
+}
+
+// dumpDecoderEra is the decoders' printed form of a release (docs/dump-decoders.md): 4.1 and
+// later CoordinatorRecordMessageParser's JSON, 4.0 OffsetsMessageParser's JSON and the
+// transaction log's text, before 4.0 both in text.
+func dumpDecoderEra(v model.KafkaVersion) dump.DecoderEra {
+	switch {
+	case v.Major > 4 || (v.Major == 4 && v.Minor >= 1):
+		return dump.EraCoordinatorJSON
+	case v.Major == 4:
+		return dump.Era40
+	}
+	return dump.EraText
 }
 
 // Run dumps every file in turn; a file that fails is reported and the others still dumped, the

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"kidx/dump"
+	"kidx/internal/segmenttest"
+	"kidx/model"
 )
 
 const blogFiles = "../../testdata/kafka-golden/blog-i4096/files"
@@ -218,5 +222,56 @@ func TestVerifyRefusesSpecialFiles(t *testing.T) {
 	}
 	if _, errOut, code := runKidx(t, "verify", fifo); code != 2 || !strings.Contains(errOut, fifo+" is a FIFO, not a file or a directory: not read") {
 		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
+
+// Issue 26: kafka-dump-log's decoder flags. Each implies --print-data-log (and deep
+// iteration); two are refused (kafka-dump-log's messageParser would silently take the first of
+// offsets, transaction log, cluster metadata); --kafka-version selects a coordinator
+// decoder's release and means nothing without one; an unknown record type is printed as
+// Kafka prints it, with a kidx note on stderr holding its raw bytes.
+func TestDumpDecoderFlags(t *testing.T) {
+	out, _, code := runKidx(t, "dump", "--help")
+	for _, flag := range []string{"--offsets-decoder", "--transaction-log-decoder", "--cluster-metadata-decoder", "--skip-record-metadata", "--kafka-version"} {
+		if code != 0 || !strings.Contains(out, flag) {
+			t.Errorf("--help does not name %s", flag)
+		}
+	}
+	// A record of record type 0x7fff, its value version 0 and nothing else.
+	log := writeDumpLog(t, []segmenttest.Rec{{Key: []byte{0x7f, 0xff}, Value: []byte{0, 0}}})
+	for _, args := range [][]string{
+		{"--offsets-decoder", "--transaction-log-decoder"},
+		{"--transaction-log-decoder", "--cluster-metadata-decoder"},
+	} {
+		if _, errOut, code := runKidx(t, append(append([]string{"dump"}, args...), log)...); code != 2 || !strings.Contains(errOut, "give one decoder") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	for _, args := range [][]string{{"--kafka-version", "3.7.0"}, {"--cluster-metadata-decoder", "--kafka-version", "3.7.0"}} {
+		if _, errOut, code := runKidx(t, append(append([]string{"dump"}, args...), log)...); code != 2 || !strings.Contains(errOut, "selects the printed form of --offsets-decoder and --transaction-log-decoder") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	if _, errOut, code := runKidx(t, "dump", "--offsets-decoder", "--kafka-version", "x.y", log); code != 2 || !strings.Contains(errOut, "--kafka-version") {
+		t.Errorf("bad version: exit %d, %q", code, errOut)
+	}
+	out, errOut, code := runKidx(t, "dump", "--transaction-log-decoder", "--skip-record-metadata", log)
+	if code != 0 || !strings.HasSuffix(out, "\n| key: Unknown record type 32767 at offset 0, skipping.\n") ||
+		errOut != "kidx: note: offset 0: unknown record type 32767; key 7fff, value 0000\n" {
+		t.Errorf("unknown type: exit %d\n%s\n%q", code, out, errOut)
+	}
+	// The releases' printed forms: 3.x and 4.0 print the transaction log's key version 32767 as
+	// "unknown::version=32767".
+	for _, v := range []string{"4.0.0", "3.9.0", "2.1.0"} {
+		out, _, code := runKidx(t, "dump", "--transaction-log-decoder", "--skip-record-metadata", "--kafka-version", v, log)
+		if code != 0 || !strings.HasSuffix(out, "\n| key: unknown::version=32767\n") {
+			t.Errorf("%s: exit %d\n%s", v, code, out)
+		}
+	}
+	for v, want := range map[string]dump.DecoderEra{"4.2.0": dump.EraCoordinatorJSON, "4.1": dump.EraCoordinatorJSON, "4.0.1": dump.Era40, "3.9.1": dump.EraText, "0.10.2.1": dump.EraText} {
+		ver, err := model.ParseKafkaVersion(v)
+		if err != nil || dumpDecoderEra(ver) != want {
+			t.Errorf("%s: %v %v", v, dumpDecoderEra(ver), err)
+		}
 	}
 }
