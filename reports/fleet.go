@@ -73,6 +73,11 @@ func ReadAnalysisJSON(r io.Reader, name string) (*AnalysisDoc, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("%s: not a kidx analyze JSON report: %v", name, jsonwords.Describe(err, ""))
 	}
+	// A report of another shape or version is named, not misread: kidx.analyze/1, or a report
+	// written before reports named their schema.
+	if doc.Schema != "" && doc.Schema != AnalyzeSchema {
+		return nil, fmt.Errorf("%s: a %s document, not a kidx analyze report (%s): --merge reads what analyze --format json writes", name, doc.Schema, AnalyzeSchema)
+	}
 	if doc.Roots == nil && doc.Root == "" {
 		return nil, fmt.Errorf("%s: not a kidx analyze JSON report (no root)", name)
 	}
@@ -196,6 +201,7 @@ func (f *Fleet) WriteText(w io.Writer) error {
 // WriteJSON writes the fleet report.
 func (f *Fleet) WriteJSON(w io.Writer) error {
 	doc := struct {
+		Schema       string           `json:"schema"`
 		Brokers      []FleetBroker    `json:"brokers"`
 		Partitions   int              `json:"partitions"`
 		Segments     int              `json:"segments"`
@@ -206,7 +212,7 @@ func (f *Fleet) WriteJSON(w io.Writer) error {
 		Worst        []FleetPartition `json:"worstPartitions"`
 		Live         []FleetLive      `json:"live"`
 		Notes        []string         `json:"notes"`
-	}{f.Brokers, f.Partitions, f.Segments, f.LiveSegments, f.Restarts, f.LogBytes, f.Problems, f.Worst, f.Live, f.Notes}
+	}{FleetSchema, f.Brokers, f.Partitions, f.Segments, f.LiveSegments, f.Restarts, f.LogBytes, f.Problems, f.Worst, f.Live, f.Notes}
 	if doc.Notes == nil {
 		doc.Notes = []string{}
 	}
