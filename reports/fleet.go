@@ -219,6 +219,12 @@ func (f *Fleet) WriteJSON(w io.Writer) error {
 	if doc.Live == nil {
 		doc.Live = []FleetLive{}
 	}
+	if doc.Worst == nil {
+		doc.Worst = []FleetPartition{}
+	}
+	if doc.Brokers == nil {
+		doc.Brokers = []FleetBroker{}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

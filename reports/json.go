@@ -229,7 +229,7 @@ func pointDoc(p *Point) pointJSON {
 func (r *WhatIf) WriteJSON(w io.Writer) error {
 	doc := whatIfJSON{Schema: WhatIfSchema, Source: r.Source, Rule: r.Rules[0].String(), KafkaVersion: r.KafkaVersion, Batches: r.Batches,
 		Passes: r.Passes, Scale: scaleJSON{r.Scale.Partitions, r.Scale.RetainedSegments, r.Scale.MaxMapCount},
-		Points: []pointJSON{}, Sweeps: []sweepJSONItem{}}
+		Points: []pointJSON{}, Sweeps: []sweepJSONItem{}, Rules: []string{}, Eras: []string{}}
 	if b := r.Baseline; b != nil {
 		notes := b.Notes
 		if notes == nil {
