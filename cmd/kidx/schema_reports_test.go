@@ -586,3 +586,26 @@ func TestReportSchemaEnumsAreTheCodes(t *testing.T) {
 		t.Errorf("verify reasons' kinds %v\nthe code's %v", got, want)
 	}
 }
+
+// analyze --merge reads kidx.analyze/1 reports (and those written before reports named their
+// schema); a document of another schema, a fleet report merged again say, is refused by name,
+// exit 2, not misread as a broker with no partitions.
+func TestMergeRefusesAnotherSchema(t *testing.T) {
+	dir := t.TempDir()
+	broker, stderr, code := runKidx(t, "analyze", goldenLogDir(t, "blog-i4096"), "--broker", "b1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("analyze: exit %d: %s", code, stderr)
+	}
+	b1 := writeFile(t, dir, "b1.json", broker)
+	// The same report without its "schema" key, as kidx wrote it before issue 26.
+	old := writeFile(t, dir, "old.json", strings.Replace(broker, `"schema": "kidx.analyze/1",`, "", 1))
+	fleet, stderr, code := runKidx(t, "analyze", "--merge", "--format", "json", b1, old)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	f := writeFile(t, dir, "fleet.json", fleet)
+	_, stderr, code = runKidx(t, "analyze", "--merge", b1, f)
+	if code != 2 || !strings.Contains(stderr, "fleet.json: a kidx.analyze.fleet/1 document, not a kidx analyze report (kidx.analyze/1)") {
+		t.Errorf("merging a fleet report: exit %d, stderr %q; want 2 naming its schema", code, stderr)
+	}
+}
