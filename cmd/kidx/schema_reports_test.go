@@ -609,3 +609,19 @@ func TestMergeRefusesAnotherSchema(t *testing.T) {
 		t.Errorf("merging a fleet report: exit %d, stderr %q; want 2 naming its schema", code, stderr)
 	}
 }
+
+// A sweep that leaves out the configuration it starts from (the seed's 4096): the verdict
+// names the point that walks least. Of 1 (every batch indexed but a segment's first: the
+// longest walk is the one batch before a lookup's own, 16350 B) and 20000 (one entry per
+// segment: 32700 B), that is 1, and verdictDetail says so with its swept setting.
+func TestWhatIfVerdictLeastWalking(t *testing.T) {
+	d := whatIfMachine(t, "whatif", "--sweep", "index.interval.bytes=1,20000", "--format", "json")
+	v := d.VerdictDetail
+	if !strings.Contains(d.Verdict, "The sweep does not include the configuration it starts from") {
+		t.Fatalf("verdict %q: want the sweep-without-its-configuration verdict", d.Verdict)
+	}
+	if v.Kind != "least-walking" || v.Point == nil || d.Points[*v.Point].Config["index.interval.bytes"] != 1 ||
+		len(v.Changes) != 1 || v.Changes[0].Config != "index.interval.bytes" || v.Changes[0].Value != "1" || len(v.Figures) != 0 {
+		t.Errorf("verdictDetail %+v: want least-walking at index.interval.bytes=1", v)
+	}
+}
