@@ -10,7 +10,8 @@
 //   - era.go, eraset.go: Kafka's eras (which offset an entry names, which timestamp the time
 //     index keeps, how a log loads, release by release), ParseRelease, EraSet.
 //   - verify.go: Verify and VerifyPartition: the partitions, their segments in order, the
-//     report and its verdicts.
+//     report and its verdicts; VerifyDocument, the report as kidx.verify/1 (its verdict for
+//     machines).
 //   - verify_segment.go: one streaming pass over a segment's batches, judged by the eras that
 //     could have written it (segmentWalk, its observations and the verdict).
 //   - verify_index.go: the offset index against the walk (entries at batch boundaries, the

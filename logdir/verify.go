@@ -72,6 +72,64 @@ type VerifyReport struct {
 	omitOrder   []findingKind
 }
 
+// VerifySchema names the document of kidx verify --format json (docs/schema/README.md): a
+// change that could break its readers bumps N.
+const VerifySchema = "kidx.verify/1"
+
+// VerifyDocument is kidx verify's JSON: the schema's name first, the verdict, then the report.
+type VerifyDocument struct {
+	Schema  string        `json:"schema"`
+	Verdict VerifyVerdict `json:"verdict"`
+	*VerifyReport
+}
+
+// VerifyVerdict is the verdict line in machine-readable form: its state (VerdictHealthy,
+// VerdictAttention, VerdictDamaged), the problems it counts, the partitions that hold them,
+// and one reason per check and severity of problem.
+type VerifyVerdict struct {
+	State      string         `json:"state"`
+	Errors     int            `json:"errors"`
+	Warnings   int            `json:"warnings"`
+	Partitions int            `json:"partitions"` // partitions holding a problem
+	Text       string         `json:"text"`
+	Reasons    []VerifyReason `json:"reasons"`
+}
+
+// VerifyReason is one kind of problem behind a verdict: Kind is the findings' check (a Check
+// constant), Count how many findings of that check and severity (summary lines counting what
+// they stand for), File and Pos the first one's file and byte (-1: not about a byte), Text
+// the first one as the text report prints it.
+type VerifyReason struct {
+	Kind     string   `json:"kind"`
+	Severity Severity `json:"severity"`
+	Count    int      `json:"count"`
+	File     string   `json:"file"`
+	Pos      int64    `json:"pos"`
+	Text     string   `json:"text"`
+}
+
+// Document is the report as kidx verify --format json writes it.
+func (r *VerifyReport) Document() VerifyDocument {
+	state, errs, warns, parts := r.verdictCounts()
+	v := VerifyVerdict{State: state, Errors: errs, Warnings: warns, Partitions: parts,
+		Text: strings.TrimPrefix(r.Verdict(), "verdict: "), Reasons: []VerifyReason{}}
+	at := map[findingKind]int{}
+	for _, f := range r.Findings {
+		if f.Severity == SeverityInfo {
+			continue
+		}
+		k := findingKind{check: f.Check, severity: f.Severity}
+		i, ok := at[k]
+		if !ok {
+			i = len(v.Reasons)
+			at[k] = i
+			v.Reasons = append(v.Reasons, VerifyReason{Kind: f.Check, Severity: f.Severity, File: f.File, Pos: f.Pos, Text: f.String()})
+		}
+		v.Reasons[i].Count += f.Weight()
+	}
+	return VerifyDocument{Schema: VerifySchema, Verdict: v, VerifyReport: r}
+}
+
 // findingKind is what the cap counts by: one check of one severity in one file.
 type findingKind struct {
 	file, check string

@@ -91,7 +91,19 @@ func (r *VerifyReport) total() string {
 // Verdict is one line: "damaged" with any error, "needs attention" with warnings only,
 // "healthy" otherwise, and how many problems in how many partitions.
 func (r *VerifyReport) Verdict() string {
-	errs, warns := 0, 0
+	state, errs, warns, parts := r.verdictCounts()
+	switch state {
+	case VerdictDamaged:
+		return fmt.Sprintf("verdict: %s: %s and %s, in %s", VerdictDamaged, plural(errs, "error"), plural(warns, "warning"), plural(parts, "partition"))
+	case VerdictAttention:
+		return fmt.Sprintf("verdict: %s: %s, in %s", VerdictAttention, plural(warns, "warning"), plural(parts, "partition"))
+	}
+	return fmt.Sprintf("verdict: %s: no problem in %s", VerdictHealthy, plural(len(r.Partitions), "partition"))
+}
+
+// verdictCounts are the verdict's state, its errors and warnings (summary lines counting
+// what they stand for) and the partitions that hold them.
+func (r *VerifyReport) verdictCounts() (state string, errs, warns, partitions int) {
 	parts := map[string]bool{}
 	for _, f := range r.Findings {
 		switch f.Severity {
@@ -111,11 +123,11 @@ func (r *VerifyReport) Verdict() string {
 	}
 	switch {
 	case errs > 0:
-		return fmt.Sprintf("verdict: %s: %s and %s, in %s", VerdictDamaged, plural(errs, "error"), plural(warns, "warning"), plural(len(parts), "partition"))
+		return VerdictDamaged, errs, warns, len(parts)
 	case warns > 0:
-		return fmt.Sprintf("verdict: %s: %s, in %s", VerdictAttention, plural(warns, "warning"), plural(len(parts), "partition"))
+		return VerdictAttention, errs, warns, len(parts)
 	}
-	return fmt.Sprintf("verdict: %s: no problem in %s", VerdictHealthy, plural(len(r.Partitions), "partition"))
+	return VerdictHealthy, 0, 0, 0
 }
 
 // Verdict states, from best to worst: verify's and analyze's (docs/reports.md, "A broker's

@@ -141,7 +141,10 @@ type PartitionReport struct {
 	NextStart *logdir.EraWork
 	// Exposure is the partition's exposure to the follower index overflow (issue 23): nil
 	// when it has no batches or verify could not judge it.
-	Exposure        *PartitionExposure
+	Exposure *PartitionExposure
+	// Advice is the partition's recommendations in machine-readable form; Recommendations
+	// are their sentences.
+	Advice          []Advice
 	Recommendations []string
 	// unsearched: a segment's .index holds more entries than its .log has room for, and
 	// its lookups were not figured (unsearchedWalk).
@@ -254,7 +257,8 @@ func AnalyzeDirs(dirs []string, opts AnalyzeOptions) (*Analysis, error) {
 	}
 	a.judgeBroker()
 	for _, pr := range a.Partitions {
-		pr.Recommendations = recommendPartition(pr, a)
+		pr.Advice = recommendPartition(pr, a)
+		pr.Recommendations = texts(pr.Advice)
 	}
 	a.Elapsed = time.Since(start)
 	return a, nil
@@ -593,13 +597,13 @@ func restartCosts(pr *PartitionReport, segs []segment.SegmentFiles, rebuilt map[
 
 // recommendPartition derives advice from a partition's actual figures; every claim is checked
 // against them.
-func recommendPartition(pr *PartitionReport, a *Analysis) []string {
-	var out []string
+func recommendPartition(pr *PartitionReport, a *Analysis) []Advice {
+	var out []Advice
 	if pr.Batches == 0 {
-		return []string{"No batches: nothing to tune."}
+		return []Advice{{Kind: AdviceNoBatches, Figure: fig("batches", 0, "batches"), Text: "No batches: nothing to tune."}}
 	}
 	if pr.unsearched {
-		return []string{fmt.Sprintf("An offset index here holds more entries than its .log has room for (index-capacity): no Kafka release wrote it, so no density or lookup advice is drawn from it; %s (see findings).", plural(int64(pr.Problems), "verify problem"))}
+		return []Advice{{Kind: AdviceIndexCapacity, Figure: fig("problems", int64(pr.Problems), "findings"), Text: fmt.Sprintf("An offset index here holds more entries than its .log has room for (index-capacity): no Kafka release wrote it, so no density or lookup advice is drawn from it; %s (see findings).", plural(int64(pr.Problems), "verify problem"))}}
 	}
 	// The densest index the append rule allows: every batch but the first of each segment and
 	// the first after each byte-counter restart.
@@ -607,16 +611,19 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 	densest := pr.Batches - unindexable
 	if len(pr.Rebuilt) > 0 {
 		// No advice from an index that is not there: what the next start does instead.
-		out = append(out, rebuiltWords(pr.Rebuilt))
+		out = append(out, Advice{Kind: AdviceRebuiltIndex, Figure: fig("rebuilt", int64(len(pr.Rebuilt)), "segments"), Text: rebuiltWords(pr.Rebuilt)})
 		densest = 0
 	}
 	switch {
 	case pr.OffsetIndexEntries == 0 && densest > 0 && pr.MaxLastBatchPos <= defaultIndexInterval:
-		out = append(out, fmt.Sprintf("No entries: no segment has a batch more than %s in (the default index.interval.bytes is %d), so every lookup walks from byte 0, at most %s and %s. Nothing to tune at this size.",
-			plural(pr.MaxLastBatchPos, "byte"), defaultIndexInterval, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.Scan.MaxHops, "hop")))
+		out = append(out, Advice{Kind: AdviceEmptyIndexSmall, Figure: fig("scan.maxScanBytes", pr.Scan.MaxScanBytes, "bytes"),
+			Text: fmt.Sprintf("No entries: no segment has a batch more than %s in (the default index.interval.bytes is %d), so every lookup walks from byte 0, at most %s and %s. Nothing to tune at this size.",
+				plural(pr.MaxLastBatchPos, "byte"), defaultIndexInterval, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.Scan.MaxHops, "hop"))})
 	case pr.OffsetIndexEntries == 0 && densest > 0:
-		out = append(out, fmt.Sprintf("The offset indexes are empty over %s: index.interval.bytes is at least %d (a batch starts that far into a segment without an entry), so every lookup walks headers from byte 0, up to %s and %s. Lower index.interval.bytes.",
-			plural(pr.Batches, "batch"), pr.MaxLastBatchPos, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.Scan.MaxHops, "hop")))
+		// The sentence names no value: the files bound the interval from below only.
+		out = append(out, Advice{Kind: AdviceLowerIndexInterval, Config: "index.interval.bytes", Figure: fig("scan.maxScanBytes", pr.Scan.MaxScanBytes, "bytes"),
+			Text: fmt.Sprintf("The offset indexes are empty over %s: index.interval.bytes is at least %d (a batch starts that far into a segment without an entry), so every lookup walks headers from byte 0, up to %s and %s. Lower index.interval.bytes.",
+				plural(pr.Batches, "batch"), pr.MaxLastBatchPos, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.Scan.MaxHops, "hop"))})
 	case densest > 0 && pr.OffsetIndexEntries == densest:
 		what := "each segment's first"
 		switch n := len(pr.Restarts); {
@@ -632,26 +639,32 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 		} else {
 			claim += fmt.Sprintf("A lookup walks at most one batch, the one before the batch holding its offset: here up to %s.", plural(pr.Scan.MaxScanBytes, "byte"))
 		}
-		out = append(out, claim)
+		out = append(out, Advice{Kind: AdvicePlateau, Figure: fig("offsetIndexEntries", pr.OffsetIndexEntries, "entries"), Text: claim})
 	case densest > 0:
-		out = append(out, fmt.Sprintf("One entry per %.1f batches (%.0f log bytes per entry): lookups walk up to %s, p99 %s, mean %.1f hops.",
-			pr.BatchesPerEntry, pr.BytesPerEntry, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.ScanQ[P99], "byte"), pr.Scan.MeanHops()))
+		out = append(out, Advice{Kind: AdviceIndexDensity, Figure: &AdviceFigure{Name: "batchesPerEntry", Value: round2(pr.BatchesPerEntry), Unit: "batches"},
+			Text: fmt.Sprintf("One entry per %.1f batches (%.0f log bytes per entry): lookups walk up to %s, p99 %s, mean %.1f hops.",
+				pr.BatchesPerEntry, pr.BytesPerEntry, plural(pr.Scan.MaxScanBytes, "byte"), plural(pr.ScanQ[P99], "byte"), pr.Scan.MeanHops())})
 	}
-	if s := restartsWords(pr.Restarts); s != "" {
-		out = append(out, s)
+	if s, worst := restartsWords(pr.Restarts); s != "" {
+		out = append(out, Advice{Kind: AdviceRestartCost, Figure: fig("restarts.maxScanBytes", worst, "bytes"), Text: s})
 	}
 	if pr.MaxEntries > model.WarmEntries(model.OffsetIndexEntrySize)+1 {
-		out = append(out, fmt.Sprintf("The warm section of the active segment covers %s of log: consumers lagging further search cold index pages (up to %s against %s at the tail).",
-			Bytes(pr.WarmCoveredBytes), plural(int64(pr.Phase1.ColdPages), "page"), plural(int64(pr.Phase1.TailPages), "page")))
+		out = append(out, Advice{Kind: AdviceWarmPartial, Figure: fig("warmCoveredBytes", pr.WarmCoveredBytes, "bytes"),
+			Text: fmt.Sprintf("The warm section of the active segment covers %s of log: consumers lagging further search cold index pages (up to %s against %s at the tail).",
+				Bytes(pr.WarmCoveredBytes), plural(int64(pr.Phase1.ColdPages), "page"), plural(int64(pr.Phase1.TailPages), "page"))})
 	}
 	if s := pr.Exposure.Sentence(); s != "" {
-		out = append(out, s)
+		out = append(out, exposureAdvice(pr.Exposure.Exposure, "followerOverflow.fullAtBytes", s))
 	}
 	if pr.Problems > 0 {
-		out = append(out, fmt.Sprintf("%s (see findings): check these files before trusting the figures.", plural(int64(pr.Problems), "verify problem")))
+		out = append(out, Advice{Kind: AdviceVerifyProblems, Figure: fig("problems", int64(pr.Problems), "findings"),
+			Text: fmt.Sprintf("%s (see findings): check these files before trusting the figures.", plural(int64(pr.Problems), "verify problem"))})
 	}
 	if a.Maps > a.MaxMapCount {
-		out = append(out, fmt.Sprintf("This broker alone needs %s (2 per segment) against vm.max_map_count=%d.", plural(a.Maps, "map"), a.MaxMapCount))
+		// The figure is the broker's (the document's top-level "maps"), the least limit that holds it.
+		k, v := setting("vm.max_map_count", a.Maps)
+		out = append(out, Advice{Kind: AdviceRaiseMaxMapCount, Config: k, Value: v, Figure: fig("maps", a.Maps, "maps"),
+			Text: fmt.Sprintf("This broker alone needs %s (2 per segment) against vm.max_map_count=%d.", plural(a.Maps, "map"), a.MaxMapCount)})
 	}
 	return out
 }
@@ -660,8 +673,8 @@ func recommendPartition(pr *PartitionReport, a *Analysis) []string {
 const defaultIndexInterval = 4096
 
 // restartsWords says what the byte-counter restarts cost lookups, in one sentence however
-// many there are.
-func restartsWords(rs []RestartReport) string {
+// many there are, with the longest walk they leave.
+func restartsWords(rs []RestartReport) (string, int64) {
 	var costly []RestartReport
 	var offsets, worst int64
 	for _, r := range rs {
@@ -673,11 +686,11 @@ func restartsWords(rs []RestartReport) string {
 	}
 	switch len(costly) {
 	case 0:
-		return ""
+		return "", 0
 	case 1:
 		r := costly[0]
 		return fmt.Sprintf("A byte-counter restart in segment %d (%s) leaves %s without an entry of their own lifetime: their lookups walk up to %s.",
-			r.BaseOffset, restartWhere(r.Restart), plural(r.Offsets, "offset"), plural(r.MaxScanBytes, "byte"))
+			r.BaseOffset, restartWhere(r.Restart), plural(r.Offsets, "offset"), plural(r.MaxScanBytes, "byte")), r.MaxScanBytes
 	}
 	var where []string
 	for i, r := range costly {
@@ -688,7 +701,7 @@ func restartsWords(rs []RestartReport) string {
 		where = append(where, fmt.Sprintf("segment %d %s", r.BaseOffset, restartWhere(r.Restart)))
 	}
 	return fmt.Sprintf("%d byte-counter restarts (%s) leave %s without an entry of their own lifetime: their lookups walk up to %s.",
-		len(costly), strings.Join(where, "; "), plural(offsets, "offset"), plural(worst, "byte"))
+		len(costly), strings.Join(where, "; "), plural(offsets, "offset"), plural(worst, "byte")), worst
 }
 
 func restartWhere(r logdir.Restart) string {

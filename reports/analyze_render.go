@@ -156,7 +156,10 @@ func (p *PartitionReport) notes() []string {
 	return out
 }
 
+// AnalysisDoc is the document of kidx analyze --format json (AnalyzeSchema).
 type AnalysisDoc struct {
+	// Schema is AnalyzeSchema; a report written before it had none.
+	Schema     string               `json:"schema"`
 	Broker     string               `json:"broker,omitempty"`
 	BrokerFrom string               `json:"brokerFrom,omitempty"`
 	ClusterID  string               `json:"clusterId,omitempty"`
@@ -169,21 +172,24 @@ type AnalysisDoc struct {
 	// "attention" says why).
 	AttentionPartitions int `json:"attentionPartitions"`
 	// ExposedPartitions counts the partitions exposed to the follower index overflow.
-	ExposedPartitions int                 `json:"exposedPartitions"`
-	Root              string              `json:"root"`
-	Roots             []string            `json:"roots"`
-	LiveSegments      int                 `json:"liveSegments"`
-	CleanedSegments   int                 `json:"cleanedSegments"`
-	Restarts          int                 `json:"restarts"`
-	Analyzed          int                 `json:"analyzedPartitions"`
-	Segments          int                 `json:"segments"`
-	LogBytes          int64               `json:"logBytes"`
-	Maps              int64               `json:"maps"`
-	MaxMapCount       int64               `json:"maxMapCount"`
-	Headroom          int64               `json:"headroom"`
-	Problems          int                 `json:"problems"`
-	Findings          []logdir.Finding    `json:"findings"`
-	Partitions        []partitionJSONItem `json:"partitions"`
+	ExposedPartitions int `json:"exposedPartitions"`
+	// EmptyIndexPartitions counts the partitions whose offset index is empty though
+	// index.interval.bytes could fill it (the verdict's "empty-indexes" reason).
+	EmptyIndexPartitions int                 `json:"emptyIndexPartitions"`
+	Root                 string              `json:"root"`
+	Roots                []string            `json:"roots"`
+	LiveSegments         int                 `json:"liveSegments"`
+	CleanedSegments      int                 `json:"cleanedSegments"`
+	Restarts             int                 `json:"restarts"`
+	Analyzed             int                 `json:"analyzedPartitions"`
+	Segments             int                 `json:"segments"`
+	LogBytes             int64               `json:"logBytes"`
+	Maps                 int64               `json:"maps"`
+	MaxMapCount          int64               `json:"maxMapCount"`
+	Headroom             int64               `json:"headroom"`
+	Problems             int                 `json:"problems"`
+	Findings             []logdir.Finding    `json:"findings"`
+	Partitions           []partitionJSONItem `json:"partitions"`
 	// HeaderReadsFor is the release range the scan objects' header reads are for ("4.1+" or
 	// "before 4.1"); HeaderReadsBoth: no release was given, and the hops are the reads before 4.1.
 	HeaderReadsFor  string `json:"headerReadsFor"`
@@ -217,6 +223,8 @@ type partitionJSONItem struct {
 	Attention          []string         `json:"attention"`
 	Findings           []logdir.Finding `json:"findings"`
 	Recommendations    []string         `json:"recommendations"`
+	// Advice: the recommendations, one for one, in machine-readable form.
+	Advice []Advice `json:"advice"`
 	// FollowerOverflow is the partition's exposure (absent: no batches, or not judged).
 	FollowerOverflow *partitionExposureJSON `json:"followerOverflow,omitempty"`
 }
@@ -239,7 +247,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 	if len(a.Roots) > 0 {
 		root = a.Roots[0]
 	}
-	doc := AnalysisDoc{Broker: a.Broker, BrokerFrom: a.BrokerFrom, ClusterID: a.ClusterID, LogDirs: append([]logdir.LogDirState{}, a.LogDirs...), Verdict: &a.Verdict,
+	doc := AnalysisDoc{Schema: AnalyzeSchema, EmptyIndexPartitions: a.emptyIndexes, Broker: a.Broker, BrokerFrom: a.BrokerFrom, ClusterID: a.ClusterID, LogDirs: append([]logdir.LogDirState{}, a.LogDirs...), Verdict: &a.Verdict,
 		Topics: append([]TopicRollup{}, a.Topics...), Errors: a.Errors, Warnings: a.Warnings, AttentionPartitions: a.AttentionPartitions, ExposedPartitions: a.ExposedPartitions, Root: root, Roots: a.Roots, LiveSegments: a.LiveSegments, CleanedSegments: a.CleanedSegments, Restarts: a.Restarts, Analyzed: a.Analyzed, Segments: a.Segments, LogBytes: a.LogBytes, Maps: a.Maps,
 		MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Problems: a.Problems, Findings: a.Findings,
 		Partitions: []partitionJSONItem{}, HeaderReadsFor: a.HeaderReadsFor, HeaderReadsBoth: a.HeaderReadsBoth}
@@ -250,7 +258,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 			BytesPerEntry: round1(p.BytesPerEntry), BatchesPerEntry: round2(p.BatchesPerEntry),
 			Scan: scanJSON(p.Scan, p.ScanQ, p.HopsQ), WarmCoveredBytes: p.WarmCoveredBytes, Phase1: phase1JSON(p.Phase1),
 			Eras: p.Eras, Live: append([]LiveReport{}, p.Live...), Restarts: append([]RestartReport{}, p.Restarts...),
-			Cleaned: append([]CleanedReport{}, p.Cleaned...), Maps: p.Maps, Rebuilt: append([]RebuiltIndex{}, p.Rebuilt...), Problems: p.Problems, Attention: append([]string{}, p.Attention...), Findings: p.Findings, Recommendations: p.Recommendations}
+			Cleaned: append([]CleanedReport{}, p.Cleaned...), Maps: p.Maps, Rebuilt: append([]RebuiltIndex{}, p.Rebuilt...), Problems: p.Problems, Attention: append([]string{}, p.Attention...), Findings: p.Findings, Recommendations: p.Recommendations, Advice: p.Advice}
 
 		if e := p.Exposure; e != nil {
 			x := e.Exposure
@@ -265,6 +273,9 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 		}
 		if item.Recommendations == nil {
 			item.Recommendations = []string{}
+		}
+		if item.Advice == nil {
+			item.Advice = []Advice{}
 		}
 		doc.Partitions = append(doc.Partitions, item)
 	}

@@ -15,8 +15,10 @@ import (
 // BrokerVerdict is the verdict on one analysis.
 type BrokerVerdict struct {
 	State string `json:"state"`
-	// Reasons say why the state is not healthy, the most serious first.
-	Reasons []string `json:"reasons"`
+	// Reasons say why the state is not healthy, the most serious first; ReasonDetails are the
+	// same reasons, one for one, in machine-readable form.
+	Reasons       []string `json:"reasons"`
+	ReasonDetails []Reason `json:"reasonDetails"`
 	// NextStart says, per log directory, what the broker's next start does.
 	NextStart   []string `json:"nextStart"`
 	Maps        int64    `json:"maps"`
@@ -27,6 +29,34 @@ type BrokerVerdict struct {
 	WorstTopics []string `json:"worstTopics"`
 	Text        string   `json:"text"`
 }
+
+// Reason is one reason of a verdict in machine-readable form (docs/reports.md, "A broker's
+// verdict"): its kind, the figure it counts (Name: the document's key that holds it), the
+// setting it asks to change where it asks for one, and its words.
+type Reason struct {
+	Kind   ReasonKind    `json:"kind"`
+	Config string        `json:"config,omitempty"`
+	Value  string        `json:"value,omitempty"`
+	Figure *AdviceFigure `json:"figure,omitempty"`
+	Text   string        `json:"text"`
+}
+
+// ReasonKind names a verdict's reason; the kinds are a closed list (docs/reports.md,
+// docs/schema/kidx.analyze.1.json).
+type ReasonKind string
+
+// The reasons of a broker's verdict, in the order the verdict gives them.
+const (
+	ReasonErrors         ReasonKind = "errors"
+	ReasonWarnings       ReasonKind = "warnings"
+	ReasonEmptyIndexes   ReasonKind = "empty-indexes"
+	ReasonExposed        ReasonKind = "follower-overflow-exposure"
+	ReasonMapsOverLimit  ReasonKind = "maps-over-limit"
+	ReasonMapHeadroomLow ReasonKind = "map-headroom-low"
+)
+
+// ReasonKinds lists every kind of a broker verdict's reason.
+var ReasonKinds = []ReasonKind{ReasonErrors, ReasonWarnings, ReasonEmptyIndexes, ReasonExposed, ReasonMapsOverLimit, ReasonMapHeadroomLow}
 
 // TopicRollup sums a topic's partitions.
 type TopicRollup struct {
@@ -172,7 +202,7 @@ func (a *Analysis) judgeBroker() {
 		}
 	}
 	sortTopics(a.Topics)
-	v := BrokerVerdict{State: logdir.VerdictHealthy, Maps: a.Maps, MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Reasons: []string{}, NextStart: []string{}, WorstTopics: []string{}}
+	v := BrokerVerdict{State: logdir.VerdictHealthy, Maps: a.Maps, MaxMapCount: a.MaxMapCount, Headroom: a.MaxMapCount - a.Maps, Reasons: []string{}, ReasonDetails: []Reason{}, NextStart: []string{}, WorstTopics: []string{}}
 	where := func(n int, sev logdir.Severity) string {
 		parts := 0
 		for _, t := range a.Topics {
@@ -182,25 +212,33 @@ func (a *Analysis) judgeBroker() {
 		}
 		return fmt.Sprintf("%s (%s)", plural(int64(n), string(sev)), plural(int64(parts), "topic"))
 	}
+	reason := func(r Reason) {
+		v.Reasons = append(v.Reasons, r.Text)
+		v.ReasonDetails = append(v.ReasonDetails, r)
+	}
 	if a.Errors > 0 {
 		v.State = logdir.VerdictDamaged
-		v.Reasons = append(v.Reasons, where(a.Errors, logdir.SeverityError))
+		reason(Reason{Kind: ReasonErrors, Figure: fig("errors", int64(a.Errors), "findings"), Text: where(a.Errors, logdir.SeverityError)})
 	}
 	if a.Warnings > 0 {
-		v.Reasons = append(v.Reasons, where(a.Warnings, logdir.SeverityWarning))
+		reason(Reason{Kind: ReasonWarnings, Figure: fig("warnings", int64(a.Warnings), "findings"), Text: where(a.Warnings, logdir.SeverityWarning)})
 	}
 	if a.emptyIndexes > 0 {
-		v.Reasons = append(v.Reasons, fmt.Sprintf("%s with an empty offset index that index.interval.bytes could fill", plural(int64(a.emptyIndexes), "partition")))
+		reason(Reason{Kind: ReasonEmptyIndexes, Config: "index.interval.bytes", Figure: fig("emptyIndexPartitions", int64(a.emptyIndexes), "partitions"),
+			Text: fmt.Sprintf("%s with an empty offset index that index.interval.bytes could fill", plural(int64(a.emptyIndexes), "partition"))})
 	}
 	if a.ExposedPartitions > 0 {
-		v.Reasons = append(v.Reasons, fmt.Sprintf("%s exposed to the follower index overflow: an index can fill before segment.bytes, so a follower can throw \"Attempt to append to a full time index\" (docs/kafka-hazards.md)",
-			plural(int64(a.ExposedPartitions), "partition")))
+		reason(Reason{Kind: ReasonExposed, Figure: fig("exposedPartitions", int64(a.ExposedPartitions), "partitions"), Text: fmt.Sprintf("%s exposed to the follower index overflow: an index can fill before segment.bytes, so a follower can throw \"Attempt to append to a full time index\" (docs/kafka-hazards.md)",
+			plural(int64(a.ExposedPartitions), "partition"))})
 	}
 	switch {
 	case v.Headroom < 0:
-		v.Reasons = append(v.Reasons, fmt.Sprintf("%s, more than vm.max_map_count=%d: the broker fails with \"Map failed\"", plural(a.Maps, "memory map"), a.MaxMapCount))
+		k, val := setting("vm.max_map_count", a.Maps)
+		reason(Reason{Kind: ReasonMapsOverLimit, Config: k, Value: val, Figure: fig("maps", a.Maps, "maps"),
+			Text: fmt.Sprintf("%s, more than vm.max_map_count=%d: the broker fails with \"Map failed\"", plural(a.Maps, "memory map"), a.MaxMapCount)})
 	case v.Headroom*10 < a.MaxMapCount:
-		v.Reasons = append(v.Reasons, fmt.Sprintf("%s of vm.max_map_count=%d: less than 10%% headroom", plural(a.Maps, "memory map"), a.MaxMapCount))
+		reason(Reason{Kind: ReasonMapHeadroomLow, Figure: fig("maps", a.Maps, "maps"),
+			Text: fmt.Sprintf("%s of vm.max_map_count=%d: less than 10%% headroom", plural(a.Maps, "memory map"), a.MaxMapCount)})
 	}
 	if v.State == logdir.VerdictHealthy && len(v.Reasons) > 0 {
 		v.State = logdir.VerdictAttention

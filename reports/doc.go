@@ -12,7 +12,12 @@
 //   - point.go: Point and its derived figures (regime, ScanBound slack, warm section, maps,
 //     Kafka-version validity).
 //   - phase1.go: phase-1 cost of Kafka's warm-section search for an index of n entries.
-//   - recommend.go: recommendations derived from the figures.
+//   - recommend.go: recommendations derived from the figures, each an Advice (kind, the
+//     setting and value it names, the figure it quotes, its sentence).
+//   - verdict.go, verdict_margin.go: the what-if verdict and its margin; verdict_detail.go: its
+//     decision for machines (JSON "verdictDetail").
+//   - broker.go: a broker's verdict (its reasons, each with a Reason for machines) and the
+//     topic roll-up.
 //   - segstats.go: costWalk, the exact per-offset statistics of a real segment in one pass over
 //     its batch headers and index entries (docs/contract.md §5), riding along verify's walk; OffsetCosts.
 //   - analyze.go: AnalyzeDirs, per-partition figures of a broker's log directories, read-only:
@@ -20,5 +25,6 @@
 //   - fleet.go: MergeFleet, brokers' analyze JSON reports merged into one fleet report.
 //   - table.go, whatif_text.go, json.go, html.go, analyze_render.go: the formats.
 //
-// docs/reports.md defines the JSON keys, the regimes, the quantiles and the recommendation rules.
+// The JSON documents name their schema (WhatIfSchema, AnalyzeSchema, FleetSchema;
+// docs/schema/README.md). docs/reports.md defines the JSON keys, the regimes, the quantiles and the recommendation rules.
 package reports

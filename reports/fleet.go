@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"kidx/internal/jsonwords"
+	"kidx/internal/printsafe"
 )
 
 // A Fleet merges the `kidx analyze --format json` reports of several brokers: each broker
@@ -68,9 +70,22 @@ type FleetLive struct {
 // ReadAnalysisJSON decodes one `kidx analyze --format json` report. name stands for the
 // broker when the report has none (its file name, say).
 func ReadAnalysisJSON(r io.Reader, name string) (*AnalysisDoc, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	// A document of another shape or version is named, not misread: kidx.analyze/1, or a
+	// report written before reports named their schema. Its "schema" is read first, alone,
+	// since the rest of another shape need not decode as a report.
+	var head struct {
+		Schema any `json:"schema"`
+	}
+	if json.NewDecoder(bytes.NewReader(data)).Decode(&head) == nil && head.Schema != nil && head.Schema != AnalyzeSchema {
+		return nil, fmt.Errorf("%s: a %s document, not a kidx analyze report (%s): --merge reads what analyze --format json writes",
+			name, printsafe.Line(fmt.Sprint(head.Schema)), AnalyzeSchema)
+	}
 	var doc AnalysisDoc
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&doc); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("%s: not a kidx analyze JSON report: %v", name, jsonwords.Describe(err, ""))
 	}
 	if doc.Roots == nil && doc.Root == "" {
@@ -196,6 +211,7 @@ func (f *Fleet) WriteText(w io.Writer) error {
 // WriteJSON writes the fleet report.
 func (f *Fleet) WriteJSON(w io.Writer) error {
 	doc := struct {
+		Schema       string           `json:"schema"`
 		Brokers      []FleetBroker    `json:"brokers"`
 		Partitions   int              `json:"partitions"`
 		Segments     int              `json:"segments"`
@@ -206,12 +222,18 @@ func (f *Fleet) WriteJSON(w io.Writer) error {
 		Worst        []FleetPartition `json:"worstPartitions"`
 		Live         []FleetLive      `json:"live"`
 		Notes        []string         `json:"notes"`
-	}{f.Brokers, f.Partitions, f.Segments, f.LiveSegments, f.Restarts, f.LogBytes, f.Problems, f.Worst, f.Live, f.Notes}
+	}{FleetSchema, f.Brokers, f.Partitions, f.Segments, f.LiveSegments, f.Restarts, f.LogBytes, f.Problems, f.Worst, f.Live, f.Notes}
 	if doc.Notes == nil {
 		doc.Notes = []string{}
 	}
 	if doc.Live == nil {
 		doc.Live = []FleetLive{}
+	}
+	if doc.Worst == nil {
+		doc.Worst = []FleetPartition{}
+	}
+	if doc.Brokers == nil {
+		doc.Brokers = []FleetBroker{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

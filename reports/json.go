@@ -41,7 +41,16 @@ func scanJSON(s model.ScanStats, scanQ, hopsQ map[Quantile]int64) ScanJSON {
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
 
+// Schema names of the documents of this package (docs/schema/README.md): a change that could
+// break a reader of one bumps its N, and its file in docs/schema stays beside the new one.
+const (
+	WhatIfSchema  = "kidx.whatif/1"
+	AnalyzeSchema = "kidx.analyze/1"
+	FleetSchema   = "kidx.analyze.fleet/1"
+)
+
 type whatIfJSON struct {
+	Schema       string          `json:"schema"`
 	Source       string          `json:"source"`
 	Rule         string          `json:"rule"`
 	Rules        []string        `json:"rules"`
@@ -57,8 +66,10 @@ type whatIfJSON struct {
 	// Workloads are the workloads run, one per producer setting of a producer sweep, each with
 	// its own source and batch count ("source" and "batches" above are the first's).
 	Workloads []workloadJSON `json:"workloads"`
-	// Verdict is the paragraph the text report opens with (WhatIf.Verdict).
-	Verdict string `json:"verdict"`
+	// Verdict is the paragraph the text report opens with (WhatIf.Verdict); VerdictDetail is
+	// its decision in machine-readable form.
+	Verdict       string            `json:"verdict"`
+	VerdictDetail WhatIfVerdictJSON `json:"verdictDetail"`
 	// IntervalPieces, with the exact interval sweep, is the whole step function of the
 	// workload over index.interval.bytes (WhatIf.Pieces); omitted without it.
 	IntervalPieces         []intervalPieceJSON `json:"intervalPieces,omitempty"`
@@ -139,6 +150,8 @@ type pointJSON struct {
 	Rejected             int64            `json:"rejectedAppends"`
 	VersionWarnings      []string         `json:"versionWarnings"`
 	Recommendations      []string         `json:"recommendations"`
+	// Advice: the recommendations, one for one, in machine-readable form.
+	Advice []Advice `json:"advice"`
 }
 
 type boundJSON struct {
@@ -190,7 +203,7 @@ func pointDoc(p *Point) pointJSON {
 			p.Maps.MaxPartitions},
 		IndexFullRolls: p.IndexFullRolls, OverflowHazard: p.OverflowHazard, OverflowEvents: p.OverflowEvents,
 		FollowerOverflow: exposureDoc(p.Exposure, p.Config, p.Era.String()),
-		Rejected:         p.Rejected, VersionWarnings: p.VersionWarnings, Recommendations: p.Recommendations}
+		Rejected:         p.Rejected, VersionWarnings: p.VersionWarnings, Recommendations: p.Recommendations, Advice: p.Advice}
 	if len(p.Producer) > 0 {
 		d.Producer = map[string]int64{}
 		for _, s := range p.Producer {
@@ -206,14 +219,17 @@ func pointDoc(p *Point) pointJSON {
 	if d.Recommendations == nil {
 		d.Recommendations = []string{}
 	}
+	if d.Advice == nil {
+		d.Advice = []Advice{}
+	}
 	return d
 }
 
 // WriteJSON writes the docs/contract.md §10 document.
 func (r *WhatIf) WriteJSON(w io.Writer) error {
-	doc := whatIfJSON{Source: r.Source, Rule: r.Rules[0].String(), KafkaVersion: r.KafkaVersion, Batches: r.Batches,
+	doc := whatIfJSON{Schema: WhatIfSchema, Source: r.Source, Rule: r.Rules[0].String(), KafkaVersion: r.KafkaVersion, Batches: r.Batches,
 		Passes: r.Passes, Scale: scaleJSON{r.Scale.Partitions, r.Scale.RetainedSegments, r.Scale.MaxMapCount},
-		Points: []pointJSON{}, Sweeps: []sweepJSONItem{}}
+		Points: []pointJSON{}, Sweeps: []sweepJSONItem{}, Rules: []string{}, Eras: []string{}}
 	if b := r.Baseline; b != nil {
 		notes := b.Notes
 		if notes == nil {
@@ -238,6 +254,7 @@ func (r *WhatIf) WriteJSON(w io.Writer) error {
 		doc.Points = append(doc.Points, pointDoc(p))
 	}
 	doc.Verdict = r.Verdict()
+	doc.VerdictDetail = r.verdictDetail()
 	doc.Workloads = []workloadJSON{}
 	for _, w := range r.Workloads {
 		doc.Workloads = append(doc.Workloads, workloadJSON(w))

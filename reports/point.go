@@ -79,6 +79,9 @@ type Point struct {
 	Exposure        Exposure
 	VersionWarnings []string
 
+	// Advice is the point's recommendations in machine-readable form; Recommendations are
+	// their sentences.
+	Advice          []Advice
 	Recommendations []string
 }
 

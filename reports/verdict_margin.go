@@ -16,6 +16,8 @@ const marginPercent = 10
 // figure is one number an operator watches, at the configuration and at another point.
 type figure struct {
 	what     string  // "the longest walk"
+	name     string  // the point's JSON key that holds it: "scan.maxScanBytes"
+	units    string  // what it counts, for machines: "bytes"
 	from, to float64 // the configuration's value, the other point's
 	unit     float64 // the least saving that counts, besides marginPercent
 	unitName string  // the unit in the verdict's words: "one mean batch of 15.8 KiB"
@@ -51,15 +53,15 @@ func figuresOf(p, q *Point) []figure {
 	// Maps only matter against vm.max_map_count: below 10 % headroom (the notes' threshold).
 	mapsShort := p.Maps.MaxMapCount > 0 && p.Maps.Headroom*10 < p.Maps.MaxMapCount
 	return []figure{
-		{what: "the longest walk", from: float64(p.Scan.MaxScanBytes), to: float64(q.Scan.MaxScanBytes),
+		{what: "the longest walk", name: "scan.maxScanBytes", units: "bytes", from: float64(p.Scan.MaxScanBytes), to: float64(q.Scan.MaxScanBytes),
 			unit: float64(batch), unitName: batchName, show: bytes, watched: true, walk: true, always: true},
-		{what: "the p99 walk", from: float64(p.ScanQ[P99]), to: float64(q.ScanQ[P99]),
+		{what: "the p99 walk", name: "scan.p99ScanBytes", units: "bytes", from: float64(p.ScanQ[P99]), to: float64(q.ScanQ[P99]),
 			unit: float64(batch), unitName: batchName, show: bytes, watched: true, walk: true, always: true},
-		{what: "the mean hops", from: p.Scan.MeanHops(), to: q.Scan.MeanHops(),
+		{what: "the mean hops", name: "scan.meanHops", units: "hops", from: p.Scan.MeanHops(), to: q.Scan.MeanHops(),
 			unit: 1, unitName: "one hop", show: hops, watched: true, walk: true},
-		{what: "index-full rolls", from: float64(p.IndexFullRolls), to: float64(q.IndexFullRolls),
+		{what: "index-full rolls", name: "indexFullRolls", units: "segments", from: float64(p.IndexFullRolls), to: float64(q.IndexFullRolls),
 			unit: 1, unitName: "one roll", show: count, watched: true},
-		{what: "memory maps", from: float64(p.Maps.Maps), to: float64(q.Maps.Maps),
+		{what: "memory maps", name: "maps.maps", units: "maps", from: float64(p.Maps.Maps), to: float64(q.Maps.Maps),
 			unit: 2, unitName: "one segment's two maps", show: count, watched: mapsShort},
 	}
 }

@@ -268,7 +268,8 @@ func RunWhatIf(opts WhatIfOptions) (*WhatIf, error) {
 		}
 	}
 	for _, p := range rep.Points {
-		p.Recommendations = recommend(p, rep)
+		p.Advice = recommend(p, rep)
+		p.Recommendations = texts(p.Advice)
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil

@@ -100,10 +100,14 @@ func intervalsJSON(s explain.IntervalSet) (*intervalJSON, [][2]int64) {
 	return &intervalJSON{Min: s.Min(), Max: s.Max()}, out
 }
 
+// explainSchema names explain's document (docs/schema/README.md).
+const explainSchema = "kidx.explain/1"
+
 func explainJSON(parts []explain.PartitionExplanation) any {
 	out := struct {
+		Schema     string                 `json:"schema"`
 		Partitions []explainPartitionJSON `json:"partitions"`
-	}{Partitions: []explainPartitionJSON{}}
+	}{Schema: explainSchema, Partitions: []explainPartitionJSON{}}
 	for i := range parts {
 		p := &parts[i]
 		pj := explainPartitionJSON{Dir: p.Dir, Topic: p.Topic, Partition: p.Partition, Reproduced: p.Reproduced(),

@@ -113,7 +113,7 @@ func renderVerify(stdout, stderr io.Writer, format string, all bool, report *log
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(report)
+		return enc.Encode(report.Document())
 	}
 	report.WriteTextWith(stdout, all)
 	report.WriteKafkaSummary(stderr)

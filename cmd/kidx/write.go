@@ -113,12 +113,46 @@ func (o *writeOptions) Run(stdout, stderr io.Writer) error {
 	return renderWrite(stdout, o.format, o.dir, res)
 }
 
+// The schemas of write's two documents (docs/schema/README.md): one log, or the partition
+// directories of a replicated workload.
+const (
+	writeSchema         = "kidx.write/1"
+	writeReplicasSchema = "kidx.write.replicas/1"
+)
+
+// writeDocument is res as write --format json prints it, its schema's name first; the keys
+// are segment.WriteResult's.
+func writeDocument(res *segment.WriteResult) any {
+	if res.Replicas != nil {
+		notes := res.Notes
+		if notes == nil {
+			notes = []segment.ReplicaNote{}
+		}
+		return struct {
+			Schema   string                  `json:"schema"`
+			Leader   int                     `json:"leader"`
+			Replicas []segment.ReplicaResult `json:"replicas"`
+			Notes    []segment.ReplicaNote   `json:"notes"`
+		}{writeReplicasSchema, res.Leader, res.Replicas, notes}
+	}
+	events := res.Events
+	if events == nil {
+		events = []segment.Event{}
+	}
+	return struct {
+		Schema     string          `json:"schema"`
+		Segments   []int64         `json:"segments"`
+		NextOffset int64           `json:"nextOffset"`
+		Events     []segment.Event `json:"events"`
+	}{writeSchema, res.Segments, res.NextOffset, events}
+}
+
 // renderWrite writes what was written: JSON, or the segments and the events in words.
 func renderWrite(w io.Writer, format, dir string, res *segment.WriteResult) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return enc.Encode(writeDocument(res))
 	}
 	if res.Replicas != nil {
 		renderReplicatedWrite(w, dir, res)
