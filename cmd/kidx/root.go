@@ -29,7 +29,8 @@ It also writes, dumps and verifies real segment files.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Cobra's `kidx completion bash|zsh|fish|powershell` stays enabled: shell completion of the
-	// commands and flags is the Go CLI convention. Files are left to the shell to complete.
+	// commands and flags is the Go CLI convention; registerCompletions (completion.go) adds the
+	// flags' values and the file arguments.
 	root.Version = readBuildVersion().String()
 	root.SetVersionTemplate("{{.Version}}\n")
 	for _, f := range commandFactories {
@@ -61,5 +62,6 @@ It also writes, dumps and verifies real segment files.`,
 			}
 		}
 	}
+	registerCompletions(root)
 	return root
 }
