@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"kidx/against"
 	"kidx/corpus"
@@ -44,8 +45,26 @@ func registerCompletions(root *cobra.Command) {
 		if complete := argCompletion(c); complete != nil {
 			c.ValidArgsFunction = complete
 		}
+		// The other flags: a number, a count, a duration or a free-form spec completes nothing
+		// (not the shell's file list); a string flag not named here may be a path and keeps the
+		// shell's file completion (--config-file, a report's --out, --against's command).
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if _, done := c.GetFlagCompletionFunc(f.Name); done || f.Value.Type() == "bool" {
+				return
+			}
+			if f.Value.Type() != "string" || slices.Contains(freeFormFlags, f.Name) {
+				if err := c.RegisterFlagCompletionFunc(f.Name, cobra.NoFileCompletions); err != nil {
+					panic(fmt.Sprintf("kidx %s --%s: %v", c.Name(), f.Name, err))
+				}
+			}
+		})
 	}
 }
+
+// freeFormFlags are the string flags whose value is a spec or a list of numbers, never a path:
+// --gen's generator spec (kidx help workloads), prove's and check's value lists, analyze's
+// --broker name.
+var freeFormFlags = []string{"gen", "alphabet", "intervals", "segments", "index-bytes", "broker"}
 
 // completeFunc is cobra's completion function of a flag's value or of an argument.
 type completeFunc = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective)

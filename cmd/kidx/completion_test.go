@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // completeWith runs cobra's hidden `kidx __complete ARGS...` (what the scripts of `kidx
@@ -307,9 +311,33 @@ func TestCompletionDirectoriesAndJSON(t *testing.T) {
 	} {
 		checkCompletion(t, args, []string{"json"}, dirFileExt)
 	}
+	// Numbers, counts, durations and free-form specs complete nothing (not the shell's files).
+	for _, args := range [][]string{{"sim", "--records", ""}, {"diff", "--timeout", ""}, {"check", "--seed", ""},
+		{"whatif", "--gen", ""}, {"prove", "--alphabet", ""}, {"analyze", "--broker", ""}, {"dump", "--max-bytes", ""}} {
+		checkCompletion(t, args, nil, dirNoFile)
+	}
 	// A report file and a config file may have any name: the shell completes files.
 	for _, args := range [][]string{{"whatif", "--out", ""}, {"analyze", "--out", ""}, {"sim", "--config-file", ""}} {
 		checkCompletion(t, args, nil, dirDefault)
+	}
+}
+
+// shellFileFlags are the flags whose value is a path the shell's own file completion fits
+// (any name: a config file, a report, a command line).
+var shellFileFlags = []string{"config-file", "out", "against"}
+
+// Issue 26: every flag of every command that takes a value has its completion decided: a
+// function registered by registerCompletions, or one of shellFileFlags. A new flag fails here
+// until completion.go says what it completes.
+func TestCompletionEveryFlagDecided(t *testing.T) {
+	root := newRootCmd(nil, nil)
+	for _, c := range root.Commands() {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if _, ok := c.GetFlagCompletionFunc(f.Name); ok || f.Value.Type() == "bool" || slices.Contains(shellFileFlags, f.Name) {
+				return
+			}
+			t.Errorf("kidx %s --%s (%s): no completion decided (completion.go)", c.Name(), f.Name, f.Value.Type())
+		})
 	}
 }
 
@@ -342,4 +370,42 @@ func TestCompletionHelpTopics(t *testing.T) {
 	if got, _ := completeWith(t, "help", "versions"); len(got) != 1 || !strings.HasPrefix(got[0], "versions\t") {
 		t.Errorf("help versions: %q", got)
 	}
+}
+
+// BenchmarkCompleteKafkaFiles is `kidx __complete dump DIR/` in a partition directory of 2,500
+// segments (10,000 files, 2,501 of them snapshots), in process: what a TAB costs in a large
+// partition, beside the process start.
+func BenchmarkCompleteKafkaFiles(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 2500 {
+		for _, suffix := range []string{".log", ".index", ".timeindex", ".snapshot"} {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%020d%s", int64(i)*1000, suffix)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	var lines int
+	for b.Loop() {
+		var out, errb bytes.Buffer
+		if code := run([]string{"__complete", "dump", dir + "/"}, &out, &errb); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
+		lines = strings.Count(out.String(), "\n")
+	}
+	b.ReportMetric(float64(lines-1), "candidates")
+}
+
+// BenchmarkCompleteKafkaVersion is `kidx __complete sim --kafka-version ""`: the release lines
+// and era starts probed from model.ParseKafkaVersion and model.EraForKafkaVersion at every TAB.
+func BenchmarkCompleteKafkaVersion(b *testing.B) {
+	var lines int
+	for b.Loop() {
+		var out, errb bytes.Buffer
+		if code := run([]string{"__complete", "sim", "--kafka-version", ""}, &out, &errb); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
+		lines = strings.Count(out.String(), "\n")
+	}
+	b.ReportMetric(float64(lines-1), "candidates")
 }
