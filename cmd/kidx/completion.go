@@ -30,8 +30,8 @@ import (
 // writes, creates or locks anything.
 
 // registerCompletions gives every flag with a closed set of values, and every file or directory
-// argument, its completion. It runs once every command is built (newRootCmd) and looks the
-// flags up by name, so a command file only declares its flags.
+// argument, its completion. It runs on a completion request, once every command is built
+// (newRootCmd), and looks the flags up by name, so a command file only declares its flags.
 func registerCompletions(root *cobra.Command) {
 	for _, c := range root.Commands() {
 		for name, complete := range flagCompletions(c) {
@@ -72,7 +72,7 @@ type completeFunc = func(cmd *cobra.Command, args []string, toComplete string) (
 // flagCompletions are the completions of c's flags, by flag name; a name c has no flag of is
 // skipped.
 func flagCompletions(c *cobra.Command) map[string]completeFunc {
-	dirs := filterDirs
+	dirs := filterDirs // the shell's own directory completion
 	m := map[string]completeFunc{
 		"format":        completeFormat,
 		"rule":          completeRule(c.Name()),
@@ -82,7 +82,7 @@ func flagCompletions(c *cobra.Command) map[string]completeFunc {
 		"content":       fixedValues(corpus.Contents...),
 		"damage":        completeCommaList(append([]string{"none"}, corpus.DamageKinds...), "none"),
 		"index-view":    fixedValues(segment.ViewRunning.String(), segment.ViewReopened.String()),
-		"compare":       completeCommaList(strings.Split(against.Fields(0xff).String(), ","), ""),
+		"compare":       completeCommaList(strings.Split(against.Fields(0xff).String(), ","), ""), // every field's bit set
 		"protocol":      fixedValues(strconv.Itoa(against.ProtocolVersion), strconv.Itoa(against.ProtocolVersion2)),
 		"sweep":         completeSweepKeys,
 		"era-spec":      jsonFiles,

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -331,6 +333,7 @@ var shellFileFlags = []string{"config-file", "out", "against"}
 // until completion.go says what it completes.
 func TestCompletionEveryFlagDecided(t *testing.T) {
 	root := newRootCmd(nil, nil)
+	registerCompletions(root)
 	for _, c := range root.Commands() {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			if _, ok := c.GetFlagCompletionFunc(f.Name); ok || f.Value.Type() == "bool" || slices.Contains(shellFileFlags, f.Name) {
@@ -408,4 +411,30 @@ func BenchmarkCompleteKafkaVersion(b *testing.B) {
 		lines = strings.Count(out.String(), "\n")
 	}
 	b.ReportMetric(float64(lines-1), "candidates")
+}
+
+// Completion functions live in cobra's package-wide table, which nothing empties: a run that is
+// no completion request registers none (root.go), so that the commands built for it, and their
+// options, are not kept alive.
+func TestCompletionRegisteredOnlyForCompletion(t *testing.T) {
+	registered := func(root *cobra.Command) bool {
+		for _, c := range root.Commands() {
+			if c.Name() == "sim" {
+				_, ok := c.GetFlagCompletionFunc("format")
+				return ok
+			}
+		}
+		t.Fatal("no sim command")
+		return false
+	}
+	for args, want := range map[string]bool{"version": false, "help sim": false, "__complete sim --format ": true, "__completeNoDesc sim --rule ": true} {
+		root := newRootCmd(io.Discard, io.Discard)
+		root.SetArgs(strings.Split(args, " "))
+		if err := root.Execute(); err != nil {
+			t.Fatalf("kidx %s: %v", args, err)
+		}
+		if got := registered(root); got != want {
+			t.Errorf("kidx %s: completion functions registered: %v, want %v", args, got, want)
+		}
+	}
 }

@@ -62,6 +62,14 @@ It also writes, dumps and verifies real segment files.`,
 			}
 		}
 	}
-	registerCompletions(root)
+	// Cobra keeps completion functions in a package-wide table keyed by flag that nothing
+	// empties: they are registered only when the command is a completion request (cobra's
+	// __complete, a child of root), so that building the commands for a run, many times over in
+	// the tests, keeps no flag (and no options struct) alive.
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd {
+			registerCompletions(root)
+		}
+	}
 	return root
 }
