@@ -89,7 +89,7 @@ then names those, and --rule, --era-spec, --exhaustive and --replicas are refuse
 		"; with --clean: "+strings.Join(props.CleanPropertyNames(), ", "))
 	cmd.Flags().StringVar(&o.rule, "rule", "per-batch", "append rule: per-batch or per-append")
 	registerEraSpec(cmd, &o.eraSpec)
-	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json (docs/contract.md §9)")
+	registerFormat(cmd.Flags(), &o.format, textOrJSON, " (docs/contract.md §9)")
 	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample to as a replayable workload file")
 	registerReplicaFlags(cmd, &o.replicas, checkReplicasUsage)
 	registerCleanFlag(cmd, &o.clean)
@@ -106,7 +106,7 @@ func (o *checkOptions) Complete(cmd *cobra.Command, _ []string) error {
 // RAPID_CHECKS when the flags do not give them: a malformed value is a usage error, checked
 // in its place among the flags' checks.
 func (o *checkOptions) Validate() error {
-	if err := formatFlag(o.format, "text", "json"); err != nil {
+	if err := formatFlag(o.format, textOrJSON...); err != nil {
 		return err
 	}
 	if o.clean.on {

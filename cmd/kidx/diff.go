@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -129,7 +130,7 @@ XML.`,
 	f.StringVar(&o.rule, "rule", "", "append rule of every case: per-batch or per-append (default: both)")
 	f.IntVar(&o.workers, "workers", runtime.NumCPU(), "parallel workers")
 	f.StringVar(&o.outDir, "out", "", "directory for reproduction files (default: a new temporary directory)")
-	f.StringVar(&o.format, "format", "text", "output: text or json (with --against also junit: JUnit XML for a reader's CI)")
+	registerFormat(f, &o.format, textOrJSON, " (with --against also junit: JUnit XML for a reader's CI)")
 	f.IntVar(&o.steps, "max-steps", 40, "most steps per generated workload")
 	f.BoolVar(&o.crash.on, "crash", false, "explore crashes at every write and sync point instead (docs/crash.md)")
 	f.StringVar(&o.crash.workload, "workload", "", "with --crash: explore this workload file instead of generated cases")
@@ -170,10 +171,14 @@ func (o *diffOptions) Complete(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
+// diffAgainstFormats are the --format values diff accepts with --against only, beside
+// textOrJSON; completion offers them when --against is given.
+var diffAgainstFormats = []string{"junit"}
+
 func (o *diffOptions) Validate() error {
-	formats := []string{"text", "json"}
+	formats := textOrJSON
 	if o.against.asked() {
-		formats = append(formats, "junit") // a reader's CI reads JUnit XML
+		formats = slices.Concat(formats, diffAgainstFormats) // a reader's CI reads JUnit XML
 	}
 	if err := formatFlag(o.format, formats...); err != nil {
 		return err

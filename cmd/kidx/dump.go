@@ -77,7 +77,7 @@ prints the records without their "offset: ..." part and control text, as Kafka d
 		RunE: runOptions(o, stdout, stderr),
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "output: text or json")
+	registerFormat(f, &o.format, textOrJSON, "")
 	f.StringSliceVar(&o.files, "files", nil, "kafka-dump-log's --files: comma-separated files (or directories) to dump, beside the arguments")
 	f.BoolVar(&o.opts.Deep, "deep-iteration", false, "print every record of .log files")
 	f.BoolVar(&o.opts.PrintData, "print-data-log", false, "print every record with its key and payload as UTF-8 text (implies --deep-iteration)")
@@ -102,7 +102,7 @@ func (o *dumpCmdOptions) Complete(_ *cobra.Command, args []string) error {
 
 // Validate checks the flags, then every named path before anything is printed.
 func (o *dumpCmdOptions) Validate() error {
-	if err := formatFlag(o.format, "text", "json"); err != nil {
+	if err := formatFlag(o.format, textOrJSON...); err != nil {
 		return err
 	}
 	// Silently read as defaults before; a value that means nothing is refused.

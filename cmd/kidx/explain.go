@@ -61,7 +61,7 @@ usage or input error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: runOptions(o, stdout, stderr),
 	}
-	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json")
+	registerFormat(cmd.Flags(), &o.format, textOrJSON, "")
 	o.judge.register(cmd)
 	return cmd
 }
@@ -72,7 +72,7 @@ func (o *explainCmdOptions) Complete(_ *cobra.Command, paths []string) error {
 }
 
 func (o *explainCmdOptions) Validate() error {
-	if err := formatFlag(o.format, "text", "json"); err != nil {
+	if err := formatFlag(o.format, textOrJSON...); err != nil {
 		return err
 	}
 	var err error

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"kidx/internal/printsafe"
 	"kidx/model"
@@ -162,6 +163,27 @@ func (f *modelFlags) version(fileRule, fileVersion string) string {
 func eraWarnings(cfg model.Config, version string) []string {
 	out, _ := model.VersionWarnings(cfg, version)
 	return out
+}
+
+// textOrJSON are the --format values of the commands that print text or JSON.
+var textOrJSON = []string{"text", "json"}
+
+// formatValuesAnnotation is the annotation on a --format flag that holds the values the
+// command's Validate accepts (formatFlag): shell completion offers exactly them (completion.go).
+const formatValuesAnnotation = "kidx_format_values"
+
+// registerFormat adds --format: its values (the first is the default) are named in the usage,
+// followed by note, and kept on the flag for completion. The command's Validate checks the
+// value with formatFlag(o.format, values...), the same slice.
+func registerFormat(flags *pflag.FlagSet, p *string, values []string, note string) {
+	list := values[len(values)-1]
+	if len(values) > 1 {
+		list = strings.Join(values[:len(values)-1], ", ") + " or " + list
+	}
+	flags.StringVar(p, "format", values[0], "output: "+list+note)
+	if err := flags.SetAnnotation("format", formatValuesAnnotation, values); err != nil {
+		panic(err) // the flag was added on the line above
+	}
 }
 
 // formatFlag validates --format against the allowed values.

@@ -101,7 +101,7 @@ short, 2 on a usage error.`,
 	cmd.Flags().BoolVar(&o.recovers, "recovers", false, "add an unclean restart to the steps (LogSegment.recover rebuilds the indexes per batch); decides RecoveryRebuildsSameIndex and RecoverOverflow")
 	cmd.Flags().BoolVar(&o.modelPath, "model-path", false, "step every state with the model and check every property with its own check (the reference, about 100x slower; docs/proofs.md)")
 	cmd.Flags().Int64Var(&o.maxStates, "max-states", 20_000_000, "stop a config's exploration past this many states (its open properties are then unknown)")
-	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json (docs/proofs.md)")
+	registerFormat(cmd.Flags(), &o.format, textOrJSON, " (docs/proofs.md)")
 	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample and witness to as a replayable workload file")
 	cmd.Flags().BoolVar(&o.parametric, "parametric", false, "prove for every configuration by k-induction with z3 instead (docs/proofs-parametric.md)")
 	cmd.Flags().StringVar(&o.emitSMT, "emit-smt", "", "with --parametric: write each proof obligation as an SMT-LIB 2 file into DIR")
@@ -126,7 +126,7 @@ func (o *proveOptions) Complete(cmd *cobra.Command, _ []string) error {
 }
 
 func (o *proveOptions) Validate() error {
-	if err := formatFlag(o.format, "text", "json"); err != nil {
+	if err := formatFlag(o.format, textOrJSON...); err != nil {
 		return err
 	}
 	if o.eraSpec != "" {

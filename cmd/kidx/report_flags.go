@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"kidx/reports"
 	"kidx/reports/chart"
 )
@@ -24,14 +26,11 @@ type reportOutput struct {
 	all, quiet  bool // analyze: every row; the verdict and problems only
 }
 
-func (o *reportOutput) register(flags interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-}) {
+func (o *reportOutput) register(flags *pflag.FlagSet) {
 	if o.formats == nil {
 		o.formats = reportFormats
 	}
-	flags.StringVar(&o.format, "format", "text", "output: "+strings.Join(o.formats, ", "))
+	registerFormat(flags, &o.format, o.formats, "")
 	flags.StringVar(&o.out, "out", "", "write the report to FILE instead of stdout (any format)")
 	flags.BoolVar(&o.wide, "wide", false, "text and markdown: every column of the tables (default: the essential ones, within 120 columns; html always has every column)")
 }

@@ -29,7 +29,8 @@ It also writes, dumps and verifies real segment files.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Cobra's `kidx completion bash|zsh|fish|powershell` stays enabled: shell completion of the
-	// commands and flags is the Go CLI convention. Files are left to the shell to complete.
+	// commands and flags is the Go CLI convention; registerCompletions (completion.go) adds the
+	// flags' values and the file arguments.
 	root.Version = readBuildVersion().String()
 	root.SetVersionTemplate("{{.Version}}\n")
 	for _, f := range commandFactories {
@@ -59,6 +60,15 @@ It also writes, dumps and verifies real segment files.`,
 				run(cmd, args)
 				return nil
 			}
+		}
+	}
+	// Cobra keeps completion functions in a package-wide table keyed by flag that nothing
+	// empties: they are registered only when the command is a completion request (cobra's
+	// __complete, a child of root), so that building the commands for a run, many times over in
+	// the tests, keeps no flag (and no options struct) alive.
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd {
+			registerCompletions(root)
 		}
 	}
 	return root

@@ -84,7 +84,7 @@ reads in that era. sim keeps every batch to list the indexes; for long workloads
 	f.Var(newCountValue(&o.batches, 0), "batches", "--gen: total batches")
 	f.DurationVar(&o.duration, "duration", 0, "--gen: simulated producer time")
 	f.Uint64Var(&o.seed, "seed", 0, "--gen: generator seed (default: from the clock, printed on stderr)")
-	f.StringVar(&o.format, "format", "text", "output: text or json")
+	registerFormat(f, &o.format, textOrJSON, "")
 	return cmd
 }
 
@@ -105,7 +105,7 @@ func (o *simOptions) Complete(cmd *cobra.Command, _ []string) error {
 func (o *simOptions) builtinFlagsGiven() bool { return o.batchShapeGiven || o.recordsGiven }
 
 func (o *simOptions) Validate() error {
-	if err := formatFlag(o.format, "text", "json"); err != nil {
+	if err := formatFlag(o.format, textOrJSON...); err != nil {
 		return err
 	}
 	if o.gen != "" {

@@ -65,7 +65,7 @@ Exit 0: no problem; 1: problems found (errors or warnings); 2: usage or input er
 		Args: cobra.MinimumNArgs(1),
 		RunE: runOptions(o, stdout, stderr),
 	}
-	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json")
+	registerFormat(cmd.Flags(), &o.format, textOrJSON, "")
 	cmd.Flags().BoolVar(&o.all, "all", false, "text: every finding and a line per partition (default for a log directory: the verdict, the problems, what the next start does and the notes counted)")
 	cmd.Flags().BoolVar(&o.deep, "deep", false, "validate every batch's CRC-32C (reads every byte) and decode the records the time index names")
 	o.judge.register(cmd)
@@ -80,7 +80,7 @@ func (o *verifyOptions) Complete(_ *cobra.Command, paths []string) error {
 }
 
 func (o *verifyOptions) Validate() error {
-	if err := formatFlag(o.format, "text", "json"); err != nil {
+	if err := formatFlag(o.format, textOrJSON...); err != nil {
 		return err
 	}
 	// A path named on the command line is a file or a directory; a FIFO, socket or device is an

@@ -73,7 +73,7 @@ is behind, a fetch from inside a batch) is an error (exit 2), and nothing is wri
 	cmd.Flags().StringVar(&o.workloadPath, "workload", "", "workload file (docs/contract.md §3) or record-level recipe (kafka-input.json)")
 	cmd.Flags().StringVar(&o.dir, "dir", "", "directory to write the partition's files into")
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace a non-empty directory of segment files as a whole")
-	cmd.Flags().StringVar(&o.format, "format", "text", "output: text or json")
+	registerFormat(cmd.Flags(), &o.format, textOrJSON, "")
 	return cmd
 }
 
@@ -81,7 +81,7 @@ is behind, a fetch from inside a batch) is an error (exit 2), and nothing is wri
 func (o *writeOptions) Complete(*cobra.Command, []string) error { return nil }
 
 func (o *writeOptions) Validate() error {
-	if err := formatFlag(o.format, "text", "json"); err != nil {
+	if err := formatFlag(o.format, textOrJSON...); err != nil {
 		return err
 	}
 	if o.workloadPath == "" || o.dir == "" {
