@@ -61,4 +61,3 @@ func needZ3Binary(t *testing.T) {
 		t.Skip("SKIPPED: z3 is not installed (make z3, or apt-get install z3): kidx prove --parametric's JSON is not checked")
 	}
 }
-
