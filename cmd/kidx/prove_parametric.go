@@ -38,7 +38,7 @@ func (o *proveOptions) runParametric(stdout io.Writer) error {
 	if o.era != nil && o.format != "json" {
 		fmt.Fprintf(stdout, "%s: NoIndexOverflowMidAppend is fix (a)'s invariant (appends of at most segment.index.bytes/12 batches); the other proofs hold as for per-batch, their free rolls covering the fix's\n\n", o.era)
 	}
-	if err := renderParametric(stdout, o.format, rep, o.era, written); err != nil {
+	if err := renderParametric(stdout, o.format, rep, o.era, written, o.eraSpec); err != nil {
 		return err
 	}
 	for _, r := range rep.Properties {
@@ -95,12 +95,12 @@ func writeParametricWorkloads(dir string, rep smt.Report) (map[string]string, er
 
 // renderParametric writes the report: JSON, or props/smt's text and the replay of each
 // workload --out wrote.
-func renderParametric(w io.Writer, format string, rep smt.Report, era *model.Era, written map[string]string) error {
+func renderParametric(w io.Writer, format string, rep smt.Report, era *model.Era, written map[string]string, eraSpec string) error {
 	if format != "json" {
 		if err := rep.WriteText(w); err != nil {
 			return err
 		}
-		writeParametricReplays(w, rep, written)
+		writeParametricReplays(w, rep, written, eraSpec)
 		return nil
 	}
 	doc := parametricJSON{Schema: proveParametricSchema, Method: rep.Method, Rule: "both", Solver: rep.Solver, Ranges: rep.Ranges, Seconds: rep.Seconds,
@@ -118,8 +118,9 @@ func renderParametric(w io.Writer, format string, rep smt.Report, era *model.Era
 }
 
 // writeParametricReplays lists the workloads --out wrote, each with the kidx sim line that
-// replays it (and, for a claim over two configurations, the second run to compare with).
-func writeParametricReplays(w io.Writer, rep smt.Report, written map[string]string) {
+// replays it (and, for a claim over two configurations, the second run to compare with); a
+// counterexample of the candidate's own obligation replays under --era-spec.
+func writeParametricReplays(w io.Writer, rep smt.Report, written map[string]string, eraSpec string) {
 	if len(written) == 0 {
 		return
 	}
@@ -130,9 +131,13 @@ func writeParametricReplays(w io.Writer, rep smt.Report, written map[string]stri
 			continue
 		}
 		cx := r.Counterexample
-		fmt.Fprintf(w, "  %s (%s): kidx sim --format json --workload %s\n", r.Name, r.Appends, printsafe.Name(path))
+		spec := ""
+		if cx.Candidate() {
+			spec = eraSpecArg(eraSpec)
+		}
+		fmt.Fprintf(w, "  %s (%s): kidx sim %s--format json --workload %s\n", r.Name, r.Appends, spec, printsafe.Name(path))
 		if c, ok := cx.Compare["index.interval.bytes"]; ok {
-			fmt.Fprintf(w, "    compare with: kidx sim --format json --workload %s --config index.interval.bytes=%d\n", printsafe.Name(path), c[1])
+			fmt.Fprintf(w, "    compare with: kidx sim %s--format json --workload %s --config index.interval.bytes=%d\n", spec, printsafe.Name(path), c[1])
 		}
 		if !cx.Confirmed {
 			fmt.Fprintf(w, "    NOT confirmed by model: the workload may not show the violation (a bug to report)\n")
