@@ -296,10 +296,19 @@ func parseAlphabet(s string) ([]int64, error) {
 	return out, nil
 }
 
+// The schemas of check's documents (docs/schema): the default and --exhaustive runs share one
+// shape; --clean and --replicas have their own.
+const (
+	checkSchema         = "kidx.check/1"
+	checkCleanSchema    = "kidx.check.clean/1"
+	checkReplicasSchema = "kidx.check.replicas/1"
+)
+
 // checkJSON is docs/contract.md §9.
 type checkJSON struct {
-	Seed uint64 `json:"seed"`
-	Rule string `json:"rule"`
+	Schema string `json:"schema"`
+	Seed   uint64 `json:"seed"`
+	Rule   string `json:"rule"`
 	// Era is the candidate's ID under --era-spec (Rule is then its base's rule).
 	Era        string         `json:"era,omitempty"`
 	Properties []propertyJSON `json:"properties"`
@@ -323,7 +332,7 @@ type cexJSON struct {
 }
 
 func writeCheckJSON(w io.Writer, seed uint64, r model.AppendRule, era *model.Era, results []props.Result, exhaustive bool) error {
-	doc := checkJSON{Seed: seed, Rule: r.String(), Properties: []propertyJSON{}}
+	doc := checkJSON{Schema: checkSchema, Seed: seed, Rule: r.String(), Properties: []propertyJSON{}}
 	if era != nil {
 		doc.Era = era.ID
 	}
@@ -404,7 +413,8 @@ func writeCounterexampleHead(w io.Writer, res props.Result) []byte {
 }
 
 // writeCounterexamples writes each counterexample as DIR/<property>.json: the docs/contract.md §3
-// workload, plus "compare" when it compares configurations (docs/contract.md §9), and the explanation.
+// workload, plus "compare" when it compares configurations (docs/contract.md §9), and the
+// explanation. Each file is written atomically (a temporary file renamed into place).
 func writeCounterexamples(dir string, results []props.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageErr("--out %s: %v", dir, err)
@@ -419,12 +429,12 @@ func writeCounterexamples(dir string, results []props.Result) error {
 			return err
 		}
 		path := filepath.Join(dir, res.Property+".json")
-		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		if err := writeFileAtomic(path, append(data, '\n')); err != nil {
 			return usageErr("--out: %v", err)
 		}
 		if len(c.Compare) > 0 || c.Explanation != "" {
 			meta, _ := json.MarshalIndent(cexJSON{Workload: data, Explanation: c.Explanation, Compare: c.Compare}, "", "  ")
-			if err := os.WriteFile(filepath.Join(dir, res.Property+".counterexample.json"), append(meta, '\n'), 0o644); err != nil {
+			if err := writeFileAtomic(filepath.Join(dir, res.Property+".counterexample.json"), append(meta, '\n')); err != nil {
 				return usageErr("--out: %v", err)
 			}
 		}

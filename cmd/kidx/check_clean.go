@@ -83,12 +83,13 @@ func (o *checkOptions) runClean(stdout, stderr io.Writer) error {
 
 func writeCheckCleanJSON(w io.Writer, seed uint64, results []props.Result) error {
 	type doc struct {
+		Schema     string         `json:"schema"`
 		Seed       uint64         `json:"seed"`
 		Eras       []string       `json:"eras"`
 		Clean      bool           `json:"clean"`
 		Properties []propertyJSON `json:"properties"`
 	}
-	d := doc{Seed: seed, Eras: model.CleanEras(), Clean: true, Properties: []propertyJSON{}}
+	d := doc{Schema: checkCleanSchema, Seed: seed, Eras: model.CleanEras(), Clean: true, Properties: []propertyJSON{}}
 	for _, res := range results {
 		p, _ := props.CleanPropertyByName(res.Property)
 		pj := propertyJSON{Name: res.Property, Kind: string(res.Kind), Cases: int64(res.Cases), Result: res.Outcome,

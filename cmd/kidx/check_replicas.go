@@ -125,13 +125,14 @@ func replicaPropertyKafka(name string) string {
 
 func writeCheckReplicasJSON(w io.Writer, seed uint64, era model.Era, results []props.Result) error {
 	type doc struct {
+		Schema     string         `json:"schema"`
 		Seed       uint64         `json:"seed"`
 		Era        string         `json:"era"`
 		Candidate  string         `json:"candidate,omitempty"`
 		Replicas   bool           `json:"replicas"`
 		Properties []propertyJSON `json:"properties"`
 	}
-	d := doc{Seed: seed, Era: era.ID, Candidate: era.Candidate, Replicas: true, Properties: []propertyJSON{}}
+	d := doc{Schema: checkReplicasSchema, Seed: seed, Era: era.ID, Candidate: era.Candidate, Replicas: true, Properties: []propertyJSON{}}
 	for _, res := range results {
 		pj := propertyJSON{Name: res.Property, Kind: string(res.Kind), Cases: int64(res.Cases), Result: res.Outcome,
 			Seconds: res.Elapsed.Seconds(), Kafka: replicaPropertyKafka(res.Property)}

@@ -25,9 +25,33 @@ func init() { registerCommand(newDiffCmd) }
 // broken writer here to see the divergence path end to end.
 var diffFileLog fuzz.NewFileLog
 
+// The schemas of diff's documents (docs/schema): the campaign, --crash, --against.
+const (
+	diffSchema        = "kidx.diff/1"
+	diffCrashSchema   = "kidx.diff.crash/1"
+	diffAgainstSchema = "kidx.diff.against/1"
+)
+
+// The verdict of a diff document's "result": every side agreed, or some divergence.
+const (
+	diffAgree    = "agree"
+	diffDiverged = "diverged"
+)
+
+// diffResult is the verdict of a run that found n divergences.
+func diffResult(n int) string {
+	if n > 0 {
+		return diffDiverged
+	}
+	return diffAgree
+}
+
 // diffReport is the --format json output.
 type diffReport struct {
-	Seed uint64 `json:"seed"`
+	Schema string `json:"schema"`
+	// Result is the verdict: diffAgree, or diffDiverged when Divergences is not empty.
+	Result string `json:"result"`
+	Seed   uint64 `json:"seed"`
 	// Candidate is the --era-spec era's ID, when the campaign ran one.
 	Candidate      string           `json:"candidate,omitempty"`
 	Cases          int64            `json:"cases"`
@@ -291,6 +315,7 @@ func (o *diffOptions) runCampaign(stdout, stderr io.Writer) error {
 // its reproduction file.
 func renderDiff(w io.Writer, format string, rep diffReport, res *fuzz.CampaignResult, workers int, eraSpec string) error {
 	if format == "json" {
+		rep.Schema, rep.Result = diffSchema, diffResult(len(rep.Divergences))
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)

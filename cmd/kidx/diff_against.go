@@ -87,6 +87,9 @@ var againstCopyScratch string
 
 // againstReport is --against's --format json output.
 type againstReport struct {
+	Schema string `json:"schema"`
+	// Result is the verdict: diffAgree, or diffDiverged when a case diverged.
+	Result         string              `json:"result"`
 	Seed           *uint64             `json:"seed,omitempty"` // generated cases only (0 is a seed)
 	Corpus         string              `json:"corpus,omitempty"`
 	Dir            string              `json:"dir,omitempty"`
@@ -300,6 +303,7 @@ func divergenceOut(d *against.Divergence) againstDivergence {
 func renderAgainst(w io.Writer, rep againstReport, format string) error {
 	switch format {
 	case "json":
+		rep.Schema, rep.Result = diffAgainstSchema, diffResult(int(rep.DivergentCases))
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)

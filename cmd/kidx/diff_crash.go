@@ -81,9 +81,16 @@ func readCrashWorkload(path string) (model.Workload, error) {
 // and each divergence with its reproduction file.
 func renderDiffCrash(w io.Writer, format string, rep *fuzz.CrashReport, files []string) error {
 	if format == "json" {
+		// fuzz.CrashReport's keys follow the schema and the verdict (findings are Kafka's own
+		// hazards and leave it "agree").
+		doc := struct {
+			Schema string `json:"schema"`
+			Result string `json:"result"`
+			*fuzz.CrashReport
+		}{diffCrashSchema, diffResult(len(rep.Divergences)), rep}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return enc.Encode(doc)
 	}
 	fmt.Fprintf(w, "seed %d: %s (%d skipped as not comparable), %s in %s, %s, %s\n",
 		rep.Seed, english.Plural(rep.Cases, "case"), rep.Skipped, english.Plural(rep.CrashPoints, "crash point"),

@@ -80,14 +80,19 @@ segment.index.bytes/12 batches, its assumption), under fix (b) ScanBound is a qu
 (docs/proofs.md, "Candidate eras"). Candidates take the model path (slower than the fast
 path). --parametric takes fix (a) alone on per-batch (examples/eras/fix-a-roll-on-index-room.json)
 and proves NoIndexOverflowMidAppend for it for every configuration
-(docs/proofs-parametric.md, "Candidate eras").
+(docs/proofs-parametric.md, "Candidate eras"). With --parametric, --out DIR writes each
+refuted claim's counterexample (z3's model made a concrete workload) as
+DIR/NAME[.VARIANT].parametric.json, which kidx sim --workload replays, and beside it
+NAME[.VARIANT].parametric.counterexample.json (the compared configuration of a two-copy
+claim, whether the model confirmed it, what its replay said).
 
 Exit 0 when every invariant is proved, 1 when one is violated or the exploration was cut
 short, 2 on a usage error.`,
 		Example: `  kidx prove
   kidx prove --rule per-append --format json
   kidx prove --alphabet 68,100,700 --segments 600,1000 --intervals 0,100,700 --max-append 2 --out /tmp/proof
-  kidx prove --era-spec examples/eras/fix-a-roll-on-index-room.json --alphabet 68,100 --intervals 0,100 --segments 1000 --index-bytes 24,36`,
+  kidx prove --era-spec examples/eras/fix-a-roll-on-index-room.json --alphabet 68,100 --intervals 0,100 --segments 1000 --index-bytes 24,36
+  kidx prove --parametric --out /tmp/cex`,
 		Args: cobra.NoArgs,
 		RunE: runOptions(o, stdout, stderr),
 	}
@@ -102,7 +107,7 @@ short, 2 on a usage error.`,
 	cmd.Flags().BoolVar(&o.modelPath, "model-path", false, "step every state with the model and check every property with its own check (the reference, about 100x slower; docs/proofs.md)")
 	cmd.Flags().Int64Var(&o.maxStates, "max-states", 20_000_000, "stop a config's exploration past this many states (its open properties are then unknown)")
 	registerFormat(cmd.Flags(), &o.format, textOrJSON, " (docs/proofs.md)")
-	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample and witness to as a replayable workload file")
+	cmd.Flags().StringVar(&o.out, "out", "", "directory to write each counterexample and witness to as a replayable workload file (created if missing; with --parametric each refuted claim's, NAME[.VARIANT].parametric.json)")
 	cmd.Flags().BoolVar(&o.parametric, "parametric", false, "prove for every configuration by k-induction with z3 instead (docs/proofs-parametric.md)")
 	cmd.Flags().StringVar(&o.emitSMT, "emit-smt", "", "with --parametric: write each proof obligation as an SMT-LIB 2 file into DIR")
 	registerEraSpec(cmd, &o.eraSpec)
@@ -112,7 +117,7 @@ short, 2 on a usage error.`,
 
 // explicitSpaceFlags bound the explicit-state space: the parametric proofs take none of them.
 // In this order the first one given is named.
-var explicitSpaceFlags = []string{"rule", "alphabet", "max-append", "intervals", "segments", "index-bytes", "restarts", "recovers", "max-states", "out", "model-path"}
+var explicitSpaceFlags = []string{"rule", "alphabet", "max-append", "intervals", "segments", "index-bytes", "restarts", "recovers", "max-states", "model-path"}
 
 func (o *proveOptions) Complete(cmd *cobra.Command, _ []string) error {
 	for _, f := range explicitSpaceFlags {
@@ -266,8 +271,9 @@ func parseInt64s(flag, s string) ([]int64, error) {
 	return out, nil
 }
 
-// proveJSON is docs/proofs.md's JSON, one object per rule.
+// proveJSON is docs/proofs.md's JSON, one document per rule.
 type proveJSON struct {
+	Schema string `json:"schema"`
 	Method string `json:"method"`
 	Rule   string `json:"rule"`
 	// Era is the candidate's ID under --era-spec (Rule is then its base's rule).
@@ -305,7 +311,7 @@ type proofCexJSON struct {
 
 func proofDoc(pf *props.Proof) (proveJSON, error) {
 	o := pf.Options
-	doc := proveJSON{Method: "fixpoint", Rule: o.Rule.String(),
+	doc := proveJSON{Schema: proveSchema, Method: "fixpoint", Rule: o.Rule.String(),
 		Space:  proveSpaceJSON{Alphabet: o.Alphabet, MaxAppend: o.MaxAppend, Intervals: o.Intervals, Segments: o.Segments, SegmentIndexBytes: o.IndexBytes, Restarts: o.Restarts, Recovers: o.Recovers},
 		States: pf.States, Visits: pf.Visits, Transitions: pf.Transitions, Diameter: pf.Diameter, Seconds: pf.Elapsed.Seconds(),
 		Properties: []proofPropertyJSON{}}
@@ -326,22 +332,27 @@ func proofDoc(pf *props.Proof) (proveJSON, error) {
 	return doc, nil
 }
 
-// writeProveJSON writes one object for one rule, an array of them for both.
+// The schemas of prove's documents (docs/schema): the fixpoint, --parametric, --replicas.
+const (
+	proveSchema           = "kidx.prove/1"
+	proveParametricSchema = "kidx.prove.parametric/1"
+	proveReplicasSchema   = "kidx.prove.replicas/1"
+)
+
+// writeProveJSON writes one document per rule's proof, each on its own line (JSON Lines:
+// --rule both gives two), each naming its schema.
 func writeProveJSON(w io.Writer, proofs []*props.Proof) error {
-	var docs []proveJSON
+	enc := json.NewEncoder(w)
 	for _, pf := range proofs {
 		d, err := proofDoc(pf)
 		if err != nil {
 			return err
 		}
-		docs = append(docs, d)
+		if err := enc.Encode(d); err != nil {
+			return err
+		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if len(docs) == 1 {
-		return enc.Encode(docs[0])
-	}
-	return enc.Encode(docs)
+	return nil
 }
 
 // writeProveText writes one rule's proof in words: the space and its assumptions, how the

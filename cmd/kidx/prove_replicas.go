@@ -44,8 +44,10 @@ func (o *proveOptions) replicaSpaces(era model.Era) ([]props.ReplicaSpace, error
 	return out, nil
 }
 
-// replicaSearchJSON is one search in prove --replicas --format json.
+// replicaSearchJSON is one search in prove --replicas --format json: a document per search,
+// one per line.
 type replicaSearchJSON struct {
+	Schema           string                     `json:"schema"`
 	Era              string                     `json:"era"`
 	Candidate        string                     `json:"candidate,omitempty"`
 	Config           map[string]int64           `json:"config"`
@@ -82,7 +84,7 @@ func (o *proveOptions) runReplicas(stdout io.Writer) error {
 			if err != nil {
 				return err // the stepper disagreeing with model.ReplicaSet: a kidx bug
 			}
-			d := replicaSearchJSON{Era: era.ID, Candidate: era.Candidate, Config: map[string]int64{
+			d := replicaSearchJSON{Schema: proveReplicasSchema, Era: era.ID, Candidate: era.Candidate, Config: map[string]int64{
 				"segment.bytes": s.Config.SegmentBytes, "index.interval.bytes": s.Config.IndexIntervalBytes, "segment.index.bytes": s.Config.SegmentIndexBytes},
 				BatchBytes: s.BatchBytes, FetchMaxBytes: s.FetchMaxBytes, MaxLag: s.MaxLag, States: res.States, Depth: res.Depth,
 				Exhausted: res.Exhausted, Seconds: res.Elapsed.Seconds(), Results: map[string]string{}}
@@ -121,7 +123,7 @@ func (o *proveOptions) runReplicas(stdout io.Writer) error {
 						return usageErr("--out %s: %v", o.out, err)
 					}
 					name := fmt.Sprintf("%s-index%d-%s.json", era.ID, s.Config.SegmentIndexBytes, f.p.Name)
-					if err := os.WriteFile(filepath.Join(o.out, name), append(wl, '\n'), 0o644); err != nil {
+					if err := writeFileAtomic(filepath.Join(o.out, name), append(wl, '\n')); err != nil {
 						return usageErr("--out: %v", err)
 					}
 				}
@@ -130,10 +132,12 @@ func (o *proveOptions) runReplicas(stdout io.Writer) error {
 		}
 	}
 	if o.format == "json" {
+		// One document per search, each on its own line (JSON Lines), as the fixpoint's.
 		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(docs); err != nil {
-			return err
+		for _, d := range docs {
+			if err := enc.Encode(d); err != nil {
+				return err
+			}
 		}
 	} else {
 		writeProveReplicasText(stdout, docs, o.out)

@@ -8,9 +8,16 @@ import (
 	"kidx/reports"
 )
 
+// The schemas of sim's documents (docs/schema): a workload's run, a replicated workload's.
+const (
+	simSchema         = "kidx.sim/1"
+	simReplicasSchema = "kidx.sim.replicas/1"
+)
+
 // simJSON is the docs/contract.md §4 document, with the era's keys: "era" (model.Era.ID) always, and
 // "kafkaVersion" when a release picked it.
 type simJSON struct {
+	Schema       string           `json:"schema"`
 	Rule         string           `json:"rule"`
 	Era          string           `json:"era"`
 	KafkaVersion string           `json:"kafkaVersion,omitempty"`
@@ -43,7 +50,7 @@ type segmentJSON struct {
 }
 
 func simDocument(l *model.Log, version string) simJSON {
-	doc := simJSON{Rule: l.Rule().String(), Era: l.Era().ID, KafkaVersion: version, Config: l.Config().Map(), Events: l.Events()}
+	doc := simJSON{Schema: simSchema, Rule: l.Rule().String(), Era: l.Era().ID, KafkaVersion: version, Config: l.Config().Map(), Events: l.Events()}
 	if doc.Events == nil {
 		doc.Events = []model.Event{}
 	}

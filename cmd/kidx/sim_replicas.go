@@ -12,6 +12,7 @@ import (
 // single-log document's keys per replica, the events with their replica, and the steps that
 // did nothing.
 type simReplicasJSON struct {
+	Schema        string               `json:"schema"`
 	Rule          string               `json:"rule"`
 	Era           string               `json:"era"`
 	KafkaVersion  string               `json:"kafkaVersion,omitempty"`
@@ -37,7 +38,7 @@ func runSimReplicas(stdout io.Writer, w model.Workload, cfg model.Config, era mo
 		return usageErr("%v", err)
 	}
 	if format == "json" {
-		doc := simReplicasJSON{Rule: era.Rule().String(), Era: era.ID, KafkaVersion: version, Config: cfg.Map(),
+		doc := simReplicasJSON{Schema: simReplicasSchema, Rule: era.Rule().String(), Era: era.ID, KafkaVersion: version, Config: cfg.Map(),
 			FetchMaxBytes: rs.Spec().FetchMaxBytes, Leader: rs.Leader(), Events: rs.Events(), Notes: rs.Notes()}
 		if doc.Events == nil {
 			doc.Events = []model.ReplicaEvent{}

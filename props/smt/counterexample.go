@@ -25,6 +25,10 @@ type Counterexample struct {
 	propsCase *props.Case
 }
 
+// Candidate reports whether the counterexample runs under a candidate era (fix (a)'s
+// obligation): its workload names the base's rule, so a replay needs the era's spec.
+func (c *Counterexample) Candidate() bool { return c.propsCase != nil && c.propsCase.Era != nil }
+
 // counterexample reads the solver's model after a satisfiable base case of length n.
 func (o *obligation) counterexample(s *session, n int) (attempt, error) {
 	c0 := o.copies[0]

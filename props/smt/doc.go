@@ -22,7 +22,8 @@
 //     through props' checks (or model directly).
 //   - report.go: Prove, Options, Report, Result: the API `kidx prove --parametric` calls.
 //   - text.go: Report.WriteText, the report in words for a terminal.
-//   - emit.go: EmitSMT, each obligation as a standalone .smt2 file.
+//   - emit.go: EmitSMT, each obligation as a standalone .smt2 file; WriteWorkloads, each
+//     refuted claim's counterexample as a workload file (kidx prove --parametric --out).
 //   - solver.go, session.go, sexpr.go: running z3 (whole scripts, or an interactive
 //     session) and reading its S-expression answers.
 package smt
