@@ -14,15 +14,7 @@ import (
 func TestWriteAppliesCleanStep(t *testing.T) {
 	in, dir := t.TempDir(), filepath.Join(t.TempDir(), "t-0")
 	w := filepath.Join(in, "clean.json")
-	if err := os.WriteFile(w, []byte(`{"config": {"segment.bytes": 1000, "index.interval.bytes": 100, "segment.index.bytes": 120, "segment.ms": 50},
- "steps": [
-  {"append": [{"records": 2, "bytes": 100, "maxTimestamp": 1000}]},
-  {"append": [{"records": 1, "bytes": 100, "maxTimestamp": 1001}]},
-  {"append": [{"records": 1, "bytes": 150, "maxTimestamp": 1002}]},
-  {"append": [{"records": 2, "bytes": 120, "maxTimestamp": 1100}]},
-  {"append": [{"records": 1, "bytes": 100, "maxTimestamp": 1101}]},
-  {"append": [{"records": 1, "bytes": 80, "maxTimestamp": 1200}]},
-  {"clean": {"drop": [2], "rewrite": [{"baseOffset": 4, "bytes": 80, "deleteHorizonMs": 5000}]}}]}`), 0o644); err != nil {
+	if err := os.WriteFile(w, []byte(cleanStepWorkload), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, errOut, code := runKidx(t, "write", "--workload", w, "--dir", dir); code != 0 {
