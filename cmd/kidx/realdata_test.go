@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"kidx/internal/realdata"
 )
 
@@ -59,8 +61,16 @@ func verifyJSON(t *testing.T, args ...string) (verifyDoc, int) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("kidx verify %v: %v\n%s", args, err, out)
 	}
+	// Real brokers' directories hold the shapes hand-built cases miss: the document must
+	// still match its schema (docs/schema/kidx.verify.1.json).
+	if got := validateDocument(t, realDataSchemas, []byte(out)); got != "kidx.verify/1" {
+		t.Errorf("kidx verify %v: schema %s, want kidx.verify/1", args, got)
+	}
 	return doc, code
 }
+
+// realDataSchemas compiles each schema once for the real-data tests.
+var realDataSchemas = jsonschema.NewCompiler()
 
 // sameFile: a and b name one file (a finding may give it relative or absolute).
 func sameFile(a, b string) bool {
