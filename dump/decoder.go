@@ -23,6 +23,10 @@ const (
 	// DecodeClusterMetadata is --cluster-metadata-decoder: the KRaft metadata records of
 	// __cluster_metadata and its snapshots.
 	DecodeClusterMetadata
+	// DecodeShareGroupState is --share-group-state-decoder: the records of __share_group_state
+	// (ShareGroupStateMessageParser, a CoordinatorRecordMessageParser over
+	// ShareCoordinatorRecordSerde), in 4.1 and later's printed form.
+	DecodeShareGroupState
 )
 
 // String is the decoder's kafka-dump-log flag.
@@ -34,6 +38,8 @@ func (d Decoder) String() string {
 		return "transaction-log-decoder"
 	case DecodeClusterMetadata:
 		return "cluster-metadata-decoder"
+	case DecodeShareGroupState:
+		return "share-group-state-decoder"
 	}
 	return "print-data-log"
 }
@@ -101,6 +107,8 @@ func parseRecord(r segment.DecodedRecord, opts Options) (decodedRecord, error) {
 		return parseCoordinatorJSON(r, kafkamsg.TransactionCoordinator, opts.DecoderEra)
 	case DecodeClusterMetadata:
 		return parseClusterMetadata(r), nil
+	case DecodeShareGroupState:
+		return parseCoordinatorJSON(r, kafkamsg.ShareCoordinator, EraCoordinatorJSON)
 	}
 	return decodedRecord{key: dataText(r.Key), payload: dataText(r.Value)}, nil
 }

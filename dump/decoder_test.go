@@ -33,15 +33,6 @@ func parsed(t *testing.T, opts Options, key, value []byte) (string, bool, string
 	return k, p.key != nil, v, p.payload != nil, err
 }
 
-// skipIfNotGenerated skips a case that needs kafkamsg's generated tables (the records kmsg
-// does not have) while they are stubs.
-func skipIfNotGenerated(t *testing.T, err error) {
-	t.Helper()
-	if err != nil && strings.Contains(err.Error(), "generated message tables are missing") {
-		t.Skipf("SKIPPED, NOT RUN: kafkamsg's generated tables are not on this branch (%v); this case runs once they are merged", err)
-	}
-}
-
 func typed(recordType int16, body []byte) []byte {
 	return append(binary.BigEndian.AppendUint16(nil, uint16(recordType)), body...)
 }
@@ -94,8 +85,6 @@ func TestOffsetsDecoderKafkaVectors(t *testing.T) {
 	}
 	// The records kmsg does not have go to kafkamsg: a ConsumerGroupMetadata tombstone, an
 	// unknown record type.
-	_, err = kafkamsg.CoordinatorKey(kafkamsg.GroupCoordinator, 3, []byte{0, 5, 'g', 'r', 'o', 'u', 'p'})
-	skipIfNotGenerated(t, err)
 	k, _, v, _, _ = parsed(t, opts, typed(3, []byte{0, 5, 'g', 'r', 'o', 'u', 'p'}), nil)
 	if k != `{"type":"3","data":{"groupId":"group"}}` || v != "<DELETE>" {
 		t.Errorf("consumer group tombstone: %q %q", k, v)
@@ -404,9 +393,6 @@ func TestTransactionLogDecoderRealdata(t *testing.T) {
 // | 00 (frame 1, FEATURE_LEVEL_RECORD v0, featureLevel 20); offset 2 is 01 02 00 | 05 "pear"
 // | 71a59a51 89684f8b 937e4830 c71ec79a | 00 (TOPIC_RECORD v0, its Uuid in URL-safe base64).
 func TestClusterMetadataDecoderRealdata(t *testing.T) {
-	if _, err := kafkamsg.MetadataRecord([]byte{1, 2, 0, 1}); err != nil {
-		skipIfNotGenerated(t, err)
-	}
 	files := append(realdataFiles(t, "*/__cluster_metadata-0/*.log"), realdataFiles(t, "*/__cluster_metadata-0/*.checkpoint")...)
 	for _, f := range files {
 		lines, notes := dumpLines(t, f, Options{Decoder: DecodeClusterMetadata})
@@ -484,10 +470,8 @@ func TestSkipRecordMetadataAndJSON(t *testing.T) {
 // The kmsg rendering against kafkamsg's, generated from Kafka's JSON definitions, on the same
 // bytes: every version of OffsetCommitValue, GroupMetadataValue (a protocol type that is not
 // "consumer", so no replacement), TransactionLogValue, and the consumer protocol's
-// subscription and assignment. Skipped while kafkamsg's tables are stubs.
+// subscription and assignment.
 func TestKmsgRenderingMatchesKafkamsg(t *testing.T) {
-	_, err := kafkamsg.CoordinatorValue(kafkamsg.GroupCoordinator, 1, 0, make([]byte, 32))
-	skipIfNotGenerated(t, err)
 	check := func(what string, mine kafkamsg.Value, theirs kafkamsg.Value, err error) {
 		t.Helper()
 		if err != nil {
@@ -533,5 +517,52 @@ func TestKmsgRenderingMatchesKafkamsg(t *testing.T) {
 		}
 		theirs, err := kafkamsg.CoordinatorKey(kafkamsg.GroupCoordinator, typ, b[2:])
 		check("group key type "+string(rune('0'+typ)), mine, theirs, err)
+	}
+}
+
+// Kafka's own vectors for --share-group-state-decoder (DumpLogSegmentsTest.
+// testShareGroupStateMessageParser, 4.2): a ShareUpdate key (type 1: group "gs1", topic
+// Uj5wn_FqTXirEASvVZRY1w, partition 0) and value v0 with one state batch; a ShareSnapshot key
+// (type 0) tombstone; an unknown record type; and a ShareSnapshotValue read as a
+// ShareUpdateValue, whose stateBatches length lands on a zero byte (null) in the snapshot's
+// startOffset.
+func TestShareGroupStateDecoderKafkaVectors(t *testing.T) {
+	opts := Options{Decoder: DecodeShareGroupState}
+	u16 := func(b []byte, v int16) []byte { return binary.BigEndian.AppendUint16(b, uint16(v)) }
+	u32 := func(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) }
+	u64 := func(b []byte, v int64) []byte { return binary.BigEndian.AppendUint64(b, uint64(v)) }
+	keyBody := func(group string) []byte {
+		b := append(u16(nil, int16(len(group))), group...)
+		b = append(b, 0x52, 0x3e, 0x70, 0x9f, 0xf1, 0x6a, 0x4d, 0x78, 0xab, 0x10, 0x04, 0xaf, 0x55, 0x94, 0x58, 0xd7) // the topic id's 16 bytes
+		return u32(b, 0)
+	}
+	// ShareUpdateValue v0 (flexible): snapshotEpoch 0, leaderEpoch 0, startOffset 0, stateBatches
+	// as a compact array of 1 (length+1 = 2): firstOffset 0, lastOffset 4, deliveryState 2,
+	// deliveryCount 1, no tags; no tags.
+	update := u16(nil, 0)
+	update = u64(u32(u32(update, 0), 0), 0)
+	update = append(update, 2)
+	update = append(u16(append(u64(u64(update, 0), 4), 2), 1), 0)
+	update = append(update, 0)
+	k, _, v, _, err := parsed(t, opts, typed(1, keyBody("gs1")), update)
+	if err != nil || k != `{"type":"1","data":{"groupId":"gs1","topicId":"Uj5wn_FqTXirEASvVZRY1w","partition":0}}` ||
+		v != `{"version":"0","data":{"snapshotEpoch":0,"leaderEpoch":0,"startOffset":0,"stateBatches":[{"firstOffset":0,"lastOffset":4,"deliveryState":2,"deliveryCount":1}]}}` {
+		t.Errorf("ShareUpdate:\n%s\n%s\n%v", k, v, err)
+	}
+	k, _, v, _, _ = parsed(t, opts, typed(0, keyBody("gs1")), nil)
+	if k != `{"type":"0","data":{"groupId":"gs1","topicId":"Uj5wn_FqTXirEASvVZRY1w","partition":0}}` || v != "<DELETE>" {
+		t.Errorf("tombstone: %q %q", k, v)
+	}
+	k, _, _, hasV, _ := parsed(t, opts, typed(32767, nil), []byte{})
+	if k != "Unknown record type 32767 at offset 0, skipping." || hasV {
+		t.Errorf("unknown type: %q %v", k, hasV)
+	}
+	// new ShareSnapshotValue() at v0: three int32 and three int64 zeros, an empty compact array
+	// (1), no tags.
+	snapshot := u64(u64(u64(u32(u32(u32(u16(nil, 0), 0), 0), 0), 0), 0), 0)
+	snapshot = append(snapshot, 1, 0)
+	k, _, _, hasV, _ = parsed(t, opts, typed(1, keyBody("group")), snapshot)
+	if want := "Error at offset 0, skipping. Could not read record with version 0 from value's buffer due to: non-nullable field stateBatches was serialized as null."; k != want || hasV {
+		t.Errorf("parse error:\n got %q\nwant %q", k, want)
 	}
 }

@@ -25,12 +25,12 @@ type dumpCmdOptions struct {
 	format string
 	files  []string // --files
 	// The decoder flags (kafka-dump-log's) and --kafka-version, read into opts by Validate.
-	offsetsDecoder, transactionLogDecoder, clusterMetadataDecoder bool
-	kafkaVersion                                                  string
-	opts                                                          dump.Options
-	named                                                         []string // the arguments and --files
-	paths                                                         []string // Validate: the files to dump, directories expanded
-	stderr                                                        io.Writer
+	offsetsDecoder, transactionLogDecoder, clusterMetadataDecoder, shareGroupStateDecoder bool
+	kafkaVersion                                                                          string
+	opts                                                                                  dump.Options
+	named                                                                                 []string // the arguments and --files
+	paths                                                                                 []string // Validate: the files to dump, directories expanded
+	stderr                                                                                io.Writer
 }
 
 func newDumpCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -66,13 +66,14 @@ Decoders (kafka-dump-log's; each implies --print-data-log, docs/dump-decoders.md
 --offsets-decoder prints __consumer_offsets' records (offset commits, group metadata, the
 consumer groups of KIP-848), --transaction-log-decoder __transaction_state's,
 --cluster-metadata-decoder the KRaft metadata records of __cluster_metadata and its
-.checkpoint snapshots. A record a decoder cannot read is printed as Kafka prints it ("Unknown
-record type N at offset O, skipping.", "Error at offset O, skipping. ..."), with a "kidx:
-note:" on stderr showing its raw bytes. Kafka's printed form changed: --kafka-version X.Y.Z
-gives a release's (4.1 and later, the default: {"type":"1","data":{...}} JSON keys and
-{"version":"3","data":{...}} values; 4.0: the same JSON for offsets, the transaction log in
-text; 3.x and before: "offset_commit::group=...", "transaction_metadata::transactionalId=...").
-Two decoders are refused (kafka-dump-log silently uses the first). --skip-record-metadata
+.checkpoint snapshots, --share-group-state-decoder __share_group_state's (4.1 and later's
+form). A record a decoder cannot read is printed as Kafka prints it ("Unknown record type N
+at offset O, skipping.", "Error at offset O, skipping. ..."), with a "kidx: note:" on stderr
+showing its raw bytes. Kafka's printed form changed: --kafka-version X.Y.Z gives a release's
+(4.1 and later, the default: {"type":"1","data":{...}} JSON keys and {"version":"3",
+"data":{...}} values; 4.0: the same JSON for offsets, the transaction log in text; 3.x and
+before: "offset_commit::group=...", "transaction_metadata::transactionalId=..."). Two
+decoders are refused (kafka-dump-log silently uses the first). --skip-record-metadata
 prints the records without their "offset: ..." part and control text, as Kafka does.`,
 		RunE: runOptions(o, stdout, stderr),
 	}
@@ -88,6 +89,7 @@ prints the records without their "offset: ..." part and control text, as Kafka d
 	f.BoolVar(&o.offsetsDecoder, "offsets-decoder", false, "print each record as __consumer_offsets' offset commit or group metadata (implies --print-data-log)")
 	f.BoolVar(&o.transactionLogDecoder, "transaction-log-decoder", false, "print each record as __transaction_state's transaction metadata (implies --print-data-log)")
 	f.BoolVar(&o.clusterMetadataDecoder, "cluster-metadata-decoder", false, "print each record as a KRaft metadata record of __cluster_metadata (implies --print-data-log)")
+	f.BoolVar(&o.shareGroupStateDecoder, "share-group-state-decoder", false, "print each record as __share_group_state's share snapshot or update (implies --print-data-log)")
 	f.BoolVar(&o.opts.SkipRecordMetadata, "skip-record-metadata", false, "print records without their \"offset: ...\" metadata and control text (text output only)")
 	f.StringVar(&o.kafkaVersion, "kafka-version", "", "with --offsets-decoder or --transaction-log-decoder: the Kafka release X.Y.Z whose printed form to give (default: 4.1 and later's JSON)")
 	return cmd
@@ -121,24 +123,28 @@ func (o *dumpCmdOptions) Validate() error {
 }
 
 // validateDecoder reads the decoder flags into opts. Kafka's DumpLogSegmentsOptions.messageParser
-// takes the first of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder
-// that is given and ignores the others; kidx refuses two, which can only be a mistake.
+// takes the first of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder,
+// --share-group-state-decoder that is given and ignores the others; kidx refuses two, which can only be a mistake.
 func (o *dumpCmdOptions) validateDecoder() error {
 	var given []string
 	for _, d := range []struct {
 		on  bool
 		dec dump.Decoder
-	}{{o.offsetsDecoder, dump.DecodeOffsets}, {o.transactionLogDecoder, dump.DecodeTransactionLog}, {o.clusterMetadataDecoder, dump.DecodeClusterMetadata}} {
+	}{{o.offsetsDecoder, dump.DecodeOffsets}, {o.transactionLogDecoder, dump.DecodeTransactionLog}, {o.clusterMetadataDecoder, dump.DecodeClusterMetadata},
+		{o.shareGroupStateDecoder, dump.DecodeShareGroupState}} {
 		if d.on {
 			given = append(given, "--"+d.dec.String())
 			o.opts.Decoder = d.dec
 		}
 	}
 	if len(given) > 1 {
-		return usageErr("%s: give one decoder (kafka-dump-log would use only the first of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder)", strings.Join(given, " and "))
+		return usageErr("%s: give one decoder (kafka-dump-log would use only the first of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder, --share-group-state-decoder)", strings.Join(given, " and "))
 	}
 	if o.kafkaVersion == "" {
 		return nil
+	}
+	if o.opts.Decoder == dump.DecodeShareGroupState {
+		return usageErr("--kafka-version %s: --share-group-state-decoder prints 4.1 and later's form only (4.0's own share parser is not reproduced)", o.kafkaVersion)
 	}
 	if o.opts.Decoder != dump.DecodeOffsets && o.opts.Decoder != dump.DecodeTransactionLog {
 		return usageErr("--kafka-version %s: it selects the printed form of --offsets-decoder and --transaction-log-decoder (the other output of dump is the same in every release)", o.kafkaVersion)

@@ -232,7 +232,7 @@ func TestVerifyRefusesSpecialFiles(t *testing.T) {
 // Kafka prints it, with a kidx note on stderr holding its raw bytes.
 func TestDumpDecoderFlags(t *testing.T) {
 	out, _, code := runKidx(t, "dump", "--help")
-	for _, flag := range []string{"--offsets-decoder", "--transaction-log-decoder", "--cluster-metadata-decoder", "--skip-record-metadata", "--kafka-version"} {
+	for _, flag := range []string{"--offsets-decoder", "--transaction-log-decoder", "--cluster-metadata-decoder", "--share-group-state-decoder", "--skip-record-metadata", "--kafka-version"} {
 		if code != 0 || !strings.Contains(out, flag) {
 			t.Errorf("--help does not name %s", flag)
 		}
@@ -242,6 +242,7 @@ func TestDumpDecoderFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--offsets-decoder", "--transaction-log-decoder"},
 		{"--transaction-log-decoder", "--cluster-metadata-decoder"},
+		{"--cluster-metadata-decoder", "--share-group-state-decoder"},
 	} {
 		if _, errOut, code := runKidx(t, append(append([]string{"dump"}, args...), log)...); code != 2 || !strings.Contains(errOut, "give one decoder") {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
@@ -251,6 +252,10 @@ func TestDumpDecoderFlags(t *testing.T) {
 		if _, errOut, code := runKidx(t, append(append([]string{"dump"}, args...), log)...); code != 2 || !strings.Contains(errOut, "selects the printed form of --offsets-decoder and --transaction-log-decoder") {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
 		}
+	}
+	// The share decoder is 4.1 and later's parser only.
+	if _, errOut, code := runKidx(t, "dump", "--share-group-state-decoder", "--kafka-version", "4.0.0", log); code != 2 || !strings.Contains(errOut, "prints 4.1 and later's form only") {
+		t.Errorf("share decoder with --kafka-version: exit %d, %q", code, errOut)
 	}
 	if _, errOut, code := runKidx(t, "dump", "--offsets-decoder", "--kafka-version", "x.y", log); code != 2 || !strings.Contains(errOut, "--kafka-version") {
 		t.Errorf("bad version: exit %d, %q", code, errOut)

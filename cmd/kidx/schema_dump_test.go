@@ -50,6 +50,12 @@ func init() {
 			{Value: featureLevelRecord},
 			{OffDelta: 1, Value: []byte{0x90, 0x4e, 0x90, 0x4e}},
 		})},
+		// A ShareUpdate record (type 1; DumpLogSegmentsTest's "gs1" key) with a value that is
+		// too short, and an unknown record type.
+		schemaCase{name: "dump-share-group-state-decoder", want: "kidx.dump/1", lines: true, args: decoded("--share-group-state-decoder", []segmenttest.Rec{
+			{Key: []byte{0, 1, 0, 3, 'g', 's', '1', 0x52, 0x3e, 0x70, 0x9f, 0xf1, 0x6a, 0x4d, 0x78, 0xab, 0x10, 0x04, 0xaf, 0x55, 0x94, 0x58, 0xd7, 0, 0, 0, 0}, Value: []byte{0, 0, 0}},
+			{OffDelta: 1, Key: []byte{0x7f, 0xff}, Value: []byte{0, 0}},
+		})},
 		schemaCase{name: "dump-index", want: "kidx.dump/1", lines: true, args: golden("00000000000000000316.index")},
 		schemaCase{name: "dump-timeindex", want: "kidx.dump/1", lines: true, args: golden("00000000000000000316.timeindex")},
 		schemaCase{name: "dump-producer-snapshot", want: "kidx.dump/1", lines: true, args: func(t *testing.T) []string {

@@ -61,7 +61,7 @@ func FuzzDumpDecoders(f *testing.F) {
 		}
 		path := parsecheck.WriteScratch(t, "decoders", "00000000000000000000.log",
 			parsecheck.SeedV2Batch(0, 0, 1, record(0, key, value)))
-		for _, dec := range []dump.Decoder{dump.DecodeOffsets, dump.DecodeTransactionLog, dump.DecodeClusterMetadata} {
+		for _, dec := range []dump.Decoder{dump.DecodeOffsets, dump.DecodeTransactionLog, dump.DecodeClusterMetadata, dump.DecodeShareGroupState} {
 			for _, era := range []dump.DecoderEra{dump.EraCoordinatorJSON, dump.Era40, dump.EraText} {
 				var out, errb bytes.Buffer
 				err := dump.File(&out, path, dump.Options{Decoder: dec, DecoderEra: era, Stderr: &errb})
