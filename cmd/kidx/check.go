@@ -331,26 +331,37 @@ type cexJSON struct {
 	Compare     map[string][2]int64 `json:"compare,omitempty"`
 }
 
-func writeCheckJSON(w io.Writer, seed uint64, r model.AppendRule, era *model.Era, results []props.Result, exhaustive bool) error {
-	doc := checkJSON{Schema: checkSchema, Seed: seed, Rule: r.String(), Properties: []propertyJSON{}}
-	if era != nil {
-		doc.Era = era.ID
-	}
+// propertiesJSON is each result as the check documents print it (kidx.check/1,
+// kidx.check.clean/1, kidx.check.replicas/1); kafka gives the Kafka rule a property pins.
+func propertiesJSON(results []props.Result, kafka func(property string) string, exhaustive bool) ([]propertyJSON, error) {
+	out := []propertyJSON{}
 	for _, res := range results {
-		p, _ := props.ByName(res.Property)
 		pj := propertyJSON{Name: res.Property, Kind: string(res.Kind), Cases: int64(res.Cases), Result: res.Outcome,
-			Seconds: res.Elapsed.Seconds(), Kafka: p.Kafka}
+			Seconds: res.Elapsed.Seconds(), Kafka: kafka(res.Property)}
 		if exhaustive {
 			pj.Cases, pj.States = res.States, res.States
 		}
 		if c := res.Counterexample; c != nil {
 			wl, err := c.Workload.MarshalJSON()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			pj.Counterexample = &cexJSON{Workload: wl, Explanation: c.Explanation, Compare: c.Compare}
 		}
-		doc.Properties = append(doc.Properties, pj)
+		out = append(out, pj)
+	}
+	return out, nil
+}
+
+func writeCheckJSON(w io.Writer, seed uint64, r model.AppendRule, era *model.Era, results []props.Result, exhaustive bool) error {
+	doc := checkJSON{Schema: checkSchema, Seed: seed, Rule: r.String(), Properties: []propertyJSON{}}
+	if era != nil {
+		doc.Era = era.ID
+	}
+	var err error
+	doc.Properties, err = propertiesJSON(results, func(name string) string { p, _ := props.ByName(name); return p.Kafka }, exhaustive)
+	if err != nil {
+		return err
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

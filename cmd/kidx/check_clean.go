@@ -89,19 +89,11 @@ func writeCheckCleanJSON(w io.Writer, seed uint64, results []props.Result) error
 		Clean      bool           `json:"clean"`
 		Properties []propertyJSON `json:"properties"`
 	}
-	d := doc{Schema: checkCleanSchema, Seed: seed, Eras: model.CleanEras(), Clean: true, Properties: []propertyJSON{}}
-	for _, res := range results {
-		p, _ := props.CleanPropertyByName(res.Property)
-		pj := propertyJSON{Name: res.Property, Kind: string(res.Kind), Cases: int64(res.Cases), Result: res.Outcome,
-			Seconds: res.Elapsed.Seconds(), Kafka: p.Kafka}
-		if c := res.Counterexample; c != nil {
-			wl, err := c.Workload.MarshalJSON()
-			if err != nil {
-				return err
-			}
-			pj.Counterexample = &cexJSON{Workload: wl, Explanation: c.Explanation}
-		}
-		d.Properties = append(d.Properties, pj)
+	d := doc{Schema: checkCleanSchema, Seed: seed, Eras: model.CleanEras(), Clean: true}
+	var err error
+	d.Properties, err = propertiesJSON(results, func(name string) string { p, _ := props.CleanPropertyByName(name); return p.Kafka }, false)
+	if err != nil {
+		return err
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

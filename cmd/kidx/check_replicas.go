@@ -132,18 +132,11 @@ func writeCheckReplicasJSON(w io.Writer, seed uint64, era model.Era, results []p
 		Replicas   bool           `json:"replicas"`
 		Properties []propertyJSON `json:"properties"`
 	}
-	d := doc{Schema: checkReplicasSchema, Seed: seed, Era: era.ID, Candidate: era.Candidate, Replicas: true, Properties: []propertyJSON{}}
-	for _, res := range results {
-		pj := propertyJSON{Name: res.Property, Kind: string(res.Kind), Cases: int64(res.Cases), Result: res.Outcome,
-			Seconds: res.Elapsed.Seconds(), Kafka: replicaPropertyKafka(res.Property)}
-		if c := res.Counterexample; c != nil {
-			wl, err := c.Workload.MarshalJSON()
-			if err != nil {
-				return err
-			}
-			pj.Counterexample = &cexJSON{Workload: wl, Explanation: c.Explanation}
-		}
-		d.Properties = append(d.Properties, pj)
+	d := doc{Schema: checkReplicasSchema, Seed: seed, Era: era.ID, Candidate: era.Candidate, Replicas: true}
+	var err error
+	d.Properties, err = propertiesJSON(results, replicaPropertyKafka, false)
+	if err != nil {
+		return err
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
