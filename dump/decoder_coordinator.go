@@ -34,14 +34,12 @@ func parseCoordinatorJSON(r segment.DecodedRecord, fam kafkamsg.Family, era Deco
 		}
 		return decodedRecord{}, &fatalRecordError{r.Offset, fmt.Sprintf("Failed to decode message at offset %d using %s (message had a missing key)", r.Offset, decoder)}
 	}
-	skip := func(msg string) (decodedRecord, error) {
-		return decodedRecord{key: textOf(fmt.Sprintf("Error at offset %d, skipping. %s", r.Offset, msg)), note: undecodedNote(r, msg)}, nil
+	// skipWhy prints Kafka's msg and notes kidx's why.
+	skipWhy := func(msg, why string) (decodedRecord, error) {
+		return decodedRecord{key: textOf(fmt.Sprintf("Error at offset %d, skipping. %s", r.Offset, msg)), note: undecodedNote(r, why)}, nil
 	}
-	skipErr := func(err error) (decodedRecord, error) {
-		out, _ := skip(kafkaMessageOf(err))
-		out.note = undecodedNote(r, err.Error())
-		return out, nil
-	}
+	skip := func(msg string) (decodedRecord, error) { return skipWhy(msg, msg) }
+	skipErr := func(err error) (decodedRecord, error) { return skipWhy(kafkaMessageOf(err), err.Error()) }
 	if len(r.Key) < 2 {
 		return skip("Could not read version from key's buffer.")
 	}
