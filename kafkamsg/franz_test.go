@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kidx/internal/realdata"
 )
 
 // franz-go's kmsg, written independently of Kafka's generator, has the offsets and
@@ -15,7 +17,7 @@ import (
 // kmsg, and its JSON written here field by field from the definitions (which fields each
 // version has, which are tagged), must equal kafkamsg's.
 func TestRealCoordinatorRecordsAgreeWithFranz(t *testing.T) {
-	root := sharedRealdata(t)
+	root := realdata.Stored(t)
 	compared := 0
 	for _, fam := range []struct {
 		prefix string

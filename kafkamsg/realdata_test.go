@@ -22,23 +22,6 @@ import (
 // MANIFEST.tsv says every .log and .checkpoint there is stored verbatim (only index files lose
 // their zero tails), so the ~25 s restore.sh copy of everything is not needed here.
 
-// sharedRealdata is ../shared/realdata, or skips (fails with CI set) as realdata.Restore does.
-func sharedRealdata(t *testing.T) string {
-	t.Helper()
-	dir, err := realdata.SharedDir()
-	if err != nil {
-		t.Fatalf("realdata: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.tsv")); err != nil {
-		msg := "REAL-DATA TESTS DID NOT RUN: " + dir + " is not there (" + err.Error() + ")."
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + " CI is set, and CI always has ../shared: failing.")
-		}
-		t.Skip(msg + " Skipping (set CI=1 to make this a failure).")
-	}
-	return dir
-}
-
 // rawRecord is one record of a batch: its key and value (nil: null) and whether the batch is
 // a control batch.
 type rawRecord struct {
@@ -199,7 +182,7 @@ func filesOf(t *testing.T, root, prefix string) map[string][]string {
 // every value (frame version 1, then apiKey as an unsigned varint, one byte below 128), named
 // by the table below (MetadataRecordType's names, written out by hand).
 func TestRealClusterMetadataDecodes(t *testing.T) {
-	root := sharedRealdata(t)
+	root := realdata.Stored(t)
 	names := map[byte]string{
 		0: "REGISTER_BROKER_RECORD", 1: "UNREGISTER_BROKER_RECORD", 2: "TOPIC_RECORD", 3: "PARTITION_RECORD",
 		4: "CONFIG_RECORD", 5: "PARTITION_CHANGE_RECORD", 7: "FENCE_BROKER_RECORD", 8: "UNFENCE_BROKER_RECORD",
@@ -267,7 +250,7 @@ func TestRealClusterMetadataDecodes(t *testing.T) {
 // Every record of every real __consumer_offsets and __transaction_state partition decodes
 // through CoordinatorKey and CoordinatorValue (a null value is a tombstone: the key alone).
 func TestRealCoordinatorRecordsDecode(t *testing.T) {
-	root := sharedRealdata(t)
+	root := realdata.Stored(t)
 	for _, fam := range []struct {
 		prefix string
 		f      Family

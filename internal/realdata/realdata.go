@@ -75,15 +75,7 @@ func Restore(t testing.TB) string {
 		t.Fatalf("realdata: %v", err)
 	}
 	script := filepath.Join(src, "restore.sh")
-	if _, err := os.Stat(script); err != nil {
-		msg := "REAL-DATA TESTS DID NOT RUN: " + script + " is not there (" + err.Error() + "). " +
-			"These tests check kidx against 289 partition directories that real Kafka brokers wrote; " +
-			"they live in ../shared/realdata next to the project, never inside it."
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + " CI is set, and CI always has ../shared: failing.")
-		}
-		t.Skip(msg + " Skipping (set CI=1 to make this a failure).")
-	}
+	skipIfMissing(t, script)
 	dest := filepath.Join(t.TempDir(), "rd")
 	cmd := exec.Command("bash", script, dest)
 	var out bytes.Buffer
@@ -92,6 +84,35 @@ func Restore(t testing.TB) string {
 		t.Fatalf("realdata: %s %s: %v\n%s", script, dest, err, out.String())
 	}
 	return dest
+}
+
+// Stored is ../shared/realdata itself, to be read in place and never written: its .log and
+// .checkpoint files are stored byte for byte (MANIFEST.tsv), only the index files lack their
+// zero tails (tests of indexes Restore). It skips t, loudly, when the directory is absent, and
+// fails it instead when CI is set.
+func Stored(t testing.TB) string {
+	t.Helper()
+	dir, err := SharedDir()
+	if err != nil {
+		t.Fatalf("realdata: %v", err)
+	}
+	skipIfMissing(t, filepath.Join(dir, "MANIFEST.tsv"))
+	return dir
+}
+
+// skipIfMissing skips t, loudly, when path (a file of ../shared/realdata) is absent, and fails
+// it instead when CI is set: CI always has ../shared.
+func skipIfMissing(t testing.TB, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		msg := "REAL-DATA TESTS DID NOT RUN: " + path + " is not there (" + err.Error() + "). " +
+			"These tests check kidx against 289 partition directories that real Kafka brokers wrote; " +
+			"they live in ../shared/realdata next to the project, never inside it."
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + " CI is set, and CI always has ../shared: failing.")
+		}
+		t.Skip(msg + " Skipping (set CI=1 to make this a failure).")
+	}
 }
 
 // PartitionDirs is every directory under root holding a *.log file, sorted.
