@@ -28,16 +28,22 @@ func FuzzMetadataRecord(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, value []byte) {
 		obj, err := MetadataRecord(value)
-		if err != nil {
-			if _, ok := KafkaMessage(err); !ok {
-				t.Fatalf("error without Kafka's text: %v", err)
-			}
-			return
-		}
-		if text := JSON(obj); !json.Valid([]byte(text)) {
-			t.Fatalf("invalid JSON: %s", text)
-		}
+		checkDecoded(t, obj, err)
 	})
+}
+
+// checkDecoded: a decode gave valid JSON, or an error of this package that knows Kafka's text.
+func checkDecoded(t *testing.T, obj *Object, err error) {
+	t.Helper()
+	if err != nil {
+		if _, ok := KafkaMessage(err); !ok {
+			t.Fatalf("error without Kafka's text: %v", err)
+		}
+		return
+	}
+	if text := JSON(obj); !json.Valid([]byte(text)) {
+		t.Fatalf("invalid JSON: %s", text)
+	}
 }
 
 // FuzzCoordinatorRecord: a key and a value (each with its leading int16) of any family's
@@ -59,17 +65,7 @@ func FuzzCoordinatorRecord(f *testing.F) {
 			return // CoordinatorRecordSerde.readVersion: the caller's to refuse
 		}
 		typ := int16(binary.BigEndian.Uint16(key))
-		check := func(obj *Object, err error) {
-			if err != nil {
-				if _, ok := KafkaMessage(err); !ok {
-					t.Fatalf("error without Kafka's text: %v", err)
-				}
-				return
-			}
-			if text := JSON(obj); !json.Valid([]byte(text)) {
-				t.Fatalf("invalid JSON: %s", text)
-			}
-		}
+		check := func(obj *Object, err error) { t.Helper(); checkDecoded(t, obj, err) }
 		check(CoordinatorKey(fam, typ, key[2:]))
 		if len(value) >= 2 {
 			version := int16(binary.BigEndian.Uint16(value))
